@@ -1,0 +1,112 @@
+# nginx-kube-apiserver
+#
+#   make            install missing Debian packages, build the module
+#   make run        start nginx with conf/nginx.conf on 127.0.0.1:$(PORT) (TLS, h2)
+#   make test       unit tests (t/unit) and every t/*.t with prove
+#   make bench      wrk figures (bench/run)
+#
+# SANITIZE=1 builds everything with ASan/UBSan into build/sanitize/.
+
+SHELL := /bin/bash
+PORT ?= 6443
+SANITIZE ?=
+
+ifeq ($(SANITIZE),1)
+BUILD := build/sanitize
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD := build
+SAN_FLAGS :=
+endif
+
+CXX := g++
+CXXFLAGS := -std=c++20 -O2 -g -fPIC -Wall -Wextra -Werror -Isrc $(SAN_FLAGS) -MMD -MP
+LDLIBS := -llmdb -lcrypto -lyaml -lcmocka -lpthread
+
+SRCS := $(shell find src -name '*.cpp' | sort)
+OBJS := $(SRCS:%.cpp=$(BUILD)/obj/%.o)
+LIB := $(BUILD)/libkube.a
+MODULE_SRCS := $(wildcard module/*.cpp module/*.hpp)
+MODULE := $(BUILD)/ngx_http_kube_apiserver_module.so
+UNIT_SRCS := $(wildcard t/unit/test_*.cpp)
+UNIT_BINS := $(UNIT_SRCS:t/unit/%.cpp=$(BUILD)/unit/%)
+UNIT_SUPPORT := $(filter-out $(UNIT_SRCS),$(wildcard t/unit/*.cpp))
+
+# Debian packages the build, the tests and the benchmark need.
+PACKAGES := nginx nginx-dev rapidjson-dev libssl-dev libjemalloc-dev libjemalloc2 \
+    libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev python3-kubernetes \
+    libtest-base-perl libio-socket-ssl-perl wrk curl openssl
+
+.PHONY: all deps run test unit prove bench clean format
+
+all: deps $(MODULE)
+
+deps: build/.deps-ok
+
+build/.deps-ok: Makefile
+	@missing=""; for p in $(PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "installing:$$missing"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -q && apt-get install -y -q $$missing; \
+	fi
+	@mkdir -p build && touch $@
+
+$(BUILD)/obj/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+
+$(LIB): $(OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+# nginx's own configure, run once on a copy of Debian's nginx-dev tree with
+# Debian's flags so the module is binary compatible with /usr/sbin/nginx.
+# Re-run when the set of module sources or headers changes.
+$(BUILD)/sources.list: FORCE
+	@mkdir -p $(BUILD)
+	@find module src -name '*.hpp' -o -name '*.cpp' -path 'module/*' | sort > $@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+$(BUILD)/nginx-src/objs/Makefile: config $(BUILD)/sources.list | deps
+	rm -rf $(BUILD)/nginx-src
+	cp -a /usr/share/nginx/src $(BUILD)/nginx-src
+	cd $(BUILD)/nginx-src && . ./conf_flags && \
+	    KUBE_LIB=$(CURDIR)/$(LIB) KUBE_MODULE_CFLAGS="$(SAN_FLAGS)" \
+	    KUBE_MODULE_LDFLAGS="$(SAN_FLAGS)" \
+	    ./configure "$${NGX_CONF_FLAGS[@]}" --add-dynamic-module=$(CURDIR) > configure.log
+
+$(MODULE): $(LIB) $(MODULE_SRCS) $(BUILD)/nginx-src/objs/Makefile
+	rm -f $(BUILD)/nginx-src/objs/ngx_http_kube_apiserver_module.so
+	$(MAKE) -s -C $(BUILD)/nginx-src -f objs/Makefile modules
+	cp $(BUILD)/nginx-src/objs/ngx_http_kube_apiserver_module.so $@
+
+$(BUILD)/unit/%: t/unit/%.cpp $(UNIT_SUPPORT) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -It/unit $< $(UNIT_SUPPORT) $(LIB) $(LDLIBS) -o $@
+
+unit: deps $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+prove: all
+	KUBE_BUILD=$(CURDIR)/$(BUILD) SANITIZE=$(SANITIZE) prove -j2 t/*.t
+
+test: all unit prove
+
+run: all
+	@PORT=$(PORT) BUILD=$(CURDIR)/$(BUILD) ./conf/run.sh
+
+bench: all
+	@BUILD=$(CURDIR)/$(BUILD) ./bench/run
+
+format:
+	clang-format -i $$(find src module t/unit -name '*.cpp' -o -name '*.hpp')
+
+clean:
+	rm -rf build
+
+FORCE:
+
+-include $(OBJS:.o=.d)

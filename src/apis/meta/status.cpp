@@ -1,0 +1,207 @@
+#include "apis/meta/status.hpp"
+
+#include "util/json.hpp"
+
+namespace kube::meta {
+
+namespace json = util::json;
+
+namespace {
+
+Status failure(int code, std::string reason, std::string message,
+               std::optional<StatusDetails> details) {
+    Status s;
+    s.code = code;
+    s.reason = std::move(reason);
+    s.message = std::move(message);
+    s.details = std::move(details);
+    return s;
+}
+
+StatusDetails namedDetails(const GroupResource& gr, std::string_view name) {
+    StatusDetails d;
+    d.name = std::string(name);
+    d.group = gr.group;
+    d.kind = gr.resource;
+    return d;
+}
+
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+}  // namespace
+
+Status Status::successful(StatusDetails details) {
+    Status s;
+    s.code = 200;
+    s.success = true;
+    s.details = std::move(details);
+    return s;
+}
+
+Status Status::notFound(const GroupResource& gr, std::string_view name) {
+    return failure(404, "NotFound", gr.toString() + " " + quoted(name) + " not found",
+                   namedDetails(gr, name));
+}
+
+Status Status::alreadyExists(const GroupResource& gr, std::string_view name) {
+    return failure(409, "AlreadyExists", gr.toString() + " " + quoted(name) + " already exists",
+                   namedDetails(gr, name));
+}
+
+Status Status::conflict(const GroupResource& gr, std::string_view name, std::string_view err) {
+    return failure(409, "Conflict",
+                   "Operation cannot be fulfilled on " + gr.toString() + " " + quoted(name) +
+                       ": " + std::string(err),
+                   namedDetails(gr, name));
+}
+
+Status Status::optimisticLockConflict(const GroupResource& gr, std::string_view name) {
+    return conflict(gr, name,
+                    "the object has been modified; please apply your changes to the latest "
+                    "version and try again");
+}
+
+Status Status::invalid(const GroupKind& gk, std::string_view name,
+                       std::vector<StatusCause> causes) {
+    // Mirrors errors.NewInvalid: one cause is quoted inline, several are
+    // listed in brackets.
+    std::string msg = gk.toString() + " " + quoted(name) + " is invalid";
+    if (causes.size() == 1) {
+        msg += ": " + (causes[0].field.empty() ? "" : causes[0].field + ": ") + causes[0].message;
+    } else if (!causes.empty()) {
+        msg += ": [";
+        for (size_t i = 0; i < causes.size(); i++) {
+            if (i) {
+                msg += ", ";
+            }
+            msg += (causes[i].field.empty() ? "" : causes[i].field + ": ") + causes[i].message;
+        }
+        msg += "]";
+    }
+    StatusDetails d;
+    d.name = std::string(name);
+    d.group = gk.group;
+    d.kind = gk.kind;
+    d.causes = std::move(causes);
+    return failure(422, "Invalid", std::move(msg), std::move(d));
+}
+
+Status Status::badRequest(std::string message) {
+    return failure(400, "BadRequest", std::move(message), std::nullopt);
+}
+
+Status Status::forbidden(const GroupResource& gr, std::string_view name, std::string_view err) {
+    std::string msg = name.empty() ? gr.toString() + " is forbidden: " + std::string(err)
+                                   : gr.toString() + " " + quoted(name) +
+                                         " is forbidden: " + std::string(err);
+    return failure(403, "Forbidden", std::move(msg), namedDetails(gr, name));
+}
+
+Status Status::unauthorized(std::string message) {
+    return failure(401, "Unauthorized", std::move(message), std::nullopt);
+}
+
+Status Status::methodNotSupported() {
+    return failure(405, "MethodNotAllowed",
+                   "the server does not allow this method on the requested resource",
+                   StatusDetails{});
+}
+
+Status Status::notAcceptable(std::string message) {
+    return failure(406, "NotAcceptable", std::move(message), StatusDetails{});
+}
+
+Status Status::unsupportedMediaType(std::string message) {
+    return failure(415, "UnsupportedMediaType", std::move(message), std::nullopt);
+}
+
+Status Status::requestEntityTooLarge(std::string message) {
+    return failure(413, "RequestEntityTooLarge", std::move(message), std::nullopt);
+}
+
+Status Status::internalError(std::string_view err) {
+    StatusDetails d;
+    d.causes.push_back({"UnexpectedServerResponse", std::string(err), ""});
+    return failure(500, "InternalError",
+                   "Internal error occurred: " + std::string(err), std::move(d));
+}
+
+Status Status::expired(std::string message) {
+    return failure(410, "Expired", std::move(message), std::nullopt);
+}
+
+Status Status::tooManyRequests(std::string message, int retryAfterSeconds) {
+    StatusDetails d;
+    d.retryAfterSeconds = retryAfterSeconds;
+    return failure(429, "TooManyRequests", std::move(message), std::move(d));
+}
+
+Status Status::serviceUnavailable(std::string message) {
+    return failure(503, "ServiceUnavailable", std::move(message), std::nullopt);
+}
+
+Status Status::timeout(std::string message) {
+    return failure(504, "Timeout", std::move(message), std::nullopt);
+}
+
+Status Status::notFoundGeneric() {
+    return failure(404, "NotFound", "the server could not find the requested resource",
+                   StatusDetails{});
+}
+
+std::string Status::toJson(bool pretty) const {
+    json::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("kind", "Status", a);
+    doc.AddMember("apiVersion", "v1", a);
+    doc.AddMember("metadata", json::Value(rapidjson::kObjectType), a);
+    doc.AddMember("status", success ? "Success" : "Failure", a);
+    if (!message.empty()) {
+        doc.AddMember("message", json::stringValue(message, a), a);
+    }
+    if (!reason.empty()) {
+        doc.AddMember("reason", json::stringValue(reason, a), a);
+    }
+    if (details) {
+        json::Value d(rapidjson::kObjectType);
+        if (!details->name.empty()) {
+            d.AddMember("name", json::stringValue(details->name, a), a);
+        }
+        if (!details->group.empty()) {
+            d.AddMember("group", json::stringValue(details->group, a), a);
+        }
+        if (!details->kind.empty()) {
+            d.AddMember("kind", json::stringValue(details->kind, a), a);
+        }
+        if (!details->uid.empty()) {
+            d.AddMember("uid", json::stringValue(details->uid, a), a);
+        }
+        if (!details->causes.empty()) {
+            json::Value causes(rapidjson::kArrayType);
+            for (const StatusCause& c : details->causes) {
+                json::Value cv(rapidjson::kObjectType);
+                if (!c.reason.empty()) {
+                    cv.AddMember("reason", json::stringValue(c.reason, a), a);
+                }
+                if (!c.message.empty()) {
+                    cv.AddMember("message", json::stringValue(c.message, a), a);
+                }
+                if (!c.field.empty()) {
+                    cv.AddMember("field", json::stringValue(c.field, a), a);
+                }
+                causes.PushBack(cv, a);
+            }
+            d.AddMember("causes", causes, a);
+        }
+        if (details->retryAfterSeconds > 0) {
+            d.AddMember("retryAfterSeconds", details->retryAfterSeconds, a);
+        }
+        doc.AddMember("details", d, a);
+    }
+    if (!success) {
+        doc.AddMember("code", code, a);
+    }
+    return pretty ? json::serializePretty(doc) : json::serialize(doc);
+}
+
+}  // namespace kube::meta

@@ -1,0 +1,88 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "apis/meta/status.hpp"
+#include "util/json.hpp"
+
+namespace kube::registry {
+
+namespace json = util::json;
+
+// Which name rule metadata.name follows (kube's ValidateNameFunc choices).
+enum class NameRule {
+    DNS1123Subdomain,  // most kinds
+    DNS1123Label,      // namespaces
+    DNS1035Label,      // services
+    PathSegment,       // RBAC kinds, anything that only needs to be a path segment
+};
+
+struct TableContext {
+    std::chrono::system_clock::time_point now;
+};
+
+// One column of kubectl's table output; mirrors metav1.TableColumnDefinition
+// plus the printer function that fills its cell.
+struct TableColumn {
+    std::string name;         // "Name", "Ready", "Age"
+    std::string type;         // "string", "integer", "date", ...
+    std::string format;       // "name" for the Name column, else ""
+    std::string description;  // shown by kubectl explain-like tools
+    int priority = 0;         // 0: default view; 1: -o wide only
+    // Builds the cell for `obj` (a full object, as stored).
+    std::function<json::Value(const json::Value& obj, const TableContext& ctx,
+                              json::Allocator& a)>
+        cell;
+};
+
+// A subresource served under <resource>/<name>/<subresource>.
+struct SubresourceInfo {
+    std::string name;  // "status"
+    // The kind it answers with ("" group/version = the parent's).
+    std::string group, version, kind;
+    std::vector<std::string> verbs;
+};
+
+// Everything the generic store, the handlers and discovery need to know of a
+// kind; mirrors what genericregistry.Store and the kind's strategy carry in
+// kube-apiserver. Adding a kind is filling one of these (src/apis/...).
+struct KindInfo {
+    std::string group;  // "" for core
+    std::string version;
+    std::string kind;      // "ConfigMap"
+    std::string resource;  // "configmaps"
+    std::string singular;  // "configmap"
+    bool namespaced = true;
+    std::vector<std::string> shortNames;
+    std::vector<std::string> categories;  // "all"
+    std::vector<std::string> verbs = {"create", "delete", "deletecollection", "get",
+                                      "list",   "patch",  "update",           "watch"};
+    std::vector<SubresourceInfo> subresources;
+    NameRule nameRule = NameRule::DNS1123Subdomain;
+    // metadata.generation starts at 1 and is bumped when anything but
+    // metadata and status changes (kinds with a spec).
+    bool tracksGeneration = false;
+    // The status stanza is owned by the status subresource: cleared on create,
+    // kept from the stored object on update.
+    bool statusIsSubresource = false;
+    std::vector<TableColumn> columns;
+
+    // Fills defaults in a decoded object (mirrors SetDefaults_<Kind>).
+    std::function<void(json::Value& obj, json::Allocator& a)> defaults;
+    // Server-side changes on create (mirrors Strategy.PrepareForCreate).
+    std::function<void(json::Value& obj, json::Allocator& a)> prepareForCreate;
+    // Kind-specific validation of a defaulted object; field errors as causes
+    // (mirrors Strategy.Validate minus the metadata checks the store does).
+    std::function<std::vector<meta::StatusCause>(const json::Value& obj)> validate;
+
+    // "v1" or "apps/v1".
+    std::string apiVersion() const { return group.empty() ? version : group + "/" + version; }
+    std::string listKind() const { return kind + "List"; }
+    meta::GroupResource groupResource() const { return {group, resource}; }
+    meta::GroupKind groupKind() const { return {group, kind}; }
+};
+
+}  // namespace kube::registry

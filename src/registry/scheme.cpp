@@ -1,0 +1,59 @@
+#include "registry/scheme.hpp"
+
+#include <algorithm>
+
+namespace kube::registry {
+
+void Scheme::add(KindInfo kind) {
+    auto g = std::find_if(groups_.begin(), groups_.end(),
+                          [&](const GroupInfo& gi) { return gi.name == kind.group; });
+    if (g == groups_.end()) {
+        groups_.push_back({kind.group, {kind.version}});
+    } else if (std::find(g->versions.begin(), g->versions.end(), kind.version) ==
+               g->versions.end()) {
+        g->versions.push_back(kind.version);
+    }
+    kinds_.push_back(std::make_unique<KindInfo>(std::move(kind)));
+}
+
+const KindInfo* Scheme::find(std::string_view group, std::string_view version,
+                             std::string_view resource) const {
+    for (const auto& k : kinds_) {
+        if (k->resource == resource && k->group == group && k->version == version) {
+            return k.get();
+        }
+    }
+    return nullptr;
+}
+
+const KindInfo* Scheme::findKind(std::string_view group, std::string_view version,
+                                 std::string_view kind) const {
+    for (const auto& k : kinds_) {
+        if (k->kind == kind && k->group == group && k->version == version) {
+            return k.get();
+        }
+    }
+    return nullptr;
+}
+
+std::vector<const KindInfo*> Scheme::kinds(std::string_view group,
+                                           std::string_view version) const {
+    std::vector<const KindInfo*> out;
+    for (const auto& k : kinds_) {
+        if (k->group == group && k->version == version) {
+            out.push_back(k.get());
+        }
+    }
+    return out;
+}
+
+bool Scheme::hasGroupVersion(std::string_view group, std::string_view version) const {
+    for (const GroupInfo& g : groups_) {
+        if (g.name == group) {
+            return std::find(g.versions.begin(), g.versions.end(), version) != g.versions.end();
+        }
+    }
+    return false;
+}
+
+}  // namespace kube::registry

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "registry/kind.hpp"
+
+namespace kube::registry {
+
+// One API group with its versions, preferred first.
+struct GroupInfo {
+    std::string name;  // "" for the legacy core group
+    std::vector<std::string> versions;
+};
+
+// The registry of kinds served; the data every route, discovery document and
+// store is derived from. Built once at start-up, read-only afterwards.
+class Scheme {
+public:
+    // Adds a kind; groups and versions are listed in the order first seen.
+    void add(KindInfo kind);
+
+    const KindInfo* find(std::string_view group, std::string_view version,
+                         std::string_view resource) const;
+    const KindInfo* findKind(std::string_view group, std::string_view version,
+                             std::string_view kind) const;
+
+    // The groups in priority order ("" first when present).
+    const std::vector<GroupInfo>& groups() const { return groups_; }
+    // The kinds of one group-version, in the order added.
+    std::vector<const KindInfo*> kinds(std::string_view group, std::string_view version) const;
+    // Every kind, in the order added.
+    const std::vector<std::unique_ptr<KindInfo>>& all() const { return kinds_; }
+
+    bool hasGroupVersion(std::string_view group, std::string_view version) const;
+
+private:
+    std::vector<std::unique_ptr<KindInfo>> kinds_;
+    std::vector<GroupInfo> groups_;
+};
+
+// The built-in kinds (src/apis/...), in kube-apiserver's group priority order.
+void addBuiltinKinds(Scheme& scheme);
+
+}  // namespace kube::registry

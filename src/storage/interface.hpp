@@ -1,0 +1,133 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kube::storage {
+
+// The store's global revision; every object's resourceVersion.
+using Revision = uint64_t;
+
+enum class ErrorCode {
+    Ok,
+    NotFound,     // key absent (get, update, delete)
+    KeyExists,    // create of a key that exists
+    Conflict,     // precondition failed: mod revision differs
+    Compacted,    // requested revision is older than the compacted one
+    NoSpace,      // the backend is full (LMDB MDB_MAP_FULL, etcd NOSPACE)
+    Unavailable,  // the backend cannot be reached or is shutting down
+    Internal,
+};
+
+struct Error {
+    ErrorCode code = ErrorCode::Ok;
+    std::string message;
+
+    bool ok() const { return code == ErrorCode::Ok; }
+};
+
+// A stored object as the backend sees it: opaque bytes under a key.
+// Views stay valid only for the duration of the callback they are passed to.
+struct ObjectView {
+    std::string_view key;
+    std::string_view value;
+    Revision modRevision = 0;
+    Revision createRevision = 0;
+};
+
+// An owned copy, for results that outlive a callback.
+struct Object {
+    std::string key;
+    std::string value;
+    Revision modRevision = 0;
+    Revision createRevision = 0;
+
+    ObjectView view() const { return {key, value, modRevision, createRevision}; }
+};
+
+// One write of an atomic batch (see Interface::write).
+struct WriteOp {
+    enum class Type { Create, Update, Delete };
+
+    Type type = Type::Create;
+    std::string key;
+    // Update/Delete: the key's mod revision must equal this, or the batch
+    // fails with Conflict. 0 means unconditional (the key must still exist).
+    Revision expectedModRevision = 0;
+    // Create/Update: the new bytes.
+    std::string value;
+    // Create/Update: where the assigned revision's decimal digits are spliced
+    // into `value` before it is stored (the resourceVersion inside the JSON),
+    // or npos to store `value` as is.
+    size_t revisionOffset = std::string::npos;
+};
+
+struct WriteResult {
+    Error error;
+    // Index of the op that failed when !error.ok().
+    size_t failedOp = 0;
+    // Per op, the stored state: the new object for Create/Update (with the
+    // revision spliced in), the last state for Delete (modRevision is the
+    // deletion's revision). For a failed Conflict/NotFound batch, the entry
+    // of the failed op holds the current object if there is one.
+    std::vector<Object> objects;
+};
+
+struct ListOptions {
+    // Every key starting with `prefix`.
+    std::string prefix;
+    // Start at this key (inclusive); empty = the start of the prefix.
+    std::string startKey;
+    // At most this many items; 0 = no limit.
+    size_t limit = 0;
+};
+
+struct ListResult {
+    std::span<const ObjectView> items;
+    // The store's revision the list was read at.
+    Revision revision = 0;
+    // True when `limit` cut the list short; `remaining` items follow.
+    bool more = false;
+    uint64_t remaining = 0;
+};
+
+// Splices `revision` into `value` at `offset` (see WriteOp::revisionOffset).
+std::string spliceRevision(std::string_view value, size_t offset, Revision revision);
+
+// The storage contract the registry is written against; mirrors
+// k8s.io/apiserver/pkg/storage.Interface, made asynchronous so that a network
+// backend (etcd) and a group-committing local one (LMDB) fit alike.
+//
+// Threads: every method is called on the loop thread, and every callback runs
+// on the loop thread. Reads may call back inline (LMDB reads are cheaper than
+// a deferral); writes always call back later, after the write is durable.
+class Interface {
+public:
+    using GetCallback = std::function<void(const Error&, const ObjectView*)>;
+    using ListCallback = std::function<void(const Error&, const ListResult&)>;
+    using WriteCallback = std::function<void(WriteResult&&)>;
+
+    virtual ~Interface() = default;
+
+    // NotFound when the key is absent (the view is then null).
+    virtual void get(std::string_view key, GetCallback cb) = 0;
+
+    // The keys under `prefix` in key order, from one consistent snapshot.
+    virtual void list(const ListOptions& opts, ListCallback cb) = 0;
+
+    // Applies `ops` atomically: either every op is stored, each with its own
+    // revision in order, or none is (error set, failedOp names the culprit:
+    // KeyExists for a Create of a present key, NotFound for an Update/Delete
+    // of an absent one, Conflict for a mod revision mismatch).
+    // The callback runs once the batch is durable.
+    virtual void write(std::vector<WriteOp> ops, WriteCallback cb) = 0;
+
+    // The latest committed revision this process knows of.
+    virtual Revision currentRevision() = 0;
+};
+
+}  // namespace kube::storage

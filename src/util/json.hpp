@@ -1,0 +1,57 @@
+#pragma once
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kube::util::json {
+
+using Document = rapidjson::Document;
+using Value = rapidjson::Value;
+using Allocator = rapidjson::Document::AllocatorType;
+
+// Parses `text` into `doc`. On failure returns the message Go's
+// encoding/json would give ("unexpected end of JSON input", "invalid
+// character 'x' looking for beginning of value"), which kube-apiserver puts in
+// its BadRequest messages.
+std::optional<std::string> parse(std::string_view text, Document& doc);
+
+// Compact serialization (kube-apiserver's default output).
+std::string serialize(const Value& v);
+
+// Indented serialization (pretty=true, curl User-Agents).
+std::string serializePretty(const Value& v);
+
+// Member lookup that tolerates non-objects: nullptr when `v` is not an object
+// or has no member `name`.
+const Value* member(const Value& v, std::string_view name);
+Value* member(Value& v, std::string_view name);
+
+// String member or empty view (absent, null or not a string).
+std::string_view stringMember(const Value& v, std::string_view name);
+
+// Nested lookup: at(obj, {"metadata", "name"}).
+const Value* at(const Value& v, std::initializer_list<std::string_view> path);
+
+// Sets (adds or replaces) member `name` of object `obj`, copying the name.
+void setMember(Value& obj, std::string_view name, Value value, Allocator& a);
+
+// Removes member `name` if present.
+void removeMember(Value& obj, std::string_view name);
+
+inline Value stringValue(std::string_view s, Allocator& a) {
+    return Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+inline std::string_view view(const Value& v) {
+    return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view();
+}
+
+// Appends `s` to `out` as a JSON string literal (with quotes and escapes).
+void appendQuoted(std::string& out, std::string_view s);
+
+}  // namespace kube::util::json
