@@ -91,9 +91,15 @@ Status Status::badRequest(std::string message) {
 }
 
 Status Status::forbidden(const GroupResource& gr, std::string_view name, std::string_view err) {
-    std::string msg = name.empty() ? gr.toString() + " is forbidden: " + std::string(err)
-                                   : gr.toString() + " " + quoted(name) +
-                                         " is forbidden: " + std::string(err);
+    // Mirrors errors.NewForbidden's three forms.
+    std::string msg;
+    if (gr.resource.empty()) {
+        msg = "forbidden: " + std::string(err);
+    } else if (name.empty()) {
+        msg = gr.toString() + " is forbidden: " + std::string(err);
+    } else {
+        msg = gr.toString() + " " + quoted(name) + " is forbidden: " + std::string(err);
+    }
     return failure(403, "Forbidden", std::move(msg), namedDetails(gr, name));
 }
 

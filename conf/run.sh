@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `make run`: nginx in the foreground with conf/nginx.conf, TLS on
+# 127.0.0.1:$PORT, state under var/.
+#
+# Environment: PORT (default 6443), BUILD (directory of the module, default
+# <repo>/build), SANITIZE=1 (preload the ASan runtime instead of jemalloc),
+# CONF (default conf/nginx.conf).
+#
+# conf/nginx.conf is written for the repository root as nginx's prefix:
+# "listen 127.0.0.1:6443", "load_module build/ngx_http_kube_apiserver_module.so",
+# and var/... paths (var/certs, var/data, var/logs, var/tmp). It is rendered
+# into var/nginx.conf with the port and the module path replaced and every
+# var/ and conf/ path made absolute, because nginx resolves ssl_* and include
+# paths against the directory of the config file rather than the prefix.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+PORT=${PORT:-6443}
+BUILD=${BUILD:-$repo/build}
+CONF=${CONF:-conf/nginx.conf}
+var=$repo/var
+
+case $PORT in
+    ''|*[!0-9]*) echo "run.sh: PORT must be a number, not \"$PORT\"" >&2; exit 2 ;;
+esac
+[ -f "$CONF" ] || { echo "run.sh: $CONF is missing" >&2; exit 1; }
+
+mkdir -p "$var/data" "$var/logs" "$var/tmp" "$var/certs"
+conf/mkcerts.sh "$var/certs"
+conf/mkkubeconfig.sh "$var/certs" "https://127.0.0.1:$PORT" "$var/kubeconfig"
+
+sed -e "s#127\.0\.0\.1:6443#127.0.0.1:$PORT#g" \
+    -e "s#[^[:space:]\"']*ngx_http_kube_apiserver_module\.so#$BUILD/ngx_http_kube_apiserver_module.so#g" \
+    -e "s#\([[:space:]:\"']\)\(var\|conf\)/#\1$repo/\2/#g" \
+    "$CONF" > "$var/nginx.conf"
+
+if grep -q 'ngx_http_kube_apiserver_module\.so' "$var/nginx.conf" \
+    && [ ! -f "$BUILD/ngx_http_kube_apiserver_module.so" ]; then
+    echo "run.sh: $BUILD/ngx_http_kube_apiserver_module.so is missing (run make)" >&2
+    exit 1
+fi
+
+if [ "${SANITIZE:-}" = 1 ]; then
+    preload=$(readlink -f "$(gcc -print-file-name=libasan.so)")
+    # nginx never frees its cycle pool at exit: every exit would be a "leak".
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+else
+    preload=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+fi
+
+daemon=(-g 'daemon off;')
+if grep -Eq '^[[:space:]]*daemon[[:space:]]' "$var/nginx.conf"; then
+    daemon=()
+fi
+
+cat <<EOF
+nginx-kube-apiserver on https://127.0.0.1:$PORT (Ctrl-C stops it; log: var/logs/error.log)
+
+    export KUBECONFIG=$var/kubeconfig
+    kubectl get ns
+
+EOF
+
+# exec: nginx's master is this process, so Ctrl-C reaches it directly.
+LD_PRELOAD=$preload exec /usr/sbin/nginx -p "$repo/" -c "$var/nginx.conf" "${daemon[@]}" \
+    -e "$var/logs/error.log"

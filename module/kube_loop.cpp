@@ -1,0 +1,171 @@
+#include "kube_loop.hpp"
+
+namespace kube::module {
+
+namespace {
+
+/* how soon a job refused by a full thread-pool queue is offered again */
+constexpr ngx_msec_t kRetryDelay = 10;
+
+}  // namespace
+
+struct NginxLoop::Job {
+    ngx_thread_task_t task;
+    NginxLoop* loop;
+    Task job;
+    Task done;
+};
+
+
+NginxLoop::NginxLoop(ngx_thread_pool_t* pool, ngx_log_t* log) : pool_(pool), log_(log)
+{
+    posted_.handler = runPosted;
+    posted_.data = this;
+    posted_.log = log;
+
+    retry_.handler = retryJobs;
+    retry_.data = this;
+    retry_.log = log;
+    retry_.cancelable = 1;
+}
+
+
+NginxLoop::~NginxLoop()
+{
+    if (posted_.posted) {
+        ngx_delete_posted_event(&posted_);
+    }
+
+    if (retry_.timer_set) {
+        ngx_del_timer(&retry_);
+    }
+
+    for (Job* job : waiting_) {
+        delete job;
+    }
+}
+
+
+void
+NginxLoop::post(Task task)
+{
+    tasks_.push_back(std::move(task));
+
+    if (!posted_.posted) {
+        ngx_post_event(&posted_, &ngx_posted_events);
+    }
+}
+
+
+void
+NginxLoop::runPosted(ngx_event_t* ev)
+{
+    NginxLoop* loop = static_cast<NginxLoop*>(ev->data);
+    std::vector<Task> tasks;
+    tasks.swap(loop->tasks_);
+
+    for (Task& t : tasks) {
+        try {
+            t();
+        } catch (const std::exception& e) {
+            ngx_log_error(NGX_LOG_ALERT, loop->log_, 0,
+                          "kube-apiserver: posted task failed: %s", e.what());
+        } catch (...) {
+            ngx_log_error(NGX_LOG_ALERT, loop->log_, 0,
+                          "kube-apiserver: posted task failed");
+        }
+    }
+}
+
+
+void
+NginxLoop::runBlocking(Task job, Task done)
+{
+    Job* j = new Job{};
+    j->loop = this;
+    j->job = std::move(job);
+    j->done = std::move(done);
+    j->task.ctx = j;
+    j->task.handler = runJob;
+    j->task.event.handler = jobDone;
+    j->task.event.data = j;
+    j->task.event.log = log_;
+
+    inFlight_++;
+    submit(j);
+}
+
+
+void
+NginxLoop::submit(Job* job)
+{
+    if (ngx_thread_task_post(pool_, &job->task) == NGX_OK) {
+        return;
+    }
+
+    /* the pool's queue is full (it already logged why): keep the job */
+    waiting_.push_back(job);
+
+    if (!retry_.timer_set) {
+        ngx_add_timer(&retry_, kRetryDelay);
+    }
+}
+
+
+void
+NginxLoop::retryJobs(ngx_event_t* ev)
+{
+    NginxLoop* loop = static_cast<NginxLoop*>(ev->data);
+    std::deque<Job*> waiting;
+    waiting.swap(loop->waiting_);
+
+    for (Job* job : waiting) {
+        loop->submit(job);
+    }
+}
+
+
+/* on a pool thread: no nginx API, nothing the loop owns */
+void
+NginxLoop::runJob(void* data, ngx_log_t*)
+{
+    Job* j = static_cast<Job*>(data);
+
+    try {
+        j->job();
+    } catch (...) {
+        /* the job reports its own failures through its result; an
+         * exception here is a bug, and must not end the thread */
+    }
+}
+
+
+void
+NginxLoop::jobDone(ngx_event_t* ev)
+{
+    Job* j = static_cast<Job*>(ev->data);
+    NginxLoop* loop = j->loop;
+
+    loop->inFlight_--;
+
+    try {
+        j->done();
+    } catch (const std::exception& e) {
+        ngx_log_error(NGX_LOG_ALERT, loop->log_, 0,
+                      "kube-apiserver: job completion failed: %s", e.what());
+    } catch (...) {
+        ngx_log_error(NGX_LOG_ALERT, loop->log_, 0,
+                      "kube-apiserver: job completion failed");
+    }
+
+    delete j;
+}
+
+
+std::chrono::system_clock::time_point
+NginxLoop::now() const
+{
+    return std::chrono::system_clock::now();
+}
+
+}  // namespace kube::module

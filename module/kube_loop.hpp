@@ -1,0 +1,45 @@
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "ngx.hpp"
+
+#include "util/event_loop.hpp"
+
+namespace kube::module {
+
+// src/'s EventLoop on nginx's event loop: tasks run from a posted event,
+// blocking jobs on an nginx thread pool whose completion event brings
+// `done` back to the loop.
+class NginxLoop : public util::EventLoop {
+public:
+    NginxLoop(ngx_thread_pool_t* pool, ngx_log_t* log);
+    ~NginxLoop() override;
+
+    void post(Task task) override;
+    void runBlocking(Task job, Task done) override;
+    std::chrono::system_clock::time_point now() const override;
+
+    // Blocking jobs handed out and not yet completed.
+    size_t jobsInFlight() const { return inFlight_; }
+
+private:
+    struct Job;
+
+    static void runPosted(ngx_event_t* ev);
+    static void runJob(void* data, ngx_log_t* log);
+    static void jobDone(ngx_event_t* ev);
+    static void retryJobs(ngx_event_t* ev);
+    void submit(Job* job);
+
+    ngx_thread_pool_t* pool_;
+    ngx_log_t* log_;
+    ngx_event_t posted_{};
+    ngx_event_t retry_{};
+    std::vector<Task> tasks_;
+    std::deque<Job*> waiting_;  // refused by a full pool queue; retried
+    size_t inFlight_ = 0;
+};
+
+}  // namespace kube::module

@@ -1,0 +1,76 @@
+#pragma once
+
+// Declarations shared by the module's files: configuration, the per-request
+// context and the entry points each file provides.
+
+#include <memory>
+#include <string>
+
+#include "ngx.hpp"
+
+#include "authn/user.hpp"
+#include "endpoints/request_info.hpp"
+#include "server/http.hpp"
+#include "server/server.hpp"
+
+extern "C" ngx_module_t ngx_http_kube_apiserver_module;
+
+#define NGX_HTTP_KUBE_ALWAYS_ALLOW  0
+#define NGX_HTTP_KUBE_ALWAYS_DENY   1
+
+struct ngx_http_kube_main_conf_t {
+    ngx_str_t            storage_dir;       /* kube_storage lmdb:<dir> */
+    size_t               map_size;          /* kube_storage map_size= */
+    ngx_uint_t           max_readers;       /* kube_storage max_readers= */
+    ngx_str_t            thread_pool_name;  /* kube_thread_pool */
+    ngx_thread_pool_t   *thread_pool;
+    ngx_flag_t           enabled;           /* some location has kube_api */
+};
+
+struct ngx_http_kube_loc_conf_t {
+    ngx_flag_t                 api;                 /* kube_api */
+    ngx_flag_t                 anonymous_auth;      /* kube_anonymous_auth */
+    ngx_uint_t                 authorization_mode;  /* kube_authorization_mode */
+    size_t                     max_body_size;       /* kube_max_request_body_size */
+    ngx_http_core_loc_conf_t  *clcf;
+};
+
+/* What the module knows of one request; lives in the request pool and is
+ * destroyed by a pool cleanup. */
+struct ngx_http_kube_ctx_t {
+    kube::server::Route           route = kube::server::Route::None;
+    kube::endpoints::RequestInfo  info;
+    kube::authn::UserInfo         user;
+    bool                          authenticated = false;
+    /* Our own answer went out: the error-page filter leaves it alone. */
+    bool                          response_sent = false;
+    /* The filter replaces an nginx error page with this Status JSON. */
+    std::string                   substitute;
+    bool                          substituting = false;
+    bool                          substitute_sent = false;
+    /* Cleared by the pool cleanup: a late asynchronous answer checks it. */
+    std::shared_ptr<ngx_http_request_t*>  alive;
+};
+
+/* kube_request.cpp */
+ngx_http_kube_ctx_t *ngx_http_kube_get_ctx(ngx_http_request_t *r);
+ngx_int_t ngx_http_kube_send(ngx_http_request_t *r,
+    const kube::server::HttpResponse &resp);
+ngx_int_t ngx_http_kube_reject(ngx_http_request_t *r,
+    const kube::server::HttpResponse &resp);
+
+/* kube_phases.cpp */
+ngx_int_t ngx_http_kube_authn_handler(ngx_http_request_t *r);
+ngx_int_t ngx_http_kube_authz_handler(ngx_http_request_t *r);
+
+/* kube_content.cpp */
+ngx_int_t ngx_http_kube_content_handler(ngx_http_request_t *r);
+
+/* kube_filters.cpp */
+ngx_int_t ngx_http_kube_filters_init(ngx_conf_t *cf);
+
+/* kube_worker.cpp */
+ngx_int_t ngx_http_kube_init_worker(ngx_cycle_t *cycle);
+void ngx_http_kube_exit_worker(ngx_cycle_t *cycle);
+kube::server::Server *ngx_http_kube_server();
+void ngx_http_kube_log_heap(ngx_log_t *log);

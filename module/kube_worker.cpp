@@ -1,0 +1,163 @@
+/*
+ * What each worker process owns: its event-loop bridge, its handle on the
+ * shared LMDB store (opened after fork, never in the master), and the
+ * embedded API server.
+ */
+
+#include "kube_loop.hpp"
+#include "kube_module.hpp"
+
+#include "storage/lmdb/lmdb_store.hpp"
+
+/* jemalloc's control interface; present only when nginx runs with
+ * libjemalloc preloaded (a module cannot load it itself: static TLS) */
+extern "C" int mallctl(const char *name, void *oldp, size_t *oldlenp,
+    void *newp, size_t newlen) __attribute__((weak));
+
+namespace {
+
+/* stale LMDB reader slots (of killed workers) pin pages; clear them this often */
+constexpr ngx_msec_t kReaderCheckInterval = 10000;
+
+struct Worker {
+    std::unique_ptr<kube::module::NginxLoop>    loop;
+    std::unique_ptr<kube::storage::lmdb::Store> storage;
+    std::unique_ptr<kube::server::Server>       server;
+    ngx_event_t                                 reader_check{};
+};
+
+Worker *ngx_http_kube_worker;
+
+
+void
+ngx_http_kube_reader_check(ngx_event_t *ev)
+{
+    Worker *w = static_cast<Worker *>(ev->data);
+
+    try {
+        w->storage->checkStaleReaders();
+    } catch (...) {
+        ngx_log_error(NGX_LOG_ALERT, ev->log, 0,
+                      "kube-apiserver: stale reader check failed");
+    }
+
+    if (!ngx_exiting) {
+        ngx_add_timer(ev, kReaderCheckInterval);
+    }
+}
+
+}  // namespace
+
+
+void
+ngx_http_kube_log_heap(ngx_log_t *log)
+{
+    const char  *version = NULL;
+    size_t       len = sizeof(version);
+
+    if (mallctl != NULL
+        && mallctl("version", &version, &len, NULL, 0) == 0
+        && version != NULL)
+    {
+        ngx_log_error(NGX_LOG_NOTICE, log, 0,
+                      "kube-apiserver: jemalloc %s is the heap", version);
+        return;
+    }
+
+    ngx_log_error(NGX_LOG_NOTICE, log, 0,
+                  "kube-apiserver: jemalloc is not active, the heap is the C "
+                  "library's malloc (run nginx with LD_PRELOAD="
+                  "libjemalloc.so.2)");
+}
+
+
+ngx_int_t
+ngx_http_kube_init_worker(ngx_cycle_t *cycle)
+try {
+    ngx_http_kube_main_conf_t  *kmcf;
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_http_cycle_get_module_main_conf(cycle,
+                                            ngx_http_kube_apiserver_module));
+    if (kmcf == NULL || !kmcf->enabled) {
+        return NGX_OK;
+    }
+
+    ngx_thread_pool_t *pool = ngx_thread_pool_get(cycle, &kmcf->thread_pool_name);
+    if (pool == NULL) {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "kube-apiserver: thread pool \"%V\" not found",
+                      &kmcf->thread_pool_name);
+        return NGX_ERROR;
+    }
+
+    auto w = std::make_unique<Worker>();
+    w->loop = std::make_unique<kube::module::NginxLoop>(pool, cycle->log);
+
+    kube::storage::lmdb::Options opts;
+    opts.dir.assign(reinterpret_cast<char *>(kmcf->storage_dir.data),
+                    kmcf->storage_dir.len);
+    opts.mapSize = kmcf->map_size;
+    opts.maxReaders = static_cast<unsigned>(kmcf->max_readers);
+
+    std::string error;
+    w->storage = kube::storage::lmdb::Store::open(opts, *w->loop, &error);
+    if (w->storage == nullptr) {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "kube-apiserver: cannot open storage \"%s\": %s",
+                      opts.dir.c_str(), error.c_str());
+        return NGX_ERROR;
+    }
+
+    w->server = std::make_unique<kube::server::Server>(*w->loop, *w->storage);
+    w->server->start();
+
+    w->reader_check.handler = ngx_http_kube_reader_check;
+    w->reader_check.data = w.get();
+    w->reader_check.log = cycle->log;
+    w->reader_check.cancelable = 1;
+    ngx_add_timer(&w->reader_check, kReaderCheckInterval);
+
+    ngx_http_kube_worker = w.release();
+
+    return NGX_OK;
+
+} catch (const std::exception &e) {
+    ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                  "kube-apiserver: worker start failed: %s", e.what());
+    return NGX_ERROR;
+}
+
+
+void
+ngx_http_kube_exit_worker(ngx_cycle_t *cycle)
+{
+    Worker *w = ngx_http_kube_worker;
+
+    if (w == NULL) {
+        return;
+    }
+
+    ngx_http_kube_worker = NULL;
+
+    try {
+        if (w->reader_check.timer_set) {
+            ngx_del_timer(&w->reader_check);
+        }
+        w->server.reset();
+        w->storage.reset();
+        w->loop.reset();
+        delete w;
+
+    } catch (...) {
+        ngx_log_error(NGX_LOG_ALERT, cycle->log, 0,
+                      "kube-apiserver: worker exit failed");
+    }
+}
+
+
+kube::server::Server *
+ngx_http_kube_server()
+{
+    return ngx_http_kube_worker ? ngx_http_kube_worker->server.get() : NULL;
+}

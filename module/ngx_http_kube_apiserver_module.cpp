@@ -1,0 +1,418 @@
+/*
+ * nginx-kube-apiserver: the Kubernetes API as an nginx module.
+ *
+ * This file holds the directives, the configuration and the module
+ * definition; the phase handlers, the content handler, the filters and the
+ * per-worker state live in the other kube_*.cpp files of this directory.
+ */
+
+#include <sys/stat.h>
+
+#include "kube_module.hpp"
+
+namespace {
+
+/* kube-apiserver's --max-request-bytes default for API bodies: 3 MiB. */
+constexpr size_t kDefaultMaxBody = 3 * 1024 * 1024;
+/* Address space only: the file grows with use (spec/storage.md §1.4). */
+constexpr size_t kDefaultMapSize = size_t(8) << 30;
+constexpr ngx_uint_t kDefaultMaxReaders = 1024;
+
+ngx_int_t ngx_http_kube_init(ngx_conf_t *cf);
+void *ngx_http_kube_create_main_conf(ngx_conf_t *cf);
+char *ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf);
+void *ngx_http_kube_create_loc_conf(ngx_conf_t *cf);
+char *ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child);
+char *ngx_http_kube_api(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
+char *ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
+ngx_int_t ngx_http_kube_init_module(ngx_cycle_t *cycle);
+ngx_int_t ngx_http_kube_init_process(ngx_cycle_t *cycle);
+void ngx_http_kube_exit_process(ngx_cycle_t *cycle);
+
+
+ngx_conf_enum_t ngx_http_kube_authorization_modes[] = {
+    { ngx_string("AlwaysAllow"), NGX_HTTP_KUBE_ALWAYS_ALLOW },
+    { ngx_string("AlwaysDeny"), NGX_HTTP_KUBE_ALWAYS_DENY },
+    { ngx_null_string, 0 }
+};
+
+
+ngx_command_t ngx_http_kube_commands[] = {
+
+    { ngx_string("kube_api"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_kube_api,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("kube_storage"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_1MORE,
+      ngx_http_kube_storage,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("kube_thread_pool"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_str_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, thread_pool_name),
+      NULL },
+
+    { ngx_string("kube_anonymous_auth"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
+      ngx_conf_set_flag_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_kube_loc_conf_t, anonymous_auth),
+      NULL },
+
+    { ngx_string("kube_authorization_mode"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_enum_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_kube_loc_conf_t, authorization_mode),
+      &ngx_http_kube_authorization_modes },
+
+    { ngx_string("kube_max_request_body_size"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_size_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_kube_loc_conf_t, max_body_size),
+      NULL },
+
+      ngx_null_command
+};
+
+
+ngx_http_module_t ngx_http_kube_module_ctx = {
+    NULL,                                  /* preconfiguration */
+    ngx_http_kube_init,                    /* postconfiguration */
+
+    ngx_http_kube_create_main_conf,        /* create main configuration */
+    ngx_http_kube_init_main_conf,          /* init main configuration */
+
+    NULL,                                  /* create server configuration */
+    NULL,                                  /* merge server configuration */
+
+    ngx_http_kube_create_loc_conf,         /* create location configuration */
+    ngx_http_kube_merge_loc_conf           /* merge location configuration */
+};
+
+}  // namespace
+
+
+ngx_module_t ngx_http_kube_apiserver_module = {
+    NGX_MODULE_V1,
+    &ngx_http_kube_module_ctx,             /* module context */
+    ngx_http_kube_commands,                /* module directives */
+    NGX_HTTP_MODULE,                       /* module type */
+    NULL,                                  /* init master */
+    ngx_http_kube_init_module,             /* init module */
+    ngx_http_kube_init_process,            /* init process */
+    NULL,                                  /* init thread */
+    NULL,                                  /* exit thread */
+    ngx_http_kube_exit_process,            /* exit process */
+    NULL,                                  /* exit master */
+    NGX_MODULE_V1_PADDING
+};
+
+
+namespace {
+
+void *
+ngx_http_kube_create_main_conf(ngx_conf_t *cf)
+{
+    ngx_http_kube_main_conf_t  *kmcf;
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_pcalloc(cf->pool, sizeof(ngx_http_kube_main_conf_t)));
+    if (kmcf == NULL) {
+        return NULL;
+    }
+
+    /*
+     * set by ngx_pcalloc():
+     *
+     *     kmcf->storage_dir = { 0, NULL };
+     *     kmcf->thread_pool_name = { 0, NULL };
+     *     kmcf->thread_pool = NULL;
+     *     kmcf->enabled = 0;
+     */
+
+    kmcf->map_size = NGX_CONF_UNSET_SIZE;
+    kmcf->max_readers = NGX_CONF_UNSET_UINT;
+
+    return kmcf;
+}
+
+
+char *
+ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf)
+{
+    ngx_http_kube_main_conf_t *kmcf = static_cast<ngx_http_kube_main_conf_t *>(conf);
+
+    ngx_conf_init_size_value(kmcf->map_size, kDefaultMapSize);
+    ngx_conf_init_uint_value(kmcf->max_readers, kDefaultMaxReaders);
+
+    if (kmcf->thread_pool_name.data == NULL) {
+        ngx_str_set(&kmcf->thread_pool_name, "default");
+    }
+
+    return NGX_CONF_OK;
+}
+
+
+void *
+ngx_http_kube_create_loc_conf(ngx_conf_t *cf)
+{
+    ngx_http_kube_loc_conf_t  *klcf;
+
+    klcf = static_cast<ngx_http_kube_loc_conf_t *>(
+        ngx_pcalloc(cf->pool, sizeof(ngx_http_kube_loc_conf_t)));
+    if (klcf == NULL) {
+        return NULL;
+    }
+
+    /*
+     * set by ngx_pcalloc():
+     *
+     *     klcf->api = 0;
+     *     klcf->clcf = NULL;
+     */
+
+    klcf->anonymous_auth = NGX_CONF_UNSET;
+    klcf->authorization_mode = NGX_CONF_UNSET_UINT;
+    klcf->max_body_size = NGX_CONF_UNSET_SIZE;
+
+    return klcf;
+}
+
+
+char *
+ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
+{
+    ngx_http_kube_loc_conf_t *prev = static_cast<ngx_http_kube_loc_conf_t *>(parent);
+    ngx_http_kube_loc_conf_t *conf = static_cast<ngx_http_kube_loc_conf_t *>(child);
+
+    ngx_conf_merge_value(conf->anonymous_auth, prev->anonymous_auth, 0);
+    ngx_conf_merge_uint_value(conf->authorization_mode,
+                              prev->authorization_mode,
+                              NGX_HTTP_KUBE_ALWAYS_ALLOW);
+    ngx_conf_merge_size_value(conf->max_body_size, prev->max_body_size,
+                              kDefaultMaxBody);
+
+    if (conf->api && conf->clcf) {
+        /*
+         * The API's body limit replaces client_max_body_size here; what
+         * nginx rejects on its own is turned into a Status by our filter.
+         */
+        conf->clcf->client_max_body_size = conf->max_body_size;
+    }
+
+    return NGX_CONF_OK;
+}
+
+
+char *
+ngx_http_kube_api(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
+{
+    ngx_http_kube_loc_conf_t *klcf = static_cast<ngx_http_kube_loc_conf_t *>(conf);
+
+    ngx_http_core_loc_conf_t   *clcf;
+    ngx_http_kube_main_conf_t  *kmcf;
+
+    if (klcf->api) {
+        return const_cast<char *>("is duplicate");
+    }
+
+    clcf = static_cast<ngx_http_core_loc_conf_t *>(
+        ngx_http_conf_get_module_loc_conf(cf, ngx_http_core_module));
+    clcf->handler = ngx_http_kube_content_handler;
+
+    klcf->api = 1;
+    klcf->clcf = clcf;
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_http_conf_get_module_main_conf(cf, ngx_http_kube_apiserver_module));
+    kmcf->enabled = 1;
+
+    return NGX_CONF_OK;
+}
+
+
+/* kube_storage lmdb:<dir> [map_size=<size>] [max_readers=<n>] */
+char *
+ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
+{
+    ngx_http_kube_main_conf_t *kmcf = static_cast<ngx_http_kube_main_conf_t *>(conf);
+
+    ssize_t     size;
+    ngx_int_t   n;
+    ngx_str_t  *value, s;
+    ngx_uint_t  i;
+
+    if (kmcf->storage_dir.data) {
+        return const_cast<char *>("is duplicate");
+    }
+
+    value = static_cast<ngx_str_t *>(cf->args->elts);
+
+    if (ngx_strncmp(value[1].data, "lmdb:", 5) != 0 || value[1].len == 5) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "invalid storage \"%V\", expected \"lmdb:<dir>\"",
+                           &value[1]);
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    kmcf->storage_dir.data = value[1].data + 5;
+    kmcf->storage_dir.len = value[1].len - 5;
+
+    if (ngx_conf_full_name(cf->cycle, &kmcf->storage_dir, 0) != NGX_OK) {
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    for (i = 2; i < cf->args->nelts; i++) {
+
+        if (ngx_strncmp(value[i].data, "map_size=", 9) == 0) {
+            s.data = value[i].data + 9;
+            s.len = value[i].len - 9;
+            size = ngx_parse_size(&s);
+            if (size <= 0) {
+                goto invalid;
+            }
+            kmcf->map_size = static_cast<size_t>(size);
+            continue;
+        }
+
+        if (ngx_strncmp(value[i].data, "max_readers=", 12) == 0) {
+            n = ngx_atoi(value[i].data + 12, value[i].len - 12);
+            if (n <= 0) {
+                goto invalid;
+            }
+            kmcf->max_readers = static_cast<ngx_uint_t>(n);
+            continue;
+        }
+
+        goto invalid;
+    }
+
+    return NGX_CONF_OK;
+
+invalid:
+
+    ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                       "invalid parameter \"%V\"", &value[i]);
+    return static_cast<char *>(NGX_CONF_ERROR);
+}
+
+
+ngx_int_t
+ngx_http_kube_init(ngx_conf_t *cf)
+{
+    ngx_http_handler_pt        *h;
+    ngx_http_core_main_conf_t  *cmcf;
+    ngx_http_kube_main_conf_t  *kmcf;
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_http_conf_get_module_main_conf(cf, ngx_http_kube_apiserver_module));
+
+    if (kmcf->enabled && kmcf->storage_dir.data == NULL) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "\"kube_api\" requires \"kube_storage\" "
+                           "in the http block");
+        return NGX_ERROR;
+    }
+
+    if (kmcf->enabled) {
+        kmcf->thread_pool = ngx_thread_pool_add(cf, &kmcf->thread_pool_name);
+        if (kmcf->thread_pool == NULL) {
+            return NGX_ERROR;
+        }
+    }
+
+    cmcf = static_cast<ngx_http_core_main_conf_t *>(
+        ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module));
+
+    /* handlers of a phase run last-registered first: authorization (ACCESS),
+     * then authentication, which must come first in PREACCESS */
+
+    h = static_cast<ngx_http_handler_pt *>(
+        ngx_array_push(&cmcf->phases[NGX_HTTP_ACCESS_PHASE].handlers));
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+    *h = ngx_http_kube_authz_handler;
+
+    h = static_cast<ngx_http_handler_pt *>(
+        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+    *h = ngx_http_kube_authn_handler;
+
+    return ngx_http_kube_filters_init(cf);
+}
+
+
+ngx_int_t
+ngx_http_kube_init_module(ngx_cycle_t *cycle)
+{
+    ngx_core_conf_t            *ccf;
+    ngx_http_kube_main_conf_t  *kmcf;
+
+    ngx_http_kube_log_heap(cycle->log);
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_http_cycle_get_module_main_conf(cycle,
+                                            ngx_http_kube_apiserver_module));
+    if (kmcf == NULL || !kmcf->enabled) {
+        return NGX_OK;
+    }
+
+    /* the master creates the data directory for the workers, which may run
+     * as another user; it never opens the store itself */
+
+    std::string dir(reinterpret_cast<char *>(kmcf->storage_dir.data),
+                    kmcf->storage_dir.len);
+
+    for (size_t i = 1; i <= dir.size(); i++) {
+        if (i == dir.size() || dir[i] == '/') {
+            std::string part = dir.substr(0, i);
+            if (mkdir(part.c_str(), 0700) == -1 && ngx_errno != NGX_EEXIST) {
+                ngx_log_error(NGX_LOG_EMERG, cycle->log, ngx_errno,
+                              "mkdir() \"%s\" failed", part.c_str());
+                return NGX_ERROR;
+            }
+        }
+    }
+
+    ccf = reinterpret_cast<ngx_core_conf_t *>(
+        ngx_get_conf(cycle->conf_ctx, ngx_core_module));
+
+    if (geteuid() == 0 && ccf->user != (ngx_uid_t) NGX_CONF_UNSET_UINT) {
+        if (chown(dir.c_str(), ccf->user, ccf->group) == -1) {
+            ngx_log_error(NGX_LOG_EMERG, cycle->log, ngx_errno,
+                          "chown() \"%s\" failed", dir.c_str());
+            return NGX_ERROR;
+        }
+    }
+
+    return NGX_OK;
+}
+
+
+ngx_int_t
+ngx_http_kube_init_process(ngx_cycle_t *cycle)
+{
+    return ngx_http_kube_init_worker(cycle);
+}
+
+
+void
+ngx_http_kube_exit_process(ngx_cycle_t *cycle)
+{
+    ngx_http_kube_exit_worker(cycle);
+}
+
+}  // namespace

@@ -1,0 +1,113 @@
+#include <string>
+
+#include "apis/apps/kinds.hpp"
+#include "apis/apps/workload.hpp"
+#include "apis/core/defaulting.hpp"
+#include "apis/core/pod_spec.hpp"
+#include "registry/table_cells.hpp"
+
+namespace kube::apis::apps {
+
+namespace {
+
+namespace cells = registry::cells;
+namespace defaulting = core::defaulting;
+using registry::TableContext;
+
+// Mirrors SetDefaults_Deployment: one replica, rolling updates of 25%/25%,
+// ten old ReplicaSets kept, ten minutes to make progress.
+void defaultDeployment(json::Value& obj, json::Allocator& a) {
+    json::Value& spec = defaulting::ensureObject(obj, "spec", a);
+    if (!spec.IsObject()) {
+        return;
+    }
+    defaulting::setInt(spec, "replicas", 1, a);
+    json::Value& strategy = defaulting::ensureObject(spec, "strategy", a);
+    defaulting::setString(strategy, "type", "RollingUpdate", a);
+    if (json::stringMember(strategy, "type") == "RollingUpdate") {
+        json::Value& rolling = defaulting::ensureObject(strategy, "rollingUpdate", a);
+        defaulting::setString(rolling, "maxUnavailable", "25%", a);
+        defaulting::setString(rolling, "maxSurge", "25%", a);
+    }
+    defaulting::setInt(spec, "revisionHistoryLimit", 10, a);
+    defaulting::setInt(spec, "progressDeadlineSeconds", 600, a);
+    core::defaultPodTemplate(spec, a);
+}
+
+// Mirrors deploymentStrategy.PrepareForCreate: no status yet.
+void prepareDeployment(json::Value& obj, json::Allocator& a) {
+    json::setMember(obj, "status", json::Value(rapidjson::kObjectType), a);
+}
+
+field::Causes validateDeployment(const json::Value& obj) {
+    field::Causes out;
+    validateWorkloadSpec(obj, {"deployment", "ReplicaSet", true}, out);
+    std::string_view type = cells::text(obj, {"spec", "strategy", "type"});
+    const json::Value* rolling = json::at(obj, {"spec", "strategy", "rollingUpdate"});
+    if (type == "Recreate") {
+        if (rolling && !rolling->IsNull()) {
+            out.push_back(field::forbidden("spec.strategy.rollingUpdate",
+                                           "may not be specified when strategy `type` is 'Recreate'"));
+        }
+    } else if (type != "RollingUpdate") {
+        out.push_back(field::notSupported("spec.strategy", type,
+                                          {"Recreate", "RollingUpdate"}));
+    }
+    field::validateNonnegative(json::at(obj, {"spec", "revisionHistoryLimit"}),
+                               "spec.revisionHistoryLimit", out);
+    const json::Value* deadline = json::at(obj, {"spec", "progressDeadlineSeconds"});
+    if (deadline && deadline->IsInt64()) {
+        field::validateNonnegative(deadline, "spec.progressDeadlineSeconds", out);
+        if (deadline->GetInt64() <= cells::integer(obj, {"spec", "minReadySeconds"})) {
+            out.push_back(field::invalid("spec.progressDeadlineSeconds",
+                                         deadline->GetInt64(),
+                                         "must be greater than minReadySeconds"));
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+registry::KindInfo deploymentKind() {
+    registry::KindInfo k;
+    k.group = "apps";
+    k.version = "v1";
+    k.kind = "Deployment";
+    k.resource = "deployments";
+    k.singular = "deployment";
+    k.shortNames = {"deploy"};
+    k.categories = {"all"};
+    k.tracksGeneration = true;
+    k.statusIsSubresource = true;
+    k.columns = {
+        cells::nameColumn(),
+        cells::textColumn("Ready", "string", "Number of the pod with ready state",
+                          [](const json::Value& obj, const TableContext&) {
+                              return std::to_string(cells::integer(obj, {"status", "readyReplicas"})) +
+                                     "/" + std::to_string(cells::integer(obj, {"spec", "replicas"}, 1));
+                          }),
+        cells::countColumn("Up-to-date", "string",
+                           "Total number of pods targeted by this deployment that have the desired "
+                           "template spec.",
+                           [](const json::Value& obj) {
+                               return cells::integer(obj, {"status", "updatedReplicas"});
+                           }),
+        cells::countColumn("Available", "string",
+                           "Total number of pods targeted by this deployment that have been ready "
+                           "for at least minReadySeconds.",
+                           [](const json::Value& obj) {
+                               return cells::integer(obj, {"status", "availableReplicas"});
+                           }),
+        cells::ageColumn(),
+        containersColumn(),
+        imagesColumn(),
+        selectorColumn(true),
+    };
+    k.defaults = defaultDeployment;
+    k.prepareForCreate = prepareDeployment;
+    k.validate = validateDeployment;
+    return k;
+}
+
+}  // namespace kube::apis::apps

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "apis/core/field_errors.hpp"
+#include "registry/kind.hpp"
+
+// What the pod controllers (Deployments, ReplicaSets, StatefulSets,
+// DaemonSets, and Jobs in batch) share: selector matching, the selector and
+// template checks, and the -o wide Containers/Images/Selector columns.
+namespace kube::apis::apps {
+
+namespace json = util::json;
+namespace field = core::field;
+
+// Whether a metav1.LabelSelector selects a label set. An absent selector
+// selects nothing; an empty one everything (LabelSelectorAsSelector).
+bool selectorMatches(const json::Value* selector, const json::Value* labels);
+
+// A LabelSelector as Go's %v prints it in field errors (gogo String()):
+// "&LabelSelector{MatchLabels:map[string]string{app: web,},MatchExpressions:...}".
+std::string selectorGoString(const json::Value* selector);
+
+// The "`selector` does not match template `labels`" check of
+// spec.template.metadata.labels against spec.selector (skipped for an empty
+// selector, which selects everything).
+void validateSelectorMatchesTemplate(const json::Value& spec, field::Causes& out);
+
+struct WorkloadRules {
+    std::string_view kind;  // "deployment": in "empty selector is invalid for deployment"
+    std::string_view deadlineKind;  // "ReplicaSet": in "activeDeadlineSeconds in ReplicaSet ..."
+    bool hasReplicas = true;
+};
+
+// Mirrors the shared part of ValidateDeploymentSpec / ValidateReplicaSetSpec /
+// ValidateStatefulSetSpec / ValidateDaemonSetSpec: replicas >= 0, a
+// non-empty selector matching the template labels, a valid pod template that
+// restarts Always and has no activeDeadlineSeconds. Paths start at "spec".
+void validateWorkloadSpec(const json::Value& obj, const WorkloadRules& rules, field::Causes& out);
+
+// The pod spec a workload stamps out: spec.template.spec, or for CronJobs
+// spec.jobTemplate.spec.template.spec.
+const json::Value* podSpecOf(const json::Value& obj);
+
+// -o wide columns: container names, images, and the selector (as
+// metav1.FormatLabelSelector, or as the bare selector.String() that the
+// Deployment printer uses when `bare`).
+registry::TableColumn containersColumn();
+registry::TableColumn imagesColumn();
+registry::TableColumn selectorColumn(bool bare = false);
+
+}  // namespace kube::apis::apps

@@ -1,0 +1,47 @@
+#include "apis/apps/kinds.hpp"
+#include "apis/batch/kinds.hpp"
+#include "apis/coordination/kinds.hpp"
+#include "apis/core/kinds.hpp"
+#include "apis/rbac/kinds.hpp"
+#include "registry/scheme.hpp"
+
+namespace kube::registry {
+
+// Groups in kube-apiserver's discovery priority order (the aggregator's
+// apiVersionPriorities: "" 18000, apps 17800, batch 17400, rbac 17000,
+// coordination 16500); resources alphabetical inside a group-version, as
+// kube's discovery lists them.
+void addBuiltinKinds(Scheme& scheme) {
+    namespace core = apis::core;
+    namespace apps = apis::apps;
+    namespace batch = apis::batch;
+    namespace rbac = apis::rbac;
+    for (KindInfo (*kind)() : {
+             core::configMapKind,
+             core::endpointsKind,
+             core::eventKind,
+             core::namespaceKind,
+             core::nodeKind,
+             core::persistentVolumeClaimKind,
+             core::persistentVolumeKind,
+             core::podKind,
+             core::secretKind,
+             core::serviceAccountKind,
+             core::serviceKind,
+             apps::daemonSetKind,
+             apps::deploymentKind,
+             apps::replicaSetKind,
+             apps::statefulSetKind,
+             batch::cronJobKind,
+             batch::jobKind,
+             rbac::clusterRoleBindingKind,
+             rbac::clusterRoleKind,
+             rbac::roleBindingKind,
+             rbac::roleKind,
+             apis::coordination::leaseKind,
+         }) {
+        scheme.add(kind());
+    }
+}
+
+}  // namespace kube::registry

@@ -1,0 +1,23 @@
+#include "apis/rbac/kinds.hpp"
+#include "apis/rbac/policy.hpp"
+
+namespace kube::apis::rbac {
+
+registry::KindInfo roleKind() {
+    registry::KindInfo k;
+    k.group = "rbac.authorization.k8s.io";
+    k.version = "v1";
+    k.kind = "Role";
+    k.resource = "roles";
+    k.singular = "role";
+    k.nameRule = registry::NameRule::PathSegment;
+    k.columns = defaultColumns();
+    k.validate = [](const json::Value& obj) {
+        field::Causes out;
+        validateRules(obj, true, out);
+        return out;
+    };
+    return k;
+}
+
+}  // namespace kube::apis::rbac

@@ -1,0 +1,101 @@
+#include "endpoints/decode.hpp"
+
+#include "util/yaml.hpp"
+
+namespace kube::endpoints {
+
+namespace json = util::json;
+
+namespace {
+
+constexpr size_t kSummaryLength = 30;
+
+std::string hex(std::string_view s) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : s) {
+        out += digits[c >> 4];
+        out += digits[c & 15];
+    }
+    return out;
+}
+
+std::string jsonTypeName(const json::Value& v) {
+    if (v.IsString()) {
+        return "string";
+    }
+    if (v.IsNumber()) {
+        return "number";
+    }
+    if (v.IsBool()) {
+        return "bool";
+    }
+    if (v.IsArray()) {
+        return "array";
+    }
+    return "object";
+}
+
+}  // namespace
+
+std::string summarizeBody(std::string_view body) {
+    if (body.empty()) {
+        return "<empty>";
+    }
+    bool text = body.front() == '{';
+    std::string_view cut = body.substr(0, kSummaryLength);
+    std::string out = text ? std::string(cut) : hex(cut);
+    if (body.size() > kSummaryLength) {
+        out += " ...";
+    }
+    return out;
+}
+
+std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm form,
+                                             const registry::KindInfo& kind,
+                                             meta::Status* error) {
+    auto doc = std::make_shared<json::Document>();
+    std::optional<std::string> parseError;
+    if (form == InputForm::Yaml) {
+        parseError = util::yaml::toJson(body, *doc);
+    } else {
+        parseError = json::parse(body, *doc);
+    }
+    if (parseError || !doc->IsObject()) {
+        std::string why = parseError ? *parseError : "the body is not a JSON object";
+        *error = meta::Status::badRequest("the object provided is unrecognized (must be of type " +
+                                          kind.kind + "): couldn't get version/kind; json parse "
+                                          "error: " + why + " (" + summarizeBody(body) + ")");
+        return nullptr;
+    }
+    auto& a = doc->GetAllocator();
+    std::string_view apiVersion = json::stringMember(*doc, "apiVersion");
+    std::string_view objKind = json::stringMember(*doc, "kind");
+    if (!apiVersion.empty() && apiVersion != kind.apiVersion()) {
+        *error = meta::Status::badRequest("the API version in the data (" +
+                                          std::string(apiVersion) +
+                                          ") does not match the expected API version (" +
+                                          kind.apiVersion() + ")");
+        return nullptr;
+    }
+    if (!objKind.empty() && objKind != kind.kind) {
+        std::string version = kind.version;
+        *error = meta::Status::badRequest(
+            std::string(objKind) + " in version \"" + version + "\" cannot be handled as a " +
+            kind.kind + ": the kind of the object (" + std::string(objKind) +
+            ") does not match the kind of the resource (" + kind.kind + ")");
+        return nullptr;
+    }
+    if (const json::Value* m = json::member(*doc, "metadata"); m && !m->IsObject() && !m->IsNull()) {
+        *error = meta::Status::badRequest(
+            kind.kind + " in version \"" + kind.version + "\" cannot be handled as a " + kind.kind +
+            ": json: cannot unmarshal " + jsonTypeName(*m) + " into Go struct field " + kind.kind +
+            ".metadata of type v1.ObjectMeta");
+        return nullptr;
+    }
+    json::setMember(*doc, "apiVersion", json::stringValue(kind.apiVersion(), a), a);
+    json::setMember(*doc, "kind", json::stringValue(kind.kind, a), a);
+    return doc;
+}
+
+}  // namespace kube::endpoints

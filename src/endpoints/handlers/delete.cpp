@@ -1,0 +1,107 @@
+#include "endpoints/handlers/scope.hpp"
+
+namespace kube::endpoints {
+
+namespace json = util::json;
+
+namespace {
+
+// The optional metav1.DeleteOptions body: preconditions and dryRun.
+bool parseDeleteOptions(std::string_view body, registry::DeleteOptions& opts,
+                        meta::Status* error) {
+    if (body.empty()) {
+        return true;
+    }
+    json::Document doc;
+    if (auto e = json::parse(body, doc); e || !doc.IsObject()) {
+        *error = meta::Status::badRequest("the body of the request was not valid DeleteOptions: " +
+                                          (e ? *e : std::string("not a JSON object")));
+        return false;
+    }
+    if (const json::Value* pre = json::member(doc, "preconditions"); pre && pre->IsObject()) {
+        if (const json::Value* uid = json::member(*pre, "uid"); uid && uid->IsString()) {
+            opts.uid = std::string(json::view(*uid));
+        }
+        if (const json::Value* rv = json::member(*pre, "resourceVersion"); rv && rv->IsString()) {
+            opts.resourceVersion = std::string(json::view(*rv));
+        }
+    }
+    if (const json::Value* dry = json::member(doc, "dryRun"); dry && dry->IsArray()) {
+        for (const json::Value& v : dry->GetArray()) {
+            if (json::view(v) != "All") {
+                *error = meta::Status::badRequest("Invalid dryRun value \"" +
+                                                  std::string(json::view(v)) +
+                                                  "\": supported values: \"All\"");
+                return false;
+            }
+            opts.dryRun = true;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+// Mirrors handlers.DeleteResource: the object when deletion is graceful,
+// otherwise a success Status naming it.
+void deleteResource(Scope s) {
+    registry::DeleteOptions opts;
+    meta::Status err;
+    bool dryRun = false;
+    if (!parseDryRun(s->query, &err, &dryRun) ||
+        !parseDeleteOptions(s->req.body, opts, &err)) {
+        s->fail(err);
+        return;
+    }
+    opts.dryRun = opts.dryRun || dryRun;
+    if (s->store.kind().kind == "Namespace") {
+        if (const meta::Status* denied = s->namespaces.admitNamespaceDelete(s->info.name)) {
+            s->fail(*denied);
+            return;
+        }
+    }
+    s->store.remove(s->info.namespace_, s->info.name, opts,
+                    [s](const meta::Status* e, const registry::DeleteResult& res) {
+                        if (e) {
+                            s->fail(*e);
+                            return;
+                        }
+                        if (res.returnsObject) {
+                            s->respond(objectResponse(200, res.object, s->render));
+                            return;
+                        }
+                        s->respond(server::HttpResponse::fromStatus(res.status, s->render.pretty));
+                    });
+}
+
+// Mirrors handlers.DeleteCollection: answers with the deleted objects.
+void deleteCollection(Scope s) {
+    meta::Status err;
+    bool dryRun = false;
+    if (!parseDryRun(s->query, &err, &dryRun)) {
+        s->fail(err);
+        return;
+    }
+    for (const char* selector : {"labelSelector", "fieldSelector"}) {
+        if (auto sel = s->query.get(selector); sel && !sel->empty()) {
+            s->fail(meta::Status::badRequest(std::string(selector) +
+                                             " is not supported by deletecollection on this "
+                                             "server yet; nothing was deleted"));
+            return;
+        }
+    }
+    auto respond = [s](const meta::Status* e, const registry::ListPage& page) {
+        if (e) {
+            s->fail(*e);
+            return;
+        }
+        s->respond(listResponse(page, s->render));
+    };
+    if (dryRun) {
+        s->store.list(s->info.namespace_, {}, respond);
+        return;
+    }
+    s->store.deleteCollection(s->info.namespace_, {}, respond);
+}
+
+}  // namespace kube::endpoints

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "admission/namespace_lifecycle.hpp"
+#include "endpoints/request_info.hpp"
+#include "endpoints/responses.hpp"
+#include "registry/store.hpp"
+#include "server/http.hpp"
+#include "util/query.hpp"
+
+namespace kube::endpoints {
+
+// Everything one resource request's handler needs; mirrors handlers.RequestScope.
+// Shared by the handler's callbacks, so it lives until the response is sent.
+struct RequestScope {
+    server::HttpRequest req;
+    RequestInfo info;
+    util::Query query;
+    registry::Store& store;
+    admission::NamespaceLifecycle& namespaces;
+    RenderOptions render;
+    server::Responder respond;
+
+    void fail(const meta::Status& s) const {
+        respond(server::HttpResponse::fromStatus(s, render.pretty));
+    }
+};
+
+using Scope = std::shared_ptr<RequestScope>;
+
+// One function per verb, each a straight line from request to response.
+void getResource(Scope s);
+void listResource(Scope s);
+void createResource(Scope s);
+void updateResource(Scope s);
+void deleteResource(Scope s);
+void deleteCollection(Scope s);
+
+// The dryRun parameter: absent → false, "All" → true, else a 400 in `error`.
+bool parseDryRun(const util::Query& q, meta::Status* error, bool* dryRun);
+
+}  // namespace kube::endpoints

@@ -1,0 +1,155 @@
+#include "endpoints/negotiation.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace kube::endpoints {
+
+namespace {
+
+constexpr const char* kAvailable = "application/json";
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+MediaRange parseRange(std::string_view entry) {
+    MediaRange r;
+    size_t semi = entry.find(';');
+    r.type = lower(trim(entry.substr(0, semi)));
+    while (semi != std::string_view::npos) {
+        entry = entry.substr(semi + 1);
+        semi = entry.find(';');
+        std::string_view param = trim(entry.substr(0, semi));
+        size_t eq = param.find('=');
+        if (eq == std::string_view::npos) {
+            continue;
+        }
+        std::string key = lower(trim(param.substr(0, eq)));
+        std::string value(trim(param.substr(eq + 1)));
+        if (key == "as") {
+            r.as = value;
+        } else if (key == "v") {
+            r.v = value;
+        } else if (key == "g") {
+            r.g = value;
+        } else if (key == "q") {
+            r.q = std::strtod(value.c_str(), nullptr);
+        }
+    }
+    return r;
+}
+
+bool isJsonRange(const MediaRange& r) {
+    return r.type == "application/json" || r.type == "application/*" || r.type == "*/*";
+}
+
+}  // namespace
+
+std::vector<MediaRange> parseAccept(std::string_view accept) {
+    std::vector<MediaRange> out;
+    while (!accept.empty()) {
+        size_t comma = accept.find(',');
+        std::string_view entry = trim(accept.substr(0, comma));
+        if (!entry.empty()) {
+            out.push_back(parseRange(entry));
+        }
+        if (comma == std::string_view::npos) {
+            break;
+        }
+        accept.remove_prefix(comma + 1);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const MediaRange& a, const MediaRange& b) { return a.q > b.q; });
+    return out;
+}
+
+std::optional<Output> negotiateOutput(std::string_view accept, bool allowTable,
+                                      meta::Status* error) {
+    if (trim(accept).empty()) {
+        return Output{};
+    }
+    for (const MediaRange& r : parseAccept(accept)) {
+        if (r.q <= 0 || !isJsonRange(r)) {
+            continue;
+        }
+        if (r.as.empty()) {
+            return Output{};
+        }
+        if (r.as == "Table" && r.g == "meta.k8s.io" && (r.v == "v1" || r.v == "v1beta1")) {
+            if (allowTable) {
+                return Output{OutputForm::Table, "meta.k8s.io/" + r.v};
+            }
+            return Output{};
+        }
+    }
+    *error = meta::Status::notAcceptable(std::string("406: Not Acceptable\n\nAvailable "
+                                                     "representations: ") +
+                                         kAvailable);
+    return std::nullopt;
+}
+
+std::optional<DiscoveryForm> negotiateDiscovery(std::string_view accept, meta::Status* error) {
+    if (trim(accept).empty()) {
+        return DiscoveryForm::Legacy;
+    }
+    for (const MediaRange& r : parseAccept(accept)) {
+        if (r.q <= 0 || !isJsonRange(r)) {
+            continue;
+        }
+        if (r.as.empty()) {
+            return DiscoveryForm::Legacy;
+        }
+        if (r.as == "APIGroupDiscoveryList" && r.g == "apidiscovery.k8s.io") {
+            if (r.v == "v2") {
+                return DiscoveryForm::AggregatedV2;
+            }
+            if (r.v == "v2beta1") {
+                return DiscoveryForm::AggregatedV2Beta1;
+            }
+        }
+    }
+    *error = meta::Status::notAcceptable(
+        std::string("only the following media types are accepted: ") + kAvailable);
+    return std::nullopt;
+}
+
+std::optional<InputForm> negotiateInput(std::string_view contentType, meta::Status* error) {
+    std::string type = lower(trim(contentType.substr(0, contentType.find(';'))));
+    if (type.empty() || type == "application/json") {
+        return InputForm::Json;
+    }
+    if (type == "application/yaml") {
+        return InputForm::Yaml;
+    }
+    *error = meta::Status::unsupportedMediaType(
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml");
+    return std::nullopt;
+}
+
+bool wantsPretty(std::string_view userAgent, std::string_view prettyParam) {
+    if (prettyParam == "true" || prettyParam == "1") {
+        return true;
+    }
+    if (prettyParam == "false" || prettyParam == "0") {
+        return false;
+    }
+    return userAgent.starts_with("curl") || userAgent.starts_with("Wget");
+}
+
+}  // namespace kube::endpoints

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "storage/interface.hpp"
+
+namespace kube::registry {
+
+// A list's continue parameter; mirrors storage.encodeContinue: base64url (no
+// padding) of {"v":"meta.k8s.io/v1","rv":<list revision>,"start":"<key>"},
+// where start is the next key relative to the list's prefix.
+struct ContinueToken {
+    storage::Revision revision = 0;
+    std::string start;
+
+    std::string encode() const;
+    // nullopt with the reason in `error` for a malformed token.
+    static std::optional<ContinueToken> decode(std::string_view token, std::string* error);
+};
+
+}  // namespace kube::registry

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "registry/kind.hpp"
+#include "util/json.hpp"
+
+namespace kube::registry {
+
+// An object serialized for storage: kind, apiVersion and metadata first, in
+// kube-apiserver's (Go struct) key order, with metadata.resourceVersion left
+// as an empty slot at `revisionOffset` for the store to fill at commit.
+struct EncodedObject {
+    std::string bytes;
+    size_t revisionOffset = std::string::npos;
+};
+
+// `withRevisionSlot` false leaves resourceVersion out entirely (dry runs).
+EncodedObject encodeObject(const json::Value& obj, bool withRevisionSlot = true);
+
+// `{"kind":"ConfigMap","apiVersion":"v1",`, the prefix every stored object
+// of `kind` starts with; list items are written without it (kube's lists
+// carry no kind/apiVersion per item).
+std::string storedPrefix(const KindInfo& kind);
+
+// Appends a stored object to `out` as a list item (kind/apiVersion dropped).
+void appendListItem(std::string& out, std::string_view stored, std::string_view prefix);
+
+// Storage keys in kube-apiserver's etcd layout.
+std::string objectKey(const KindInfo& kind, std::string_view ns, std::string_view name);
+// The prefix of every object of `kind` in `ns` ("" = all namespaces).
+std::string collectionPrefix(const KindInfo& kind, std::string_view ns);
+
+}  // namespace kube::registry

@@ -1,0 +1,500 @@
+#include "registry/store.hpp"
+
+#include <charconv>
+#include <vector>
+
+#include "registry/continue_token.hpp"
+#include "registry/encoding.hpp"
+#include "registry/object_meta.hpp"
+#include "registry/validation.hpp"
+#include "util/time.hpp"
+#include "util/uid.hpp"
+
+namespace kube::registry {
+
+namespace {
+
+// A guaranteed update retries this often on a concurrent write before giving up.
+constexpr int kMaxUpdateAttempts = 8;
+
+std::optional<storage::Revision> parseRevision(std::string_view rv) {
+    storage::Revision r = 0;
+    auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), r);
+    if (ec != std::errc() || end != rv.data() + rv.size()) {
+        return std::nullopt;
+    }
+    return r;
+}
+
+std::shared_ptr<json::Document> parseStored(std::string_view bytes) {
+    auto doc = std::make_shared<json::Document>();
+    doc->Parse(bytes.data(), bytes.size());
+    return doc;
+}
+
+// Everything but metadata and status: what a generation bump is about.
+bool specChanged(const json::Value& a, const json::Value& b) {
+    auto significant = [](const json::Value& obj) {
+        size_t n = 0;
+        for (const auto& m : obj.GetObject()) {
+            std::string_view k = json::view(m.name);
+            if (k != "metadata" && k != "status" && k != "kind" && k != "apiVersion") {
+                n++;
+            }
+        }
+        return n;
+    };
+    if (significant(a) != significant(b)) {
+        return true;
+    }
+    for (const auto& m : a.GetObject()) {
+        std::string_view k = json::view(m.name);
+        if (k == "metadata" || k == "status" || k == "kind" || k == "apiVersion") {
+            continue;
+        }
+        const json::Value* other = json::member(b, k);
+        if (!other || *other != m.value) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+struct Store::UpdateState {
+    std::string ns;
+    std::string name;
+    std::shared_ptr<json::Document> obj;
+    UpdateOptions opts;
+    ObjectCallback cb;
+    std::optional<storage::Revision> precondition;  // from the body's resourceVersion
+    int attempt = 0;
+};
+
+Store::Store(const KindInfo& kind, storage::Interface& storage, util::EventLoop& loop)
+    : kind_(kind), storage_(storage), loop_(loop), prefix_(storedPrefix(kind)) {}
+
+meta::Status Store::statusFromStorage(const storage::Error& err, std::string_view name) const {
+    switch (err.code) {
+        case storage::ErrorCode::NotFound:
+            return meta::Status::notFound(kind_.groupResource(), name);
+        case storage::ErrorCode::KeyExists:
+            return meta::Status::alreadyExists(kind_.groupResource(), name);
+        case storage::ErrorCode::Conflict:
+            return meta::Status::optimisticLockConflict(kind_.groupResource(), name);
+        case storage::ErrorCode::NoSpace:
+            return meta::Status::internalError("storage is full: " + err.message);
+        case storage::ErrorCode::Unavailable:
+            return meta::Status::serviceUnavailable("storage is unavailable: " + err.message);
+        default:
+            return meta::Status::internalError(err.message);
+    }
+}
+
+void Store::get(std::string_view ns, std::string_view name, ObjectCallback cb) {
+    std::string n(name);
+    storage_.get(objectKey(kind_, ns, name),
+                 [this, n, cb = std::move(cb)](const storage::Error& err,
+                                               const storage::ObjectView* obj) {
+                     if (!err.ok()) {
+                         meta::Status s = statusFromStorage(err, n);
+                         cb(&s, {});
+                         return;
+                     }
+                     cb(nullptr, obj->value);
+                 });
+}
+
+void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) {
+    storage::ListOptions so;
+    so.prefix = collectionPrefix(kind_, ns);
+    so.limit = opts.limit;
+    if (!opts.continueToken.empty()) {
+        std::string why;
+        auto token = ContinueToken::decode(opts.continueToken, &why);
+        if (!token) {
+            meta::Status s = meta::Status::badRequest("continue key is not valid: " + why);
+            cb(&s, {});
+            return;
+        }
+        so.startKey = so.prefix + token->start;
+    }
+    if (opts.name && !kind_.namespaced) {
+        so.prefix = objectKey(kind_, ns, *opts.name);
+    }
+    std::optional<std::string> name = opts.name;
+    std::string prefix = collectionPrefix(kind_, ns);
+    storage_.list(so, [cb = std::move(cb), name, prefix](const storage::Error& err,
+                                                          const storage::ListResult& res) {
+        if (!err.ok()) {
+            meta::Status s = meta::Status::internalError(err.message);
+            cb(&s, {});
+            return;
+        }
+        ListPage page;
+        page.revision = res.revision;
+        std::vector<storage::ObjectView> filtered;
+        if (name) {
+            // metadata.name selects at most one object per namespace.
+            for (const storage::ObjectView& item : res.items) {
+                std::string_view key = item.key;
+                if (key.substr(key.rfind('/') + 1) == *name) {
+                    filtered.push_back(item);
+                }
+            }
+            page.items = filtered;
+        } else {
+            page.items = res.items;
+        }
+        if (res.more && !res.items.empty()) {
+            std::string_view last = res.items.back().key;
+            ContinueToken token{res.revision, std::string(last.substr(prefix.size())) + '\0'};
+            page.continueToken = token.encode();
+            page.remainingItemCount = res.remaining;
+        }
+        cb(nullptr, page);
+    });
+}
+
+void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
+                   const CreateOptions& opts, ObjectCallback cb) {
+    json::Document& doc = *obj;
+    auto& a = doc.GetAllocator();
+    json::Value& metadata = ensureMetadata(doc);
+    if (const json::Value* rv = json::member(metadata, "resourceVersion");
+        rv && !json::view(*rv).empty()) {
+        meta::Status s =
+            meta::Status::badRequest("resourceVersion should not be set on objects to be created");
+        cb(&s, {});
+        return;
+    }
+    prepareObjectMetaForCreate(kind_, doc, ns, loop_.now());
+    if (kind_.prepareForCreate) {
+        kind_.prepareForCreate(doc, a);
+    }
+    if (kind_.defaults) {
+        kind_.defaults(doc, a);
+    }
+    std::string name(json::stringMember(metadata, "name"));
+    std::vector<meta::StatusCause> causes =
+        validation::validateObjectMeta(metadata, kind_.namespaced, kind_.nameRule);
+    if (kind_.validate) {
+        for (meta::StatusCause& c : kind_.validate(doc)) {
+            causes.push_back(std::move(c));
+        }
+    }
+    if (!causes.empty()) {
+        meta::Status s = meta::Status::invalid(kind_.groupKind(), name, std::move(causes));
+        cb(&s, {});
+        return;
+    }
+    if (opts.dryRun) {
+        EncodedObject enc = encodeObject(doc, false);
+        cb(nullptr, enc.bytes);
+        return;
+    }
+    EncodedObject enc = encodeObject(doc);
+    storage::WriteOp op;
+    op.type = storage::WriteOp::Type::Create;
+    op.key = objectKey(kind_, ns, name);
+    op.value = std::move(enc.bytes);
+    op.revisionOffset = enc.revisionOffset;
+    storage_.write({std::move(op)}, [this, name, cb = std::move(cb)](storage::WriteResult&& res) {
+        if (!res.error.ok()) {
+            meta::Status s = statusFromStorage(res.error, name);
+            cb(&s, {});
+            return;
+        }
+        cb(nullptr, res.objects.at(0).value);
+    });
+}
+
+void Store::update(std::string_view ns, std::string_view name,
+                   std::shared_ptr<json::Document> obj, const UpdateOptions& opts,
+                   ObjectCallback cb) {
+    auto state = std::make_shared<UpdateState>();
+    state->ns = std::string(ns);
+    state->name = std::string(name);
+    state->obj = std::move(obj);
+    state->opts = opts;
+    state->cb = std::move(cb);
+    json::Value& metadata = ensureMetadata(*state->obj);
+    std::string_view rv = json::stringMember(metadata, "resourceVersion");
+    if (!rv.empty()) {
+        state->precondition = parseRevision(rv);
+        if (!state->precondition) {
+            meta::Status s = meta::Status::badRequest("invalid resourceVersion: " + std::string(rv));
+            state->cb(&s, {});
+            return;
+        }
+    }
+    tryUpdate(std::move(state));
+}
+
+// Mirrors Store.Update over storage.GuaranteedUpdate: read the current object,
+// build the new one from it and the request, write it if the current object is
+// still the one read, and start over when another write came first.
+void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
+    storage_.get(objectKey(kind_, state->ns, state->name), [this, state](
+                                                               const storage::Error& err,
+                                                               const storage::ObjectView* cur) {
+        if (!err.ok()) {
+            meta::Status s = statusFromStorage(err, state->name);
+            state->cb(&s, {});
+            return;
+        }
+        if (state->precondition && *state->precondition != cur->modRevision) {
+            meta::Status s = meta::Status::optimisticLockConflict(kind_.groupResource(), state->name);
+            state->cb(&s, {});
+            return;
+        }
+        auto old = parseStored(cur->value);
+        // Each attempt starts from the request's object, not a previous attempt's.
+        json::Document next;
+        next.CopyFrom(*state->obj, next.GetAllocator());
+        auto& a = next.GetAllocator();
+        if (std::optional<meta::Status> bad =
+                prepareObjectMetaForUpdate(kind_, next, *old, state->name)) {
+            state->cb(&*bad, {});
+            return;
+        }
+        if (kind_.statusIsSubresource) {
+            if (const json::Value* oldStatus = json::member(*old, "status")) {
+                json::setMember(next, "status", json::Value(*oldStatus, a), a);
+            } else {
+                json::removeMember(next, "status");
+            }
+        }
+        if (kind_.defaults) {
+            kind_.defaults(next, a);
+        }
+        if (kind_.tracksGeneration) {
+            int64_t gen = 1;
+            if (const json::Value* g = json::at(*old, {"metadata", "generation"}); g && g->IsInt64()) {
+                gen = g->GetInt64();
+            }
+            if (specChanged(*old, next)) {
+                gen++;
+            }
+            json::setMember(next["metadata"], "generation", json::Value(gen), a);
+        }
+        json::Value& metadata = next["metadata"];
+        std::vector<meta::StatusCause> causes =
+            validation::validateObjectMeta(metadata, kind_.namespaced, kind_.nameRule);
+        if (kind_.validate) {
+            for (meta::StatusCause& c : kind_.validate(next)) {
+                causes.push_back(std::move(c));
+            }
+        }
+        if (!causes.empty()) {
+            meta::Status s = meta::Status::invalid(kind_.groupKind(), state->name, std::move(causes));
+            state->cb(&s, {});
+            return;
+        }
+        EncodedObject enc = encodeObject(next);
+        // An update that changes nothing is not written (kube keeps the old
+        // resourceVersion for it).
+        if (storage::spliceRevision(enc.bytes, enc.revisionOffset, cur->modRevision) ==
+            cur->value) {
+            state->cb(nullptr, cur->value);
+            return;
+        }
+        if (state->opts.dryRun) {
+            state->cb(nullptr, storage::spliceRevision(enc.bytes, enc.revisionOffset,
+                                                       cur->modRevision));
+            return;
+        }
+        storage::WriteOp op;
+        op.type = storage::WriteOp::Type::Update;
+        op.key = objectKey(kind_, state->ns, state->name);
+        op.expectedModRevision = cur->modRevision;
+        op.value = std::move(enc.bytes);
+        op.revisionOffset = enc.revisionOffset;
+        storage_.write({std::move(op)}, [this, state](storage::WriteResult&& res) {
+            if (res.error.code == storage::ErrorCode::Conflict && !state->precondition &&
+                ++state->attempt < kMaxUpdateAttempts) {
+                tryUpdate(state);
+                return;
+            }
+            if (!res.error.ok()) {
+                meta::Status s = statusFromStorage(res.error, state->name);
+                state->cb(&s, {});
+                return;
+            }
+            state->cb(nullptr, res.objects.at(0).value);
+        });
+    });
+}
+
+void Store::remove(std::string_view ns, std::string_view name, const DeleteOptions& opts,
+                   DeleteCallback cb) {
+    std::string n(name), nsCopy(ns);
+    storage_.get(objectKey(kind_, ns, name), [this, n, nsCopy, opts, cb = std::move(cb)](
+                                                 const storage::Error& err,
+                                                 const storage::ObjectView* cur) {
+        if (!err.ok()) {
+            meta::Status s = statusFromStorage(err, n);
+            cb(&s, {});
+            return;
+        }
+        auto old = parseStored(cur->value);
+        std::string_view uid = json::stringMember((*old)["metadata"], "uid");
+        if (opts.uid && *opts.uid != uid) {
+            meta::Status s = meta::Status::conflict(
+                kind_.groupResource(), n,
+                "Precondition failed: UID in precondition: " + *opts.uid +
+                    ", UID in object meta: " + std::string(uid));
+            cb(&s, {});
+            return;
+        }
+        if (opts.resourceVersion &&
+            parseRevision(*opts.resourceVersion) != std::optional(cur->modRevision)) {
+            meta::Status s = meta::Status::conflict(
+                kind_.groupResource(), n,
+                "Precondition failed: ResourceVersion in precondition: " + *opts.resourceVersion +
+                    ", ResourceVersion in object meta: " + std::to_string(cur->modRevision));
+            cb(&s, {});
+            return;
+        }
+        if (finalizer_) {
+            // Graceful: mark the object terminating, remove what it holds, then delete it.
+            json::Document& doc = *old;
+            auto& a = doc.GetAllocator();
+            json::Value& metadata = doc["metadata"];
+            if (!json::member(metadata, "deletionTimestamp")) {
+                json::setMember(metadata, "deletionTimestamp",
+                                json::stringValue(util::time::formatRFC3339(loop_.now()), a), a);
+            }
+            if (kind_.kind == "Namespace") {
+                json::Value status(rapidjson::kObjectType);
+                status.AddMember("phase", "Terminating", a);
+                json::setMember(doc, "status", std::move(status), a);
+            }
+            EncodedObject enc = encodeObject(doc);
+            std::string terminating =
+                storage::spliceRevision(enc.bytes, enc.revisionOffset, cur->modRevision);
+            if (opts.dryRun) {
+                cb(nullptr, DeleteResult{true, std::move(terminating), {}});
+                return;
+            }
+            finalizeAndDelete(nsCopy, n, std::move(terminating), cb);
+            return;
+        }
+        if (opts.dryRun) {
+            meta::StatusDetails d{n, kind_.group, kind_.resource, std::string(uid), {}, 0};
+            cb(nullptr, DeleteResult{false, {}, meta::Status::successful(std::move(d))});
+            return;
+        }
+        deleteNow(nsCopy, n, cur->modRevision, std::string(cur->value), cb, 0);
+    });
+}
+
+void Store::finalizeAndDelete(std::string ns, std::string name, std::string terminating,
+                              DeleteCallback cb) {
+    // The terminating state is written first so that readers see it while
+    // the contents go; then the finalizer; then the object itself.
+    auto doc = parseStored(terminating);
+    EncodedObject enc = encodeObject(*doc);
+    storage::WriteOp op;
+    op.type = storage::WriteOp::Type::Update;
+    op.key = objectKey(kind_, ns, name);
+    op.value = std::move(enc.bytes);
+    op.revisionOffset = enc.revisionOffset;
+    storage_.write({std::move(op)}, [this, ns, name, cb](storage::WriteResult&& res) {
+        if (!res.error.ok()) {
+            meta::Status s = statusFromStorage(res.error, name);
+            cb(&s, {});
+            return;
+        }
+        storage::Object marked = std::move(res.objects.at(0));
+        finalizer_(name, [this, ns, name, marked, cb](const meta::Status* err) {
+            if (err) {
+                cb(err, {});
+                return;
+            }
+            std::string state = marked.value;
+            deleteNow(ns, name, marked.modRevision, marked.value,
+                      [state, cb](const meta::Status* e, const DeleteResult&) {
+                          if (e) {
+                              cb(e, {});
+                              return;
+                          }
+                          cb(nullptr, DeleteResult{true, state, {}});
+                      },
+                      0);
+        });
+    });
+}
+
+void Store::deleteNow(std::string ns, std::string name, storage::Revision expected,
+                      std::string lastState, DeleteCallback cb, int attempt) {
+    storage::WriteOp op;
+    op.type = storage::WriteOp::Type::Delete;
+    op.key = objectKey(kind_, ns, name);
+    op.expectedModRevision = expected;
+    storage_.write({std::move(op)}, [this, ns, name, lastState, cb,
+                                     attempt](storage::WriteResult&& res) {
+        if (res.error.code == storage::ErrorCode::Conflict && attempt + 1 < kMaxUpdateAttempts &&
+            !res.objects.empty()) {
+            // Changed since we read it; delete what is there now.
+            const storage::Object& cur = res.objects.at(0);
+            deleteNow(ns, name, cur.modRevision, cur.value, cb, attempt + 1);
+            return;
+        }
+        if (!res.error.ok()) {
+            meta::Status s = statusFromStorage(res.error, name);
+            cb(&s, {});
+            return;
+        }
+        auto doc = parseStored(lastState);
+        std::string uid(json::stringMember((*doc)["metadata"], "uid"));
+        meta::StatusDetails d{name, kind_.group, kind_.resource, uid, {}, 0};
+        cb(nullptr, DeleteResult{false, {}, meta::Status::successful(std::move(d))});
+    });
+}
+
+void Store::deleteCollection(std::string_view ns, const ListOptions& opts, ListCallback cb) {
+    ListOptions all;
+    all.name = opts.name;
+    list(ns, all, [this, cb = std::move(cb)](const meta::Status* err, const ListPage& page) {
+        if (err) {
+            cb(err, {});
+            return;
+        }
+        std::vector<storage::WriteOp> ops;
+        for (const storage::ObjectView& item : page.items) {
+            storage::WriteOp op;
+            op.type = storage::WriteOp::Type::Delete;
+            op.key = std::string(item.key);
+            op.expectedModRevision = item.modRevision;
+            ops.push_back(std::move(op));
+        }
+        if (ops.empty()) {
+            cb(nullptr, page);
+            return;
+        }
+        storage_.write(std::move(ops), [this, cb](storage::WriteResult&& res) {
+            if (!res.error.ok()) {
+                meta::Status s = statusFromStorage(res.error, "");
+                if (res.error.code == storage::ErrorCode::Conflict) {
+                    s = meta::Status::conflict(kind_.groupResource(), "",
+                                               "the collection changed while it was deleted; "
+                                               "please try again");
+                }
+                cb(&s, {});
+                return;
+            }
+            std::vector<storage::ObjectView> views;
+            for (const storage::Object& o : res.objects) {
+                views.push_back(o.view());
+            }
+            ListPage deleted;
+            deleted.items = views;
+            deleted.revision = res.objects.empty() ? 0 : res.objects.back().modRevision;
+            cb(nullptr, deleted);
+        });
+    });
+}
+
+}  // namespace kube::registry

@@ -1,0 +1,111 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "apis/meta/status.hpp"
+#include "registry/kind.hpp"
+#include "storage/interface.hpp"
+#include "util/event_loop.hpp"
+#include "util/json.hpp"
+
+namespace kube::registry {
+
+struct CreateOptions {
+    bool dryRun = false;
+};
+
+struct UpdateOptions {
+    bool dryRun = false;
+};
+
+// Mirrors metav1.DeleteOptions' preconditions and dryRun.
+struct DeleteOptions {
+    bool dryRun = false;
+    std::optional<std::string> uid;
+    std::optional<std::string> resourceVersion;
+};
+
+struct ListOptions {
+    size_t limit = 0;
+    std::string continueToken;
+    // metadata.name=<x> field selector (kubectl's wait and delete use it).
+    std::optional<std::string> name;
+};
+
+// One page of a list. Item views are valid only inside the callback.
+struct ListPage {
+    std::span<const storage::ObjectView> items;
+    storage::Revision revision = 0;
+    std::string continueToken;
+    std::optional<uint64_t> remainingItemCount;
+};
+
+// What a delete answers with: the object (when deletion is graceful, as for
+// namespaces and objects with finalizers) or a success Status.
+struct DeleteResult {
+    bool returnsObject = false;
+    std::string object;
+    meta::Status status;
+};
+
+// The generic store of one kind; mirrors genericregistry.Store. Everything
+// kind-specific comes from the KindInfo (defaults, validation, generation),
+// everything durable from storage::Interface.
+//
+// Called on the loop; callbacks run on the loop (reads possibly inline).
+// Errors are Status values with kube-apiserver's reasons and messages.
+class Store {
+public:
+    using ObjectCallback = std::function<void(const meta::Status* error, std::string_view object)>;
+    using ListCallback = std::function<void(const meta::Status* error, const ListPage& page)>;
+    using DeleteCallback = std::function<void(const meta::Status* error, const DeleteResult&)>;
+    // Removes what a graceful deletion waits for (a namespace's contents);
+    // the object itself is deleted once `done` reports success.
+    using Finalizer =
+        std::function<void(std::string_view name, std::function<void(const meta::Status*)> done)>;
+
+    Store(const KindInfo& kind, storage::Interface& storage, util::EventLoop& loop);
+
+    const KindInfo& kind() const { return kind_; }
+    storage::Interface& storage() { return storage_; }
+
+    // Deletion of this kind first marks the object (deletionTimestamp, plus
+    // the kind's terminating state), runs `finalizer`, then deletes it.
+    void setFinalizer(Finalizer finalizer) { finalizer_ = std::move(finalizer); }
+
+    void get(std::string_view ns, std::string_view name, ObjectCallback cb);
+    void list(std::string_view ns, const ListOptions& opts, ListCallback cb);
+    // `obj` is the decoded body; its namespace already checked by the caller.
+    void create(std::string_view ns, std::shared_ptr<json::Document> obj,
+                const CreateOptions& opts, ObjectCallback cb);
+    void update(std::string_view ns, std::string_view name, std::shared_ptr<json::Document> obj,
+                const UpdateOptions& opts, ObjectCallback cb);
+    void remove(std::string_view ns, std::string_view name, const DeleteOptions& opts,
+                DeleteCallback cb);
+    // Deletes every object in `ns` (all namespaces when empty) in one atomic
+    // batch; answers with the deleted objects.
+    void deleteCollection(std::string_view ns, const ListOptions& opts, ListCallback cb);
+
+private:
+    struct UpdateState;
+
+    void tryUpdate(std::shared_ptr<UpdateState> state);
+    void deleteNow(std::string ns, std::string name, storage::Revision expected,
+                   std::string lastState, DeleteCallback cb, int attempt);
+    void finalizeAndDelete(std::string ns, std::string name, std::string terminating,
+                           DeleteCallback cb);
+    meta::Status statusFromStorage(const storage::Error& err, std::string_view name) const;
+
+    const KindInfo& kind_;
+    storage::Interface& storage_;
+    util::EventLoop& loop_;
+    Finalizer finalizer_;
+    std::string prefix_;
+};
+
+}  // namespace kube::registry

@@ -1,0 +1,21 @@
+#include "server/http.hpp"
+
+namespace kube::server {
+
+HttpResponse HttpResponse::json(int status, std::string body) {
+    HttpResponse r;
+    r.status = status;
+    r.contentType = "application/json";
+    r.body = std::move(body);
+    return r;
+}
+
+HttpResponse HttpResponse::fromStatus(const meta::Status& s, bool pretty) {
+    HttpResponse r = json(s.code, s.toJson(pretty));
+    if (s.details && s.details->retryAfterSeconds > 0) {
+        r.headers.emplace_back("Retry-After", std::to_string(s.details->retryAfterSeconds));
+    }
+    return r;
+}
+
+}  // namespace kube::server

@@ -1,0 +1,257 @@
+#include "server/server.hpp"
+
+#include "endpoints/handlers/scope.hpp"
+#include "registry/namespace_finalizer.hpp"
+#include "server/version.hpp"
+#include "util/json.hpp"
+
+namespace kube::server {
+
+namespace json = util::json;
+
+namespace {
+
+// The verbs this server implements; discovery advertises no others.
+const std::vector<std::string> kServedVerbs = {"create", "delete", "deletecollection",
+                                               "get",    "list",   "update"};
+
+const char* const kDefaultNamespaces[] = {"default", "kube-system", "kube-public",
+                                          "kube-node-lease"};
+
+bool pathIs(std::string_view path, std::string_view root) {
+    return path == root || (path.starts_with(root) && path.size() > root.size() &&
+                            path[root.size()] == '/');
+}
+
+HttpResponse text(int status, std::string body) {
+    HttpResponse r;
+    r.status = status;
+    r.contentType = "text/plain; charset=utf-8";
+    r.body = std::move(body);
+    return r;
+}
+
+}  // namespace
+
+Route routeFor(std::string_view path) {
+    if (pathIs(path, "/api") || pathIs(path, "/apis")) {
+        return Route::Api;
+    }
+    if (path == "/version" || path == "/version/" || pathIs(path, "/healthz") ||
+        pathIs(path, "/livez") || pathIs(path, "/readyz")) {
+        return Route::NonResource;
+    }
+    return Route::None;
+}
+
+Server::Server(util::EventLoop& loop, storage::Interface& storage)
+    : loop_(loop), storage_(storage), discovery_(scheme_, kServedVerbs) {
+    registry::addBuiltinKinds(scheme_);
+    for (const auto& k : scheme_.all()) {
+        stores_.emplace(k.get(), std::make_unique<registry::Store>(*k, storage_, loop_));
+    }
+    const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
+    namespaces_ = std::make_unique<admission::NamespaceLifecycle>(storage_, *ns);
+    stores_.at(ns)->setFinalizer(
+        [this](std::string_view name, std::function<void(const meta::Status*)> done) {
+            registry::deleteNamespaceContents(scheme_, storage_, std::string(name),
+                                              std::move(done));
+        });
+}
+
+void Server::start() {
+    const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
+    registry::Store& store = *stores_.at(ns);
+    startsPending_ = static_cast<int>(std::size(kDefaultNamespaces));
+    for (const char* name : kDefaultNamespaces) {
+        auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
+        auto& a = doc->GetAllocator();
+        json::Value meta(rapidjson::kObjectType);
+        meta.AddMember("name", rapidjson::StringRef(name), a);
+        doc->AddMember("metadata", meta, a);
+        store.create("", doc, {}, [this](const meta::Status* err, std::string_view) {
+            // AlreadyExists is the normal case after the first start.
+            if (!err || err->reason == "AlreadyExists") {
+                if (--startsPending_ == 0) {
+                    ready_ = true;
+                }
+            }
+        });
+    }
+}
+
+void Server::serve(const HttpRequest& req, Responder respond) {
+    switch (routeFor(req.path)) {
+        case Route::Api:
+            serveApi(req, std::move(respond));
+            return;
+        case Route::NonResource:
+            serveNonResource(req, std::move(respond));
+            return;
+        case Route::None:
+            respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+            return;
+    }
+}
+
+void Server::serveNonResource(const HttpRequest& req, Responder respond) {
+    if (req.method != "GET" && req.method != "HEAD") {
+        respond(HttpResponse::fromStatus(meta::Status::methodNotSupported()));
+        return;
+    }
+    std::string_view path = req.path;
+    if (path.starts_with("/version")) {
+        respond(HttpResponse::json(200, versionDocument()));
+        return;
+    }
+    bool readiness = pathIs(path, "/readyz");
+    bool ok = !readiness || ready_;
+    bool verbose = req.query.find("verbose") != std::string_view::npos;
+    if (!verbose) {
+        respond(text(ok ? 200 : 500, ok ? "ok" : "[-]poststarthook/default-namespaces failed: "
+                                                 "not finished\nreadyz check failed"));
+        return;
+    }
+    std::string what = std::string(path.substr(1, path.find('/', 1) - 1));
+    std::string body = "[+]ping ok\n[+]log ok\n";
+    body += ok ? "[+]poststarthook/default-namespaces ok\n"
+               : "[-]poststarthook/default-namespaces failed: not finished\n";
+    body += what + (ok ? " check passed\n" : " check failed\n");
+    respond(text(ok ? 200 : 500, std::move(body)));
+}
+
+bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
+    std::string_view path = req.path;
+    while (path.size() > 1 && path.back() == '/') {
+        path.remove_suffix(1);
+    }
+    // /apis/<group>[/<version>]: the segments after /apis/.
+    std::vector<std::string_view> segments;
+    if (path.starts_with("/apis/")) {
+        std::string_view rest = path.substr(6);
+        while (!rest.empty() && segments.size() < 3) {
+            size_t slash = rest.find('/');
+            segments.push_back(rest.substr(0, slash));
+            rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+        }
+    }
+    bool root = path == "/api" || path == "/apis";
+    bool legacyVersion = path == "/api/v1";
+    bool group = segments.size() == 1;
+    bool groupVersion = segments.size() == 2;
+    if (!root && !legacyVersion && !group && !groupVersion) {
+        return false;
+    }
+    if (req.method != "GET" && req.method != "HEAD") {
+        respond(HttpResponse::fromStatus(meta::Status::methodNotSupported()));
+        return true;
+    }
+    const endpoints::DiscoveryDocument* doc = nullptr;
+    endpoints::DiscoveryDocument coreDoc;
+    if (root) {
+        meta::Status err;
+        auto form = endpoints::negotiateDiscovery(req.accept, &err);
+        if (!form) {
+            respond(HttpResponse::fromStatus(err));
+            return true;
+        }
+        if (path == "/api") {
+            coreDoc = discovery_.coreRoot(*form, req.host);
+            doc = &coreDoc;
+        } else {
+            doc = &discovery_.groupsRoot(*form);
+        }
+    } else if (legacyVersion) {
+        doc = discovery_.resources("", "v1");
+    } else if (group) {
+        doc = discovery_.group(segments[0]);
+    } else {
+        doc = discovery_.resources(segments[0], segments[1]);
+    }
+    if (!doc) {
+        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        return true;
+    }
+    HttpResponse r;
+    r.contentType = doc->contentType;
+    r.body = doc->body;
+    if (!doc->etag.empty()) {
+        r.headers.emplace_back("ETag", doc->etag);
+        r.headers.emplace_back("Vary", "Accept");
+    }
+    respond(std::move(r));
+    return true;
+}
+
+void Server::serveApi(const HttpRequest& req, Responder respond) {
+    if (serveDiscovery(req, respond)) {
+        return;
+    }
+    if (!req.info->isResourceRequest) {
+        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        return;
+    }
+    serveResource(req, std::move(respond));
+}
+
+void Server::serveResource(const HttpRequest& req, Responder respond) {
+    const endpoints::RequestInfo& info = *req.info;
+    const registry::KindInfo* kind = scheme_.find(info.apiGroup, info.apiVersion, info.resource);
+    // Unknown resources, subresources (none served yet), a namespaced
+    // resource's item without a namespace and a cluster resource under a
+    // namespace are all paths without a route.
+    if (!kind || !info.subresource.empty() ||
+        (kind->namespaced && info.namespace_.empty() && !info.name.empty()) ||
+        (!kind->namespaced && !info.namespace_.empty() && kind->resource != "namespaces")) {
+        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        return;
+    }
+    endpoints::RequestInfo effective = info;
+    if (kind->resource == "namespaces") {
+        // /api/v1/namespaces/<name> names the namespace object itself.
+        effective.namespace_.clear();
+    }
+    bool tableVerb = effective.verb == "get" || effective.verb == "list";
+    meta::Status err;
+    auto output = endpoints::negotiateOutput(req.accept, tableVerb, &err);
+    util::Query query = util::Query::parse(req.query);
+    bool pretty = endpoints::wantsPretty(req.userAgent, query.get("pretty").value_or(""));
+    if (!output) {
+        respond(HttpResponse::fromStatus(err, pretty));
+        return;
+    }
+    endpoints::RenderOptions render;
+    render.kind = kind;
+    render.output = *output;
+    render.pretty = pretty;
+    render.table.now = loop_.now();
+    if (auto include = query.get("includeObject")) {
+        if (*include == "None") {
+            render.includeObject = endpoints::IncludeObject::None;
+        } else if (*include == "Object") {
+            render.includeObject = endpoints::IncludeObject::Object;
+        }
+    }
+    auto scope = std::make_shared<endpoints::RequestScope>(endpoints::RequestScope{
+        req, effective, std::move(query), *stores_.at(kind), *namespaces_, render,
+        std::move(respond)});
+    const std::string& verb = effective.verb;
+    bool collection = effective.name.empty();
+    if (verb == "get" && !collection) {
+        endpoints::getResource(scope);
+    } else if (verb == "list") {
+        endpoints::listResource(scope);
+    } else if (verb == "create" && collection && (!kind->namespaced || !info.namespace_.empty())) {
+        endpoints::createResource(scope);
+    } else if (verb == "update" && !collection) {
+        endpoints::updateResource(scope);
+    } else if (verb == "delete" && !collection) {
+        endpoints::deleteResource(scope);
+    } else if (verb == "deletecollection" && collection && kind->resource != "namespaces") {
+        endpoints::deleteCollection(scope);
+    } else {
+        scope->fail(meta::Status::methodNotSupported());
+    }
+}
+
+}  // namespace kube::server

@@ -1,0 +1,87 @@
+#include "storage/lmdb/codec.hpp"
+
+#include <cstring>
+
+namespace kube::storage::lmdb {
+
+namespace {
+
+void putBe64(char* out, uint64_t v) {
+    for (int i = 7; i >= 0; i--) {
+        out[i] = static_cast<char>(v & 0xff);
+        v >>= 8;
+    }
+}
+
+uint64_t getBe64(const char* in) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) {
+        v = (v << 8) | static_cast<unsigned char>(in[i]);
+    }
+    return v;
+}
+
+}  // namespace
+
+Be64 encodeBe64(uint64_t v) {
+    Be64 out;
+    putBe64(out.data(), v);
+    return out;
+}
+
+bool decodeBe64(std::string_view bytes, uint64_t* out) {
+    if (bytes.size() != 8) {
+        return false;
+    }
+    *out = getBe64(bytes.data());
+    return true;
+}
+
+void encodeObject(char* out, Revision modRevision, Revision createRevision,
+                  std::string_view value) {
+    putBe64(out, modRevision);
+    putBe64(out + 8, createRevision);
+    if (!value.empty()) {
+        std::memcpy(out + kObjectHeaderSize, value.data(), value.size());
+    }
+}
+
+bool decodeObject(std::string_view key, std::string_view stored, ObjectView* out) {
+    if (stored.size() < kObjectHeaderSize) {
+        return false;
+    }
+    out->key = key;
+    out->modRevision = getBe64(stored.data());
+    out->createRevision = getBe64(stored.data() + 8);
+    out->value = stored.substr(kObjectHeaderSize);
+    return true;
+}
+
+void encodeRevlog(char* out, Event::Type type, std::string_view key, std::string_view value) {
+    out[0] = static_cast<char>(type == Event::Delete ? 1 : 0);
+    out[1] = static_cast<char>((key.size() >> 8) & 0xff);
+    out[2] = static_cast<char>(key.size() & 0xff);
+    std::memcpy(out + kRevlogHeaderSize, key.data(), key.size());
+    if (!value.empty()) {
+        std::memcpy(out + kRevlogHeaderSize + key.size(), value.data(), value.size());
+    }
+}
+
+bool decodeRevlog(Revision revision, std::string_view stored, Event* out) {
+    if (stored.size() < kRevlogHeaderSize) {
+        return false;
+    }
+    const auto type = static_cast<unsigned char>(stored[0]);
+    const size_t keySize = (static_cast<size_t>(static_cast<unsigned char>(stored[1])) << 8) |
+                           static_cast<unsigned char>(stored[2]);
+    if (type > 1 || stored.size() < kRevlogHeaderSize + keySize) {
+        return false;
+    }
+    out->type = type == 1 ? Event::Delete : Event::Put;
+    out->revision = revision;
+    out->key = stored.substr(kRevlogHeaderSize, keySize);
+    out->value = stored.substr(kRevlogHeaderSize + keySize);
+    return true;
+}
+
+}  // namespace kube::storage::lmdb

@@ -1,0 +1,97 @@
+#include "storage/lmdb/group_commit.hpp"
+
+#include <algorithm>
+
+namespace kube::storage::lmdb {
+
+GroupCommit::GroupCommit(util::EventLoop& loop, std::shared_ptr<Env> env, size_t maxBatch)
+    : loop_(loop),
+      env_(std::move(env)),
+      maxBatch_(std::max<size_t>(maxBatch, 1)),
+      alive_(std::make_shared<bool>(true)) {}
+
+GroupCommit::~GroupCommit() {
+    *alive_ = false;
+}
+
+void GroupCommit::submit(std::vector<WriteOp> ops, Interface::WriteCallback cb) {
+    queue_.push_back({std::move(ops), std::move(cb)});
+    if (inFlight_ || kickPosted_) {
+        return;
+    }
+    // Deferred rather than started here, so that every call made during this
+    // loop iteration joins the same batch.
+    kickPosted_ = true;
+    loop_.post([this, alive = alive_] {
+        if (*alive) {
+            kickPosted_ = false;
+            startNext();
+        }
+    });
+}
+
+void GroupCommit::startNext() {
+    if (inFlight_ || queue_.empty()) {
+        return;
+    }
+    auto batch = std::make_shared<Batch>();
+    const size_t n = std::min(maxBatch_, queue_.size());
+    batch->calls.reserve(n);
+    for (size_t i = 0; i < n; i++) {
+        batch->calls.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+    }
+    inFlight_ = true;
+    // Both closures co-own the environment: whichever is destroyed last
+    // closes it, after the job, even when the Store is already gone.
+    loop_.runBlocking([env = env_, batch] { batch->outcome = commitBatch(*env, batch->calls); },
+                      [this, alive = alive_, env = env_, batch] {
+                          if (*alive) {
+                              finish(batch);
+                          }
+                      });
+}
+
+void GroupCommit::finish(const std::shared_ptr<Batch>& batch) {
+    inFlight_ = false;
+    BatchOutcome& outcome = batch->outcome;
+    if (outcome.rc == MDB_MAP_RESIZED) {
+        // Another process grew the map. Nothing of this process uses it now:
+        // adopt the new size and retry the same calls first.
+        const int rc = env_->adoptMapSize();
+        if (rc == MDB_SUCCESS) {
+            for (auto it = batch->calls.rbegin(); it != batch->calls.rend(); ++it) {
+                queue_.push_front(std::move(*it));
+            }
+            batch->calls.clear();
+            outcome = BatchOutcome{};
+        } else {
+            outcome.error = {ErrorCode::Internal, lmdbError("adopt the new map size", rc)};
+        }
+    }
+    if (outcome.rc != MDB_SUCCESS) {
+        outcome.results.clear();
+        for (const WriteCall& call : batch->calls) {
+            outcome.results.push_back(failedCall(call, outcome.error));
+        }
+    }
+
+    // User code below may destroy the Store (and this): check after each.
+    std::shared_ptr<bool> alive = alive_;
+    if (settled_) {
+        settled_();
+    }
+    if (*alive) {
+        // Start the next commit before answering, so the writer works while
+        // the loop runs the callbacks.
+        startNext();
+        if (outcome.lastRevision != 0 && commitListener_) {
+            commitListener_(outcome.lastRevision);
+        }
+    }
+    for (size_t i = 0; i < batch->calls.size(); i++) {
+        batch->calls[i].cb(std::move(outcome.results[i]));
+    }
+}
+
+}  // namespace kube::storage::lmdb

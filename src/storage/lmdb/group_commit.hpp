@@ -1,0 +1,68 @@
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "storage/interface.hpp"
+#include "storage/lmdb/lmdb_env.hpp"
+#include "storage/lmdb/write_batch.hpp"
+#include "util/event_loop.hpp"
+
+namespace kube::storage::lmdb {
+
+// The writer queue of one Store (spec/storage.md §4.2). write() calls queue
+// up on the loop; whenever no commit is in flight, up to maxBatch of them go
+// to one off-loop job that runs one write transaction and one durable commit
+// for all. Calls that arrive during a commit wait for the next one, so under
+// load the batches grow by themselves.
+//
+// Threads: every method runs on the loop. The job touches only its batch and
+// the environment, which it co-owns so that the Store may be destroyed while
+// it runs; the batch's callbacks are then dropped, never called.
+class GroupCommit {
+public:
+    GroupCommit(util::EventLoop& loop, std::shared_ptr<Env> env, size_t maxBatch);
+    ~GroupCommit();
+    GroupCommit(const GroupCommit&) = delete;
+    GroupCommit& operator=(const GroupCommit&) = delete;
+
+    // Queues one call; `cb` runs on the loop once its batch is committed.
+    void submit(std::vector<WriteOp> ops, Interface::WriteCallback cb);
+
+    // True while a batch's job has not come back to the loop.
+    bool inFlight() const { return inFlight_; }
+
+    // Runs after each committed batch with the highest revision it wrote.
+    void setCommitListener(std::function<void(Revision)> listener) {
+        commitListener_ = std::move(listener);
+    }
+
+    // Runs each time a batch has come back, before the next one starts: the
+    // one moment this process has no write transaction and no read in
+    // progress, so the map may be remapped.
+    void setSettledHook(std::function<void()> hook) { settled_ = std::move(hook); }
+
+private:
+    struct Batch {
+        std::vector<WriteCall> calls;
+        BatchOutcome outcome;
+    };
+
+    void startNext();
+    void finish(const std::shared_ptr<Batch>& batch);
+
+    util::EventLoop& loop_;
+    std::shared_ptr<Env> env_;
+    size_t maxBatch_;
+    std::deque<WriteCall> queue_;
+    bool inFlight_ = false;
+    bool kickPosted_ = false;
+    // Cleared by the destructor; posted tasks and job completions check it.
+    std::shared_ptr<bool> alive_;
+    std::function<void(Revision)> commitListener_;
+    std::function<void()> settled_;
+};
+
+}  // namespace kube::storage::lmdb

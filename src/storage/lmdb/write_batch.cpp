@@ -1,0 +1,197 @@
+#include "storage/lmdb/write_batch.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+
+#include "storage/lmdb/codec.hpp"
+#include "storage/lmdb/tables.hpp"
+
+namespace kube::storage::lmdb {
+
+namespace {
+
+Error keyError(ErrorCode code, const std::string& key, std::string_view what) {
+    return {code, "key \"" + key + "\" " + std::string(what)};
+}
+
+Error txnError(const Env& env, std::string_view what, int rc) {
+    if (rc == MDB_MAP_FULL) {
+        return {ErrorCode::NoSpace, "storage is full: the LMDB map of " +
+                                        std::to_string(env.mapSize()) +
+                                        " bytes has no room left for this write; "
+                                        "raise the map size or compact the revision log"};
+    }
+    return {ErrorCode::Internal, lmdbError(what, rc)};
+}
+
+// Checks every op of one call and computes what it would store, into
+// result->objects; a failed precondition sets result->error and leaves the
+// failed op's entry holding the current object. The return value is an LMDB
+// error that dooms the whole transaction.
+int planCall(const Env& env, MDB_txn* txn, const std::vector<WriteOp>& ops, Revision base,
+             WriteResult* result) {
+    result->objects.resize(ops.size());
+    const size_t maxKey = std::min(env.maxKeySize(), kMaxRevlogKeySize);
+    // Per key touched by this call, the index of its latest op.
+    std::unordered_map<std::string_view, size_t> staged;
+    for (size_t i = 0; i < ops.size(); i++) {
+        const WriteOp& op = ops[i];
+        if (op.key.empty() || op.key.size() > maxKey) {
+            result->error =
+                keyError(ErrorCode::Internal, op.key,
+                         "is empty or longer than " + std::to_string(maxKey) + " bytes");
+            result->failedOp = i;
+            return MDB_SUCCESS;
+        }
+        std::optional<Object> current;
+        if (auto s = staged.find(op.key); s != staged.end()) {
+            if (ops[s->second].type != WriteOp::Type::Delete) {
+                current = result->objects[s->second];
+            }
+        } else {
+            ObjectView view;
+            const int rc = getObject(env, txn, op.key, &view);
+            if (rc == MDB_SUCCESS) {
+                // Copied: the pages under `view` may be rewritten by later puts.
+                current =
+                    Object{op.key, std::string(view.value), view.modRevision, view.createRevision};
+            } else if (rc != MDB_NOTFOUND) {
+                return rc;
+            }
+        }
+
+        Error err;
+        if (op.type == WriteOp::Type::Create && current) {
+            err = keyError(ErrorCode::KeyExists, op.key, "already exists");
+        } else if (op.type != WriteOp::Type::Create && !current) {
+            err = keyError(ErrorCode::NotFound, op.key, "not found");
+        } else if (op.type != WriteOp::Type::Create && op.expectedModRevision != 0 &&
+                   current->modRevision != op.expectedModRevision) {
+            err = keyError(ErrorCode::Conflict, op.key,
+                           "has mod revision " + std::to_string(current->modRevision) +
+                               ", expected " + std::to_string(op.expectedModRevision));
+        }
+        if (!err.ok()) {
+            result->objects.assign(ops.size(), Object{});
+            if (current) {
+                result->objects[i] = std::move(*current);
+            }
+            result->error = std::move(err);
+            result->failedOp = i;
+            return MDB_SUCCESS;
+        }
+
+        const Revision rev = base + i + 1;
+        Object& out = result->objects[i];
+        out.key = op.key;
+        out.modRevision = rev;
+        switch (op.type) {
+            case WriteOp::Type::Create:
+                out.value = spliceRevision(op.value, op.revisionOffset, rev);
+                out.createRevision = rev;
+                break;
+            case WriteOp::Type::Update:
+                out.value = spliceRevision(op.value, op.revisionOffset, rev);
+                out.createRevision = current->createRevision;
+                break;
+            case WriteOp::Type::Delete:
+                out.value = std::move(current->value);
+                out.createRevision = current->createRevision;
+                break;
+        }
+        staged[op.key] = i;
+    }
+    return MDB_SUCCESS;
+}
+
+// Stores a planned call: objects and one revlog entry per op.
+int applyCall(const Env& env, MDB_txn* txn, const std::vector<WriteOp>& ops,
+              const std::vector<Object>& objects) {
+    for (size_t i = 0; i < ops.size(); i++) {
+        const Object& o = objects[i];
+        int rc;
+        if (ops[i].type == WriteOp::Type::Delete) {
+            MDB_val k = toVal(o.key);
+            rc = mdb_del(txn, env.objects(), &k, nullptr);
+            if (rc == MDB_SUCCESS) {
+                rc = appendRevlog(env, txn, o.modRevision, Event::Delete, o.key, o.value);
+            }
+        } else {
+            rc = putObject(env, txn, o.view());
+            if (rc == MDB_SUCCESS) {
+                rc = appendRevlog(env, txn, o.modRevision, Event::Put, o.key, o.value);
+            }
+        }
+        if (rc != MDB_SUCCESS) {
+            return rc;
+        }
+    }
+    return MDB_SUCCESS;
+}
+
+BatchOutcome failBatch(const Env& env, std::string_view what, int rc) {
+    BatchOutcome out;
+    out.rc = rc;
+    out.error = txnError(env, what, rc);
+    return out;
+}
+
+}  // namespace
+
+WriteResult failedCall(const WriteCall& call, const Error& error) {
+    WriteResult r;
+    r.error = error;
+    r.objects.resize(call.ops.size());
+    return r;
+}
+
+BatchOutcome commitBatch(const Env& env, std::span<const WriteCall> calls) {
+    MDB_txn* txn = nullptr;
+    int rc = mdb_txn_begin(env.env(), nullptr, 0, &txn);
+    if (rc != MDB_SUCCESS) {
+        return failBatch(env, "begin write transaction", rc);
+    }
+    Revision first = 0;
+    rc = getCounter(env, txn, kMetaRevision, &first);
+    if (rc != MDB_SUCCESS) {
+        mdb_txn_abort(txn);
+        return failBatch(env, "read meta.rev", rc);
+    }
+
+    BatchOutcome out;
+    out.results.reserve(calls.size());
+    Revision rev = first;
+    for (const WriteCall& call : calls) {
+        WriteResult result;
+        rc = planCall(env, txn, call.ops, rev, &result);
+        if (rc == MDB_SUCCESS && result.error.ok()) {
+            rc = applyCall(env, txn, call.ops, result.objects);
+            rev += call.ops.size();
+        }
+        if (rc != MDB_SUCCESS) {
+            mdb_txn_abort(txn);
+            return failBatch(env, "write", rc);
+        }
+        out.results.push_back(std::move(result));
+    }
+
+    if (rev == first) {
+        // Every call failed or was empty: nothing to make durable.
+        mdb_txn_abort(txn);
+        return out;
+    }
+    rc = putCounter(env, txn, kMetaRevision, rev);
+    if (rc != MDB_SUCCESS) {
+        mdb_txn_abort(txn);
+        return failBatch(env, "write meta.rev", rc);
+    }
+    rc = mdb_txn_commit(txn);
+    if (rc != MDB_SUCCESS) {
+        return failBatch(env, "commit", rc);
+    }
+    out.lastRevision = rev;
+    return out;
+}
+
+}  // namespace kube::storage::lmdb
