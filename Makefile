@@ -81,7 +81,9 @@ $(BUILD)/nginx-src/objs/Makefile: config $(BUILD)/sources.list | deps
 $(MODULE): $(LIB) $(MODULE_SRCS) $(BUILD)/nginx-src/objs/Makefile
 	rm -f $(BUILD)/nginx-src/objs/ngx_http_kube_apiserver_module.so
 	$(MAKE) -s -C $(BUILD)/nginx-src -f objs/Makefile modules
-	cp $(BUILD)/nginx-src/objs/ngx_http_kube_apiserver_module.so $@
+	@# rename, never overwrite: running nginx processes have the old file mapped
+	cp $(BUILD)/nginx-src/objs/ngx_http_kube_apiserver_module.so $@.tmp
+	mv -f $@.tmp $@
 
 $(BUILD)/unit/%: t/unit/%.cpp $(UNIT_SUPPORT) $(LIB)
 	@mkdir -p $(dir $@)

@@ -25,6 +25,8 @@ void *ngx_http_kube_create_loc_conf(ngx_conf_t *cf);
 char *ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child);
 char *ngx_http_kube_api(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
 char *ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
+char *ngx_http_kube_authorization_mode(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
 ngx_int_t ngx_http_kube_init_module(ngx_cycle_t *cycle);
 ngx_int_t ngx_http_kube_init_process(ngx_cycle_t *cycle);
 void ngx_http_kube_exit_process(ngx_cycle_t *cycle);
@@ -69,7 +71,7 @@ ngx_command_t ngx_http_kube_commands[] = {
 
     { ngx_string("kube_authorization_mode"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
-      ngx_conf_set_enum_slot,
+      ngx_http_kube_authorization_mode,
       NGX_HTTP_LOC_CONF_OFFSET,
       offsetof(ngx_http_kube_loc_conf_t, authorization_mode),
       &ngx_http_kube_authorization_modes },
@@ -247,7 +249,7 @@ ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 {
     ngx_http_kube_main_conf_t *kmcf = static_cast<ngx_http_kube_main_conf_t *>(conf);
 
-    ssize_t     size;
+    off_t       size;
     ngx_int_t   n;
     ngx_str_t  *value, s;
     ngx_uint_t  i;
@@ -277,7 +279,7 @@ ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
         if (ngx_strncmp(value[i].data, "map_size=", 9) == 0) {
             s.data = value[i].data + 9;
             s.len = value[i].len - 9;
-            size = ngx_parse_size(&s);
+            size = ngx_parse_offset(&s);   /* accepts k, m and g */
             if (size <= 0) {
                 goto invalid;
             }
@@ -303,6 +305,29 @@ invalid:
 
     ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
                        "invalid parameter \"%V\"", &value[i]);
+    return static_cast<char *>(NGX_CONF_ERROR);
+}
+
+
+/* the enum slot, with an error that names the directive and the modes */
+char *
+ngx_http_kube_authorization_mode(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
+{
+    char       *rv;
+    ngx_str_t  *value;
+
+    rv = ngx_conf_set_enum_slot(cf, cmd, conf);
+    if (rv != static_cast<char *>(NGX_CONF_ERROR)) {
+        return rv;
+    }
+
+    value = static_cast<ngx_str_t *>(cf->args->elts);
+
+    ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                       "invalid value \"%V\" in \"%V\" directive, "
+                       "it must be \"AlwaysAllow\" or \"AlwaysDeny\"",
+                       &value[1], &cmd->name);
+
     return static_cast<char *>(NGX_CONF_ERROR);
 }
 

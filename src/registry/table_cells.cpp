@@ -49,8 +49,8 @@ std::string expressionText(const json::Value& e) {
 
 }  // namespace
 
-TableColumn textColumn(std::string name, std::string type, std::string description,
-                       TextCell cell, int priority) {
+TableColumn textColumn(std::string name, std::string type, std::string description, TextCell cell,
+                       int priority) {
     TableColumn c;
     c.name = std::move(name);
     c.type = std::move(type);
@@ -63,8 +63,8 @@ TableColumn textColumn(std::string name, std::string type, std::string descripti
     return c;
 }
 
-TableColumn countColumn(std::string name, std::string type, std::string description,
-                        CountCell cell, int priority) {
+TableColumn countColumn(std::string name, std::string type, std::string description, CountCell cell,
+                        int priority) {
     TableColumn c;
     c.name = std::move(name);
     c.type = std::move(type);
@@ -91,10 +91,11 @@ TableColumn nameColumn(int priority) {
 }
 
 TableColumn ageColumn() {
-    return textColumn("Age", "string",
-                      "CreationTimestamp is the server time when the object was created, "
-                      "shown as the time elapsed since then.",
-                      [](const json::Value& obj, const TableContext& ctx) { return age(obj, ctx); });
+    return textColumn(
+        "Age", "string",
+        "CreationTimestamp is the server time when the object was created, "
+        "shown as the time elapsed since then.",
+        [](const json::Value& obj, const TableContext& ctx) { return age(obj, ctx); });
 }
 
 std::string_view text(const json::Value& obj, std::initializer_list<std::string_view> path) {
@@ -162,8 +163,7 @@ std::string labelSelectorString(const json::Value* selector) {
             reqs.push_back({key, key + "=" + std::string(json::view(m.value))});
         }
     }
-    if (const json::Value* me = json::member(*selector, "matchExpressions");
-        me && me->IsArray()) {
+    if (const json::Value* me = json::member(*selector, "matchExpressions"); me && me->IsArray()) {
         for (const auto& e : me->GetArray()) {
             reqs.push_back({std::string(json::stringMember(e, "key")), expressionText(e)});
         }

@@ -18,11 +18,11 @@ using CountCell = std::function<int64_t(const json::Value& obj)>;
 
 // A column whose cells are JSON strings. `type` is what kube declares
 // ("string", "boolean", "date"), not necessarily the cell's JSON type.
-TableColumn textColumn(std::string name, std::string type, std::string description,
-                       TextCell cell, int priority = 0);
+TableColumn textColumn(std::string name, std::string type, std::string description, TextCell cell,
+                       int priority = 0);
 // A column whose cells are JSON integers (kube declares some as "string").
-TableColumn countColumn(std::string name, std::string type, std::string description,
-                        CountCell cell, int priority = 0);
+TableColumn countColumn(std::string name, std::string type, std::string description, CountCell cell,
+                        int priority = 0);
 
 // The "Name" column (format "name") every printer has.
 TableColumn nameColumn(int priority = 0);

@@ -50,8 +50,7 @@ std::string printf2(const char* fmt, long long a, long long b) {
 }  // namespace
 
 std::string formatRFC3339(TimePoint t) {
-    time_t secs = std::chrono::system_clock::to_time_t(
-        std::chrono::time_point_cast<seconds>(t));
+    time_t secs = std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<seconds>(t));
     if (std::chrono::system_clock::from_time_t(secs) > t) {
         secs--;  // to_time_t may round; metav1.Time truncates
     }
@@ -70,8 +69,7 @@ std::optional<TimePoint> parseRFC3339(std::string_view s) {
         !digits(s, 17, 2, second)) {
         return std::nullopt;
     }
-    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
-        second > 60) {
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
         return std::nullopt;
     }
     size_t pos = 19;

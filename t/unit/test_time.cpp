@@ -19,7 +19,9 @@ namespace t = kube::util::time;
 
 namespace {
 
-std::string human(long long secs) { return t::humanDuration(seconds(secs)); }
+std::string human(long long secs) {
+    return t::humanDuration(seconds(secs));
+}
 
 void human_duration_matches_kube_table(void**) {
     struct Case {
@@ -83,9 +85,9 @@ void rfc3339_accepts_fractions_and_offsets(void**) {
 }
 
 void rfc3339_rejects_malformed_input(void**) {
-    for (const char* bad : {"", "2026-11-21", "2026-11-21T23:55:01", "2026-13-01T00:00:00Z",
-                            "2026-11-21 23:55:01Z", "2026-11-21T23:55:01.Z",
-                            "2026-11-21T23:55:01+0200", "2026-11-21T23:55:01Zjunk"}) {
+    for (const char* bad :
+         {"", "2026-11-21", "2026-11-21T23:55:01", "2026-13-01T00:00:00Z", "2026-11-21 23:55:01Z",
+          "2026-11-21T23:55:01.Z", "2026-11-21T23:55:01+0200", "2026-11-21T23:55:01Zjunk"}) {
         if (t::parseRFC3339(bad)) {
             fail_msg("accepted %s", bad);
         }

@@ -44,8 +44,8 @@ void prepareDaemonSet(json::Value& obj, json::Allocator& a) {
 field::Causes validateDaemonSet(const json::Value& obj) {
     field::Causes out;
     validateWorkloadSpec(obj, {"daemonset", "DaemonSet", false}, out);
-    field::validateEnum(json::at(obj, {"spec", "updateStrategy", "type"}), "spec.updateStrategy.type",
-                        {"RollingUpdate", "OnDelete"}, out);
+    field::validateEnum(json::at(obj, {"spec", "updateStrategy", "type"}),
+                        "spec.updateStrategy.type", {"RollingUpdate", "OnDelete"}, out);
     return out;
 }
 
@@ -68,7 +68,8 @@ registry::KindInfo daemonSetKind() {
     k.statusIsSubresource = true;
     k.columns = {
         cells::nameColumn(),
-        cells::countColumn("Desired", "integer", "The number of nodes that should run the daemon pod.",
+        cells::countColumn("Desired", "integer",
+                           "The number of nodes that should run the daemon pod.",
                            statusCount("desiredNumberScheduled")),
         cells::countColumn("Current", "integer", "The number of nodes running the daemon pod.",
                            statusCount("currentNumberScheduled")),

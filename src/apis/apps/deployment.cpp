@@ -46,12 +46,12 @@ field::Causes validateDeployment(const json::Value& obj) {
     const json::Value* rolling = json::at(obj, {"spec", "strategy", "rollingUpdate"});
     if (type == "Recreate") {
         if (rolling && !rolling->IsNull()) {
-            out.push_back(field::forbidden("spec.strategy.rollingUpdate",
-                                           "may not be specified when strategy `type` is 'Recreate'"));
+            out.push_back(
+                field::forbidden("spec.strategy.rollingUpdate",
+                                 "may not be specified when strategy `type` is 'Recreate'"));
         }
     } else if (type != "RollingUpdate") {
-        out.push_back(field::notSupported("spec.strategy", type,
-                                          {"Recreate", "RollingUpdate"}));
+        out.push_back(field::notSupported("spec.strategy", type, {"Recreate", "RollingUpdate"}));
     }
     field::validateNonnegative(json::at(obj, {"spec", "revisionHistoryLimit"}),
                                "spec.revisionHistoryLimit", out);
@@ -59,8 +59,7 @@ field::Causes validateDeployment(const json::Value& obj) {
     if (deadline && deadline->IsInt64()) {
         field::validateNonnegative(deadline, "spec.progressDeadlineSeconds", out);
         if (deadline->GetInt64() <= cells::integer(obj, {"spec", "minReadySeconds"})) {
-            out.push_back(field::invalid("spec.progressDeadlineSeconds",
-                                         deadline->GetInt64(),
+            out.push_back(field::invalid("spec.progressDeadlineSeconds", deadline->GetInt64(),
                                          "must be greater than minReadySeconds"));
         }
     }
@@ -82,11 +81,12 @@ registry::KindInfo deploymentKind() {
     k.statusIsSubresource = true;
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn("Ready", "string", "Number of the pod with ready state",
-                          [](const json::Value& obj, const TableContext&) {
-                              return std::to_string(cells::integer(obj, {"status", "readyReplicas"})) +
-                                     "/" + std::to_string(cells::integer(obj, {"spec", "replicas"}, 1));
-                          }),
+        cells::textColumn(
+            "Ready", "string", "Number of the pod with ready state",
+            [](const json::Value& obj, const TableContext&) {
+                return std::to_string(cells::integer(obj, {"status", "readyReplicas"})) + "/" +
+                       std::to_string(cells::integer(obj, {"spec", "replicas"}, 1));
+            }),
         cells::countColumn("Up-to-date", "string",
                            "Total number of pods targeted by this deployment that have the desired "
                            "template spec.",

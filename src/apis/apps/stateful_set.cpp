@@ -32,7 +32,8 @@ void defaultStatefulSet(json::Value& obj, json::Allocator& a) {
     if (json::stringMember(strategy, "type") == "RollingUpdate" && rolling && rolling->IsObject()) {
         defaulting::setInt(*rolling, "partition", 0, a);
     }
-    json::Value& retention = defaulting::ensureObject(spec, "persistentVolumeClaimRetentionPolicy", a);
+    json::Value& retention =
+        defaulting::ensureObject(spec, "persistentVolumeClaimRetentionPolicy", a);
     defaulting::setString(retention, "whenDeleted", "Retain", a);
     defaulting::setString(retention, "whenScaled", "Retain", a);
     defaulting::setInt(spec, "replicas", 1, a);
@@ -65,8 +66,8 @@ field::Causes validateStatefulSet(const json::Value& obj) {
     if (type.empty()) {
         out.push_back(field::required("spec.updateStrategy"));
     } else if (type != "RollingUpdate" && type != "OnDelete") {
-        out.push_back(field::invalid("spec.updateStrategy", type,
-                                     "must be 'RollingUpdate' or 'OnDelete'"));
+        out.push_back(
+            field::invalid("spec.updateStrategy", type, "must be 'RollingUpdate' or 'OnDelete'"));
     }
     validateWorkloadSpec(obj, {"statefulset", "StatefulSet", true}, out);
     return out;
@@ -87,11 +88,12 @@ registry::KindInfo statefulSetKind() {
     k.statusIsSubresource = true;
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn("Ready", "string", "Number of the pod with ready state",
-                          [](const json::Value& obj, const TableContext&) {
-                              return std::to_string(cells::integer(obj, {"status", "readyReplicas"})) +
-                                     "/" + std::to_string(cells::integer(obj, {"spec", "replicas"}, 1));
-                          }),
+        cells::textColumn(
+            "Ready", "string", "Number of the pod with ready state",
+            [](const json::Value& obj, const TableContext&) {
+                return std::to_string(cells::integer(obj, {"status", "readyReplicas"})) + "/" +
+                       std::to_string(cells::integer(obj, {"spec", "replicas"}, 1));
+            }),
         cells::ageColumn(),
         containersColumn(),
         imagesColumn(),

@@ -129,7 +129,8 @@ void validateWorkloadSpec(const json::Value& obj, const WorkloadRules& rules, fi
     } else if (cells::count(json::member(*selector, "matchLabels")) +
                    cells::count(json::member(*selector, "matchExpressions")) ==
                0) {
-        out.push_back(field::invalid("spec.selector", field::BadValue::raw(selectorGoString(selector)),
+        out.push_back(field::invalid("spec.selector",
+                                     field::BadValue::raw(selectorGoString(selector)),
                                      "empty selector is invalid for " + std::string(rules.kind)));
     }
     validateSelectorMatchesTemplate(spec, out);
@@ -140,13 +141,13 @@ void validateWorkloadSpec(const json::Value& obj, const WorkloadRules& rules, fi
     }
     std::string_view restart = cells::text(*tmpl, {"spec", "restartPolicy"});
     if (restart != "Always" && !restart.empty()) {
-        out.push_back(field::notSupported("spec.template.spec.restartPolicy", restart,
-                                          {"Always"}));
+        out.push_back(field::notSupported("spec.template.spec.restartPolicy", restart, {"Always"}));
     }
-    if (const json::Value* d = json::at(*tmpl, {"spec", "activeDeadlineSeconds"}); d && !d->IsNull()) {
-        out.push_back(field::forbidden("spec.template.spec.activeDeadlineSeconds",
-                                       "activeDeadlineSeconds in " + std::string(rules.deadlineKind) +
-                                           " is not Supported"));
+    if (const json::Value* d = json::at(*tmpl, {"spec", "activeDeadlineSeconds"});
+        d && !d->IsNull()) {
+        out.push_back(field::forbidden(
+            "spec.template.spec.activeDeadlineSeconds",
+            "activeDeadlineSeconds in " + std::string(rules.deadlineKind) + " is not Supported"));
     }
 }
 

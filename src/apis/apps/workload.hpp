@@ -28,7 +28,7 @@ std::string selectorGoString(const json::Value* selector);
 void validateSelectorMatchesTemplate(const json::Value& spec, field::Causes& out);
 
 struct WorkloadRules {
-    std::string_view kind;  // "deployment": in "empty selector is invalid for deployment"
+    std::string_view kind;          // "deployment": in "empty selector is invalid for deployment"
     std::string_view deadlineKind;  // "ReplicaSet": in "activeDeadlineSeconds in ReplicaSet ..."
     bool hasReplicas = true;
 };

@@ -73,8 +73,7 @@ field::Causes validateCronJob(const json::Value& obj) {
     field::Causes out;
     std::string_view name = cells::text(obj, {"metadata", "name"});
     if (name.size() > 52) {
-        out.push_back(field::invalid("metadata.name", name,
-                                     "must be no more than 52 characters"));
+        out.push_back(field::invalid("metadata.name", name, "must be no more than 52 characters"));
     }
     validateSchedule(cells::text(obj, {"spec", "schedule"}), out);
     const json::Value* policy = json::at(obj, {"spec", "concurrencyPolicy"});
@@ -83,20 +82,22 @@ field::Causes validateCronJob(const json::Value& obj) {
     } else {
         field::validateEnum(policy, "spec.concurrencyPolicy", {"Allow", "Forbid", "Replace"}, out);
     }
-    for (std::string_view count : {"startingDeadlineSeconds", "successfulJobsHistoryLimit",
-                                   "failedJobsHistoryLimit"}) {
-        field::validateNonnegative(json::at(obj, {"spec", count}), field::child("spec", count), out);
+    for (std::string_view count :
+         {"startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"}) {
+        field::validateNonnegative(json::at(obj, {"spec", count}), field::child("spec", count),
+                                   out);
     }
     const json::Value* jobSpec = json::at(obj, {"spec", "jobTemplate", "spec"});
     validateJobSpec(jobSpec, "spec.jobTemplate.spec", out);
     if (const json::Value* sel = jobSpec ? json::member(*jobSpec, "selector") : nullptr;
         sel && !sel->IsNull()) {
-        out.push_back(field::invalid("spec.jobTemplate.spec.selector", field::BadValue::raw(apps::selectorGoString(sel)),
+        out.push_back(field::invalid("spec.jobTemplate.spec.selector",
+                                     field::BadValue::raw(apps::selectorGoString(sel)),
                                      "`selector` will be auto-generated"));
     }
     if (jobSpec && cells::isTrue(*jobSpec, {"manualSelector"})) {
-        out.push_back(field::notSupported("spec.jobTemplate.spec.manualSelector", true,
-                                          {"nil", "false"}));
+        out.push_back(
+            field::notSupported("spec.jobTemplate.spec.manualSelector", true, {"nil", "false"}));
     }
     return out;
 }

@@ -30,14 +30,14 @@ void defaultJob(json::Value& obj, json::Allocator& a) {
                        defaulting::isUnset(spec, "backoffLimitPerIndex") ? 6 : 2147483647, a);
     defaulting::setDefault(spec, "completionMode", json::stringValue("NonIndexed", a), a);
     defaulting::setBool(spec, "suspend", false, a);
-    defaulting::setDefault(spec, "podReplacementPolicy",
-                           json::stringValue(defaulting::isUnset(spec, "podFailurePolicy")
-                                                 ? "TerminatingOrFailed"
-                                                 : "Failed",
-                                             a),
-                           a);
+    defaulting::setDefault(
+        spec, "podReplacementPolicy",
+        json::stringValue(
+            defaulting::isUnset(spec, "podFailurePolicy") ? "TerminatingOrFailed" : "Failed", a),
+        a);
     defaulting::setBool(spec, "manualSelector", false, a);
-    if (json::Value* policy = json::member(spec, "podFailurePolicy"); policy && policy->IsObject()) {
+    if (json::Value* policy = json::member(spec, "podFailurePolicy");
+        policy && policy->IsObject()) {
         defaulting::forEachElement(*policy, "rules", [&](json::Value& rule) {
             defaulting::forEachElement(rule, "onPodConditions", [&](json::Value& pattern) {
                 defaulting::setString(pattern, "status", "True", a);
@@ -163,10 +163,12 @@ registry::KindInfo jobKind() {
     k.statusIsSubresource = true;
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn("Status", "string", "Status of the job.",
-                          [](const json::Value& obj, const TableContext&) { return jobStatus(obj); }),
-        cells::textColumn("Completions", "string", "Succeeded pods out of the completions wanted.",
-                          [](const json::Value& obj, const TableContext&) { return completions(obj); }),
+        cells::textColumn(
+            "Status", "string", "Status of the job.",
+            [](const json::Value& obj, const TableContext&) { return jobStatus(obj); }),
+        cells::textColumn(
+            "Completions", "string", "Succeeded pods out of the completions wanted.",
+            [](const json::Value& obj, const TableContext&) { return completions(obj); }),
         cells::textColumn("Duration", "string", "Time required to complete the job.", duration),
         cells::ageColumn(),
         apps::containersColumn(),

@@ -8,8 +8,8 @@ namespace kube::apis::batch {
 void validateJobSpec(const json::Value* spec, const std::string& path, field::Causes& out) {
     static const json::Value empty(rapidjson::kObjectType);
     const json::Value& s = spec && spec->IsObject() ? *spec : empty;
-    for (std::string_view count : {"parallelism", "completions", "activeDeadlineSeconds",
-                                   "backoffLimit"}) {
+    for (std::string_view count :
+         {"parallelism", "completions", "activeDeadlineSeconds", "backoffLimit"}) {
         field::validateNonnegative(json::member(s, count), field::child(path, count), out);
     }
     field::validateEnum(json::member(s, "completionMode"), field::child(path, "completionMode"),
@@ -20,8 +20,8 @@ void validateJobSpec(const json::Value* spec, const std::string& path, field::Ca
     if (tmpl && tmpl->IsObject()) {
         std::string_view restart = registry::cells::text(*tmpl, {"spec", "restartPolicy"});
         if (restart != "OnFailure" && restart != "Never") {
-            out.push_back(field::notSupported(field::child(tmplPath, "spec.restartPolicy"),
-                                              restart, {"OnFailure", "Never"}));
+            out.push_back(field::notSupported(field::child(tmplPath, "spec.restartPolicy"), restart,
+                                              {"OnFailure", "Never"}));
         }
     }
 }

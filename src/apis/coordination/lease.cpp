@@ -17,8 +17,8 @@ field::Causes validateLease(const json::Value& obj) {
     field::Causes out;
     const json::Value* duration = json::at(obj, {"spec", "leaseDurationSeconds"});
     if (duration && duration->IsInt64() && duration->GetInt64() <= 0) {
-        out.push_back(field::invalid("spec.leaseDurationSeconds",
-                                     duration->GetInt64(), "must be greater than 0"));
+        out.push_back(field::invalid("spec.leaseDurationSeconds", duration->GetInt64(),
+                                     "must be greater than 0"));
     }
     field::validateNonnegative(json::at(obj, {"spec", "leaseTransitions"}), "spec.leaseTransitions",
                                out);

@@ -41,8 +41,8 @@ field::Causes validateConfigMap(const json::Value& obj) {
                 out.push_back(field::invalid(p, k, msg));
             }
             if (other && json::member(*other, k)) {
-                out.push_back(field::invalid(p, k,
-                                             std::string("duplicate of key present in ") + otherName));
+                out.push_back(
+                    field::invalid(p, k, std::string("duplicate of key present in ") + otherName));
             }
             total += bag == binary ? decodedSize(json::view(m.value)) : json::view(m.value).size();
         }

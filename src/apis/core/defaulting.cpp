@@ -31,13 +31,11 @@ json::Value& setString(json::Value& obj, std::string_view name, std::string_view
     return setDefault(obj, name, json::stringValue(value, a), a);
 }
 
-json::Value& setInt(json::Value& obj, std::string_view name, int64_t value,
-                        json::Allocator& a) {
+json::Value& setInt(json::Value& obj, std::string_view name, int64_t value, json::Allocator& a) {
     return setDefault(obj, name, json::Value(value), a);
 }
 
-json::Value& setBool(json::Value& obj, std::string_view name, bool value,
-                        json::Allocator& a) {
+json::Value& setBool(json::Value& obj, std::string_view name, bool value, json::Allocator& a) {
     return setDefault(obj, name, json::Value(value), a);
 }
 

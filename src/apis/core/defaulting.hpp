@@ -19,11 +19,9 @@ bool isUnset(const json::Value& obj, std::string_view name);
 json::Value& setDefault(json::Value& obj, std::string_view name, json::Value value,
                         json::Allocator& a);
 json::Value& setString(json::Value& obj, std::string_view name, std::string_view value,
-                        json::Allocator& a);
-json::Value& setInt(json::Value& obj, std::string_view name, int64_t value,
-                        json::Allocator& a);
-json::Value& setBool(json::Value& obj, std::string_view name, bool value,
-                        json::Allocator& a);
+                       json::Allocator& a);
+json::Value& setInt(json::Value& obj, std::string_view name, int64_t value, json::Allocator& a);
+json::Value& setBool(json::Value& obj, std::string_view name, bool value, json::Allocator& a);
 
 // The object member `name`, created as {} when unset (a non-pointer Go
 // struct is always there to default). A member of another type is returned

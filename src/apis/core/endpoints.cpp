@@ -40,7 +40,8 @@ std::string formatEndpoints(const json::Value& obj) {
                     more = true;
                     break;
                 }
-                list.emplace_back(json::stringMember((*addrs)[static_cast<rapidjson::SizeType>(i)], "ip"));
+                list.emplace_back(
+                    json::stringMember((*addrs)[static_cast<rapidjson::SizeType>(i)], "ip"));
             }
             continue;
         }
@@ -69,8 +70,8 @@ std::string formatEndpoints(const json::Value& obj) {
 
 void defaultEndpoints(json::Value& obj, json::Allocator& a) {
     defaulting::forEachElement(obj, "subsets", [&](json::Value& ss) {
-        defaulting::forEachElement(ss, "ports",
-                                   [&](json::Value& p) { defaulting::setString(p, "protocol", "TCP", a); });
+        defaulting::forEachElement(
+            ss, "ports", [&](json::Value& p) { defaulting::setString(p, "protocol", "TCP", a); });
     });
 }
 

@@ -70,7 +70,8 @@ std::string source(const json::Value& obj) {
     if (host.empty()) {
         host = json::stringMember(obj, "reportingInstance");
     }
-    return host.empty() ? std::string(component) : std::string(component) + ", " + std::string(host);
+    return host.empty() ? std::string(component)
+                        : std::string(component) + ", " + std::string(host);
 }
 
 std::string trimSpace(std::string_view s) {
@@ -93,14 +94,13 @@ field::Causes validateEvent(const json::Value& obj) {
     if (cells::text(obj, {"eventTime"}).empty()) {
         bool ok = involvedNs.empty() ? (ns.empty() || ns == "default") : ns == involvedNs;
         if (!ok) {
-            out.push_back(field::invalid(involvedPath, involvedNs,
-                                         "does not match event.namespace"));
+            out.push_back(
+                field::invalid(involvedPath, involvedNs, "does not match event.namespace"));
         }
         return out;
     }
     if (involvedNs.empty() && ns != "kube-system") {
-        out.push_back(field::invalid(involvedPath, involvedNs,
-                                     "does not match event.namespace"));
+        out.push_back(field::invalid(involvedPath, involvedNs, "does not match event.namespace"));
     }
     for (std::string_view f : {"reportingComponent", "reportingInstance", "action", "reason"}) {
         if (json::stringMember(obj, f).empty()) {
@@ -126,20 +126,24 @@ registry::KindInfo eventKind() {
     };
     // kube's event printer leads with Last Seen; Name comes last, -o wide only.
     k.columns = {
-        cells::textColumn("Last Seen", "string", "The time at which the most recent occurrence was recorded.",
-                          lastSeen),
-        cells::textColumn("Type", "string", "Type of this event (Normal, Warning).", textOf("type")),
-        cells::textColumn("Reason", "string", "A short, machine understandable reason for the event.",
+        cells::textColumn("Last Seen", "string",
+                          "The time at which the most recent occurrence was recorded.", lastSeen),
+        cells::textColumn("Type", "string", "Type of this event (Normal, Warning).",
+                          textOf("type")),
+        cells::textColumn("Reason", "string",
+                          "A short, machine understandable reason for the event.",
                           textOf("reason")),
         cells::textColumn("Object", "string", "The object this event is about.",
                           [](const json::Value& obj, const TableContext&) { return target(obj); }),
-        cells::textColumn("Subobject", "string", "The part of the object this event is about.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return std::string(cells::text(obj, {"involvedObject", "fieldPath"}));
-                          },
-                          1),
-        cells::textColumn("Source", "string", "The component reporting this event.",
-                          [](const json::Value& obj, const TableContext&) { return source(obj); }, 1),
+        cells::textColumn(
+            "Subobject", "string", "The part of the object this event is about.",
+            [](const json::Value& obj, const TableContext&) {
+                return std::string(cells::text(obj, {"involvedObject", "fieldPath"}));
+            },
+            1),
+        cells::textColumn(
+            "Source", "string", "The component reporting this event.",
+            [](const json::Value& obj, const TableContext&) { return source(obj); }, 1),
         cells::textColumn("Message", "string", "A human-readable description of the event.",
                           [](const json::Value& obj, const TableContext&) {
                               return trimSpace(json::stringMember(obj, "message"));

@@ -41,7 +41,8 @@ void validateEnum(const json::Value* v, const std::string& path,
     }
     std::string_view s = json::view(*v);
     if (std::find(supported.begin(), supported.end(), s) == supported.end()) {
-        out.push_back(notSupported(path, s, std::vector<std::string>(supported.begin(), supported.end())));
+        out.push_back(
+            notSupported(path, s, std::vector<std::string>(supported.begin(), supported.end())));
     }
 }
 

@@ -26,7 +26,9 @@ using registry::validation::field::required;
 using registry::validation::field::tooLong;
 
 // "Required value" with no detail.
-inline meta::StatusCause required(std::string_view path) { return required(path, ""); }
+inline meta::StatusCause required(std::string_view path) {
+    return required(path, "");
+}
 
 // Go's %#v of a map[string]string (keys sorted), "map[string]string(nil)"
 // when absent: the bad value of label mismatches.

@@ -97,25 +97,26 @@ registry::KindInfo nodeKind() {
     k.statusIsSubresource = true;
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn("Status", "string", "The status of the node",
-                          [](const json::Value& obj, const TableContext&) { return nodeStatus(obj); }),
-        cells::textColumn("Roles", "string", "The roles of the node",
-                          [](const json::Value& obj, const TableContext&) { return nodeRoles(obj); }),
+        cells::textColumn(
+            "Status", "string", "The status of the node",
+            [](const json::Value& obj, const TableContext&) { return nodeStatus(obj); }),
+        cells::textColumn(
+            "Roles", "string", "The roles of the node",
+            [](const json::Value& obj, const TableContext&) { return nodeRoles(obj); }),
         cells::ageColumn(),
-        cells::textColumn("Version", "string", "The kubelet version the node reports.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return std::string(cells::text(obj, {"status", "nodeInfo", "kubeletVersion"}));
-                          }),
-        cells::textColumn("Internal-IP", "string", "The node's first internal IP address.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return address(obj, "InternalIP");
-                          },
-                          1),
-        cells::textColumn("External-IP", "string", "The node's first external IP address.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return address(obj, "ExternalIP");
-                          },
-                          1),
+        cells::textColumn(
+            "Version", "string", "The kubelet version the node reports.",
+            [](const json::Value& obj, const TableContext&) {
+                return std::string(cells::text(obj, {"status", "nodeInfo", "kubeletVersion"}));
+            }),
+        cells::textColumn(
+            "Internal-IP", "string", "The node's first internal IP address.",
+            [](const json::Value& obj, const TableContext&) { return address(obj, "InternalIP"); },
+            1),
+        cells::textColumn(
+            "External-IP", "string", "The node's first external IP address.",
+            [](const json::Value& obj, const TableContext&) { return address(obj, "ExternalIP"); },
+            1),
         cells::textColumn("OS-Image", "string", "The operating system image the node reports.",
                           nodeInfo("osImage"), 1),
         cells::textColumn("Kernel-Version", "string", "The kernel version the node reports.",

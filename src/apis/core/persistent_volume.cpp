@@ -17,12 +17,28 @@ namespace json = util::json;
 using registry::TableContext;
 
 // The volume sources a PersistentVolume may name (exactly one is required).
-constexpr std::string_view volumeSources[] = {
-    "hostPath",  "gcePersistentDisk", "awsElasticBlockStore", "glusterfs",   "nfs",
-    "rbd",       "quobyte",           "cinder",               "cephfs",      "iscsi",
-    "fc",        "flocker",           "flexVolume",           "azureFile",   "vsphereVolume",
-    "azureDisk", "photonPersistentDisk", "portworxVolume",    "scaleIO",     "local",
-    "storageos", "csi"};
+constexpr std::string_view volumeSources[] = {"hostPath",
+                                              "gcePersistentDisk",
+                                              "awsElasticBlockStore",
+                                              "glusterfs",
+                                              "nfs",
+                                              "rbd",
+                                              "quobyte",
+                                              "cinder",
+                                              "cephfs",
+                                              "iscsi",
+                                              "fc",
+                                              "flocker",
+                                              "flexVolume",
+                                              "azureFile",
+                                              "vsphereVolume",
+                                              "azureDisk",
+                                              "photonPersistentDisk",
+                                              "portworxVolume",
+                                              "scaleIO",
+                                              "local",
+                                              "storageos",
+                                              "csi"};
 
 // SetDefaults_PersistentVolume (and the hostPath type default).
 void defaultVolume(json::Value& obj, json::Allocator& a) {
@@ -108,25 +124,27 @@ registry::KindInfo persistentVolumeKind() {
     k.statusIsSubresource = true;
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn("Capacity", "string", "The storage capacity of the volume.",
-                          [](const json::Value& obj, const TableContext&) {
-                              std::string_view q = cells::text(obj, {"spec", "capacity", "storage"});
-                              return q.empty() ? std::string("0") : std::string(q);
-                          }),
+        cells::textColumn(
+            "Capacity", "string", "The storage capacity of the volume.",
+            [](const json::Value& obj, const TableContext&) {
+                std::string_view q = cells::text(obj, {"spec", "capacity", "storage"});
+                return q.empty() ? std::string("0") : std::string(q);
+            }),
         cells::textColumn("Access Modes", "string", "The ways the volume can be mounted.",
                           [](const json::Value& obj, const TableContext&) {
                               return accessModes(json::at(obj, {"spec", "accessModes"}));
                           }),
         cells::textColumn("Reclaim Policy", "string", "What happens to the volume when released.",
                           specText("persistentVolumeReclaimPolicy")),
-        cells::textColumn("Status", "string", "The phase of the volume.",
-                          [](const json::Value& obj, const TableContext&) { return volumePhase(obj); }),
-        cells::textColumn("Claim", "string", "The claim bound to this volume.",
-                          [](const json::Value& obj, const TableContext&) { return claimRef(obj); }),
-        cells::textColumn("StorageClass", "string", "StorageClass of the pv",
-                          [](const json::Value& obj, const TableContext&) {
-                              return storageClass(obj);
-                          }),
+        cells::textColumn(
+            "Status", "string", "The phase of the volume.",
+            [](const json::Value& obj, const TableContext&) { return volumePhase(obj); }),
+        cells::textColumn(
+            "Claim", "string", "The claim bound to this volume.",
+            [](const json::Value& obj, const TableContext&) { return claimRef(obj); }),
+        cells::textColumn(
+            "StorageClass", "string", "StorageClass of the pv",
+            [](const json::Value& obj, const TableContext&) { return storageClass(obj); }),
         cells::textColumn("VolumeAttributesClass", "string", "VolumeAttributesClass of the pv",
                           [](const json::Value& obj, const TableContext&) {
                               return textOrUnset(obj, {"spec", "volumeAttributesClassName"});
@@ -136,11 +154,12 @@ registry::KindInfo persistentVolumeKind() {
                               return std::string(cells::text(obj, {"status", "reason"}));
                           }),
         cells::ageColumn(),
-        cells::textColumn("VolumeMode", "string", "Whether the volume is a filesystem or a block device.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return textOrUnset(obj, {"spec", "volumeMode"});
-                          },
-                          1),
+        cells::textColumn(
+            "VolumeMode", "string", "Whether the volume is a filesystem or a block device.",
+            [](const json::Value& obj, const TableContext&) {
+                return textOrUnset(obj, {"spec", "volumeMode"});
+            },
+            1),
     };
     k.defaults = defaultVolume;
     k.prepareForCreate = prepareVolume;

@@ -56,8 +56,9 @@ registry::KindInfo persistentVolumeClaimKind() {
     k.statusIsSubresource = true;
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn("Status", "string", "The phase of the claim (Pending, Bound, Lost).",
-                          [](const json::Value& obj, const TableContext&) { return claimPhase(obj); }),
+        cells::textColumn(
+            "Status", "string", "The phase of the claim (Pending, Bound, Lost).",
+            [](const json::Value& obj, const TableContext&) { return claimPhase(obj); }),
         cells::textColumn("Volume", "string", "The volume bound to this claim.",
                           [](const json::Value& obj, const TableContext&) {
                               return std::string(cells::text(obj, {"spec", "volumeName"}));
@@ -67,24 +68,25 @@ registry::KindInfo persistentVolumeClaimKind() {
                               return boundOnly(obj, std::string(cells::text(
                                                         obj, {"status", "capacity", "storage"})));
                           }),
-        cells::textColumn("Access Modes", "string", "The access modes of the bound volume.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return boundOnly(obj, accessModes(json::at(obj, {"status", "accessModes"})));
-                          }),
-        cells::textColumn("StorageClass", "string", "StorageClass of the pvc",
-                          [](const json::Value& obj, const TableContext&) {
-                              return storageClass(obj);
-                          }),
+        cells::textColumn(
+            "Access Modes", "string", "The access modes of the bound volume.",
+            [](const json::Value& obj, const TableContext&) {
+                return boundOnly(obj, accessModes(json::at(obj, {"status", "accessModes"})));
+            }),
+        cells::textColumn(
+            "StorageClass", "string", "StorageClass of the pvc",
+            [](const json::Value& obj, const TableContext&) { return storageClass(obj); }),
         cells::textColumn("VolumeAttributesClass", "string", "VolumeAttributesClass of the pvc",
                           [](const json::Value& obj, const TableContext&) {
                               return textOrUnset(obj, {"spec", "volumeAttributesClassName"});
                           }),
         cells::ageColumn(),
-        cells::textColumn("VolumeMode", "string", "Whether the volume is a filesystem or a block device.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return textOrUnset(obj, {"spec", "volumeMode"});
-                          },
-                          1),
+        cells::textColumn(
+            "VolumeMode", "string", "Whether the volume is a filesystem or a block device.",
+            [](const json::Value& obj, const TableContext&) {
+                return textOrUnset(obj, {"spec", "volumeMode"});
+            },
+            1),
     };
     k.defaults = defaultClaim;
     k.prepareForCreate = prepareClaim;

@@ -75,7 +75,8 @@ PodSummary summarize(const json::Value& pod, const TableContext& ctx) {
     std::string_view phase = cells::text(pod, {"status", "phase"});
     std::string_view statusReason = cells::text(pod, {"status", "reason"});
     s.reason = statusReason.empty() ? std::string(phase) : std::string(statusReason);
-    if (const json::Value* conds = json::at(pod, {"status", "conditions"}); conds && conds->IsArray()) {
+    if (const json::Value* conds = json::at(pod, {"status", "conditions"});
+        conds && conds->IsArray()) {
         for (const auto& c : conds->GetArray()) {
             if (json::stringMember(c, "type") == "PodScheduled" &&
                 json::stringMember(c, "reason") == "SchedulingGated") {
@@ -164,14 +165,16 @@ PodSummary summarize(const json::Value& pod, const TableContext& ctx) {
     s.restarts = std::to_string(restarts);
     if (restarts != 0 && lastRestart) {
         s.restarts += " (" +
-                      util::time::humanDuration(
-                          std::chrono::duration_cast<std::chrono::seconds>(ctx.now - *lastRestart)) +
+                      util::time::humanDuration(std::chrono::duration_cast<std::chrono::seconds>(
+                          ctx.now - *lastRestart)) +
                       " ago)";
     }
     return s;
 }
 
-std::string orNone(std::string_view s) { return s.empty() ? "<none>" : std::string(s); }
+std::string orNone(std::string_view s) {
+    return s.empty() ? "<none>" : std::string(s);
+}
 
 std::string podIP(const json::Value& pod) {
     const json::Value* ips = json::at(pod, {"status", "podIPs"});
@@ -285,25 +288,25 @@ registry::KindInfo podKind() {
                               return summarize(obj, ctx).restarts;
                           }),
         cells::ageColumn(),
-        cells::textColumn("IP", "string", "The IP address allocated to the pod.",
-                          [](const json::Value& obj, const TableContext&) { return podIP(obj); }, 1),
-        cells::textColumn("Node", "string", "The node the pod is scheduled onto.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return orNone(cells::text(obj, {"spec", "nodeName"}));
-                          },
-                          1),
-        cells::textColumn("Nominated Node", "string",
-                          "The node the scheduler nominated for the pod while preempting others.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return orNone(cells::text(obj, {"status", "nominatedNodeName"}));
-                          },
-                          1),
-        cells::textColumn("Readiness Gates", "string",
-                          "How many of the pod's readiness gates are satisfied.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return readinessGates(obj);
-                          },
-                          1),
+        cells::textColumn(
+            "IP", "string", "The IP address allocated to the pod.",
+            [](const json::Value& obj, const TableContext&) { return podIP(obj); }, 1),
+        cells::textColumn(
+            "Node", "string", "The node the pod is scheduled onto.",
+            [](const json::Value& obj, const TableContext&) {
+                return orNone(cells::text(obj, {"spec", "nodeName"}));
+            },
+            1),
+        cells::textColumn(
+            "Nominated Node", "string",
+            "The node the scheduler nominated for the pod while preempting others.",
+            [](const json::Value& obj, const TableContext&) {
+                return orNone(cells::text(obj, {"status", "nominatedNodeName"}));
+            },
+            1),
+        cells::textColumn(
+            "Readiness Gates", "string", "How many of the pod's readiness gates are satisfied.",
+            [](const json::Value& obj, const TableContext&) { return readinessGates(obj); }, 1),
     };
     k.defaults = defaultPod;
     k.prepareForCreate = preparePod;

@@ -32,7 +32,8 @@ bool pullsLatest(std::string_view image) {
     }
     size_t colon = image.rfind(':');
     size_t slash = image.rfind('/');
-    bool tagged = colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+    bool tagged =
+        colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
     return !tagged || image.substr(colon + 1) == "latest";
 }
 
@@ -64,11 +65,8 @@ void defaultProbe(json::Value& c, std::string_view name, json::Allocator& a) {
 }
 
 void defaultContainer(json::Value& c, json::Allocator& a) {
-    if (defaulting::isUnset(c, "imagePullPolicy") ||
-        json::stringMember(c, "imagePullPolicy").empty()) {
-        setString(c, "imagePullPolicy",
-                  pullsLatest(json::stringMember(c, "image")) ? "Always" : "IfNotPresent", a);
-    }
+    setString(c, "imagePullPolicy",
+              pullsLatest(json::stringMember(c, "image")) ? "Always" : "IfNotPresent", a);
     setString(c, "terminationMessagePath", "/dev/termination-log", a);
     setString(c, "terminationMessagePolicy", "File", a);
     ensureObject(c, "resources", a);
@@ -107,8 +105,8 @@ void defaultVolume(json::Value& v, json::Allocator& a) {
     }
 }
 
-void validateContainer(const json::Value& c, const std::string& path,
-                       std::set<std::string>& names, field::Causes& out) {
+void validateContainer(const json::Value& c, const std::string& path, std::set<std::string>& names,
+                       field::Causes& out) {
     std::string_view name = json::stringMember(c, "name");
     std::string namePath = field::child(path, "name");
     if (name.empty()) {
@@ -153,11 +151,20 @@ double quantityValue(std::string_view q) {
     char* end = nullptr;
     double v = std::strtod(s.c_str(), &end);
     std::string_view suffix(end);
-    static const std::map<std::string_view, double> scale = {
-        {"", 1},          {"m", 1e-3},           {"k", 1e3},          {"M", 1e6},
-        {"G", 1e9},       {"T", 1e12},           {"P", 1e15},         {"E", 1e18},
-        {"Ki", 1024.0},   {"Mi", 1048576.0},     {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-        {"Pi", 1125899906842624.0}, {"Ei", 1152921504606846976.0}};
+    static const std::map<std::string_view, double> scale = {{"", 1},
+                                                             {"m", 1e-3},
+                                                             {"k", 1e3},
+                                                             {"M", 1e6},
+                                                             {"G", 1e9},
+                                                             {"T", 1e12},
+                                                             {"P", 1e15},
+                                                             {"E", 1e18},
+                                                             {"Ki", 1024.0},
+                                                             {"Mi", 1048576.0},
+                                                             {"Gi", 1073741824.0},
+                                                             {"Ti", 1099511627776.0},
+                                                             {"Pi", 1125899906842624.0},
+                                                             {"Ei", 1152921504606846976.0}};
     auto it = scale.find(suffix);
     return it == scale.end() ? v : v * it->second;
 }

@@ -121,14 +121,14 @@ registry::KindInfo secretKind() {
     k.singular = "secret";
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn("Type", "string", "Used to facilitate programmatic handling of secret data.",
+        cells::textColumn("Type", "string",
+                          "Used to facilitate programmatic handling of secret data.",
                           [](const json::Value& obj, const registry::TableContext&) {
                               return std::string(json::stringMember(obj, "type"));
                           }),
-        cells::countColumn("Data", "string", "The number of keys in data.",
-                           [](const json::Value& obj) {
-                               return cells::count(json::member(obj, "data"));
-                           }),
+        cells::countColumn(
+            "Data", "string", "The number of keys in data.",
+            [](const json::Value& obj) { return cells::count(json::member(obj, "data")); }),
         cells::ageColumn(),
     };
     k.defaults = defaultSecret;

@@ -105,7 +105,8 @@ void defaultService(json::Value& obj, json::Allocator& a) {
     defaulting::forEachElement(spec, "ports", [&](json::Value& p) {
         defaulting::setString(p, "protocol", "TCP", a);
         const json::Value* target = json::member(p, "targetPort");
-        bool unset = !target || target->IsNull() || (target->IsInt64() && target->GetInt64() == 0) ||
+        bool unset = !target || target->IsNull() ||
+                     (target->IsInt64() && target->GetInt64() == 0) ||
                      (target->IsString() && target->GetStringLength() == 0);
         if (unset && json::member(p, "port")) {
             json::setMember(p, "targetPort", json::Value(p["port"], a), a);
@@ -209,22 +210,26 @@ registry::KindInfo serviceKind() {
     k.statusIsSubresource = true;
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn("Type", "string", "How the service is exposed (ClusterIP, NodePort, ...).",
+        cells::textColumn("Type", "string",
+                          "How the service is exposed (ClusterIP, NodePort, ...).",
                           [](const json::Value& obj, const TableContext&) {
                               return std::string(cells::text(obj, {"spec", "type"}));
                           }),
-        cells::textColumn("Cluster-IP", "string", "The IP address of the service in the cluster.",
-                          [](const json::Value& obj, const TableContext&) { return clusterIP(obj); }),
-        cells::textColumn("External-IP", "string", "The addresses the service is reachable at from outside.",
-                          [](const json::Value& obj, const TableContext&) { return externalIP(obj); }),
+        cells::textColumn(
+            "Cluster-IP", "string", "The IP address of the service in the cluster.",
+            [](const json::Value& obj, const TableContext&) { return clusterIP(obj); }),
+        cells::textColumn(
+            "External-IP", "string", "The addresses the service is reachable at from outside.",
+            [](const json::Value& obj, const TableContext&) { return externalIP(obj); }),
         cells::textColumn("Port(s)", "string", "The ports the service exposes.",
                           [](const json::Value& obj, const TableContext&) { return ports(obj); }),
         cells::ageColumn(),
-        cells::textColumn("Selector", "string", "The labels of the pods the service routes to.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return cells::formatLabels(json::at(obj, {"spec", "selector"}));
-                          },
-                          1),
+        cells::textColumn(
+            "Selector", "string", "The labels of the pods the service routes to.",
+            [](const json::Value& obj, const TableContext&) {
+                return cells::formatLabels(json::at(obj, {"spec", "selector"}));
+            },
+            1),
     };
     k.defaults = defaultService;
     k.prepareForCreate = prepareService;

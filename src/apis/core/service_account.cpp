@@ -15,10 +15,9 @@ registry::KindInfo serviceAccountKind() {
     k.shortNames = {"sa"};
     k.columns = {
         cells::nameColumn(),
-        cells::countColumn("Secrets", "string", "The number of secrets listed for the account.",
-                           [](const json::Value& obj) {
-                               return cells::count(json::member(obj, "secrets"));
-                           }),
+        cells::countColumn(
+            "Secrets", "string", "The number of secrets listed for the account.",
+            [](const json::Value& obj) { return cells::count(json::member(obj, "secrets")); }),
         cells::ageColumn(),
     };
     return k;

@@ -19,9 +19,8 @@ void validateAccessModes(const json::Value* modes, const std::string& path, fiel
         return;
     }
     for (const auto& m : modes->GetArray()) {
-        field::validateEnum(&m, path,
-                            {"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"},
-                            out);
+        field::validateEnum(
+            &m, path, {"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"}, out);
     }
 }
 
@@ -51,10 +50,11 @@ std::string accessModes(const json::Value* modes) {
         return false;
     };
     std::string out;
-    for (auto [mode, abbrev] : {std::pair<std::string_view, std::string_view>{"ReadWriteOnce", "RWO"},
-                                {"ReadOnlyMany", "ROX"},
-                                {"ReadWriteMany", "RWX"},
-                                {"ReadWriteOncePod", "RWOP"}}) {
+    for (auto [mode, abbrev] :
+         {std::pair<std::string_view, std::string_view>{"ReadWriteOnce", "RWO"},
+          {"ReadOnlyMany", "ROX"},
+          {"ReadWriteMany", "RWX"},
+          {"ReadWriteOncePod", "RWOP"}}) {
         if (has(mode)) {
             out += out.empty() ? std::string(abbrev) : "," + std::string(abbrev);
         }

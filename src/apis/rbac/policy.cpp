@@ -23,8 +23,7 @@ void validateSubject(const json::Value& s, const std::string& path, bool namespa
     }
     if (kind == "ServiceAccount") {
         if (!apiGroup.empty()) {
-            out.push_back(
-                field::notSupported(field::child(path, "apiGroup"), apiGroup, {""}));
+            out.push_back(field::notSupported(field::child(path, "apiGroup"), apiGroup, {""}));
         }
         if (!namespaced && json::stringMember(s, "namespace").empty()) {
             out.push_back(field::required(field::child(path, "namespace")));
@@ -123,8 +122,7 @@ void defaultBinding(json::Value& obj, json::Allocator& a) {
 void validateBinding(const json::Value& obj, bool namespaced, field::Causes& out) {
     std::string_view apiGroup = cells::text(obj, {"roleRef", "apiGroup"});
     if (apiGroup != groupName) {
-        out.push_back(
-            field::notSupported("roleRef.apiGroup", apiGroup, {std::string(groupName)}));
+        out.push_back(field::notSupported("roleRef.apiGroup", apiGroup, {std::string(groupName)}));
     }
     std::string_view kind = cells::text(obj, {"roleRef", "kind"});
     if (namespaced && kind != "Role" && kind != "ClusterRole") {
@@ -142,8 +140,8 @@ void validateBinding(const json::Value& obj, bool namespaced, field::Causes& out
     const json::Value* list = json::member(obj, "subjects");
     if (list && list->IsArray()) {
         for (size_t i = 0; i < list->Size(); i++) {
-            validateSubject((*list)[static_cast<rapidjson::SizeType>(i)], field::index("subjects", i),
-                            namespaced, out);
+            validateSubject((*list)[static_cast<rapidjson::SizeType>(i)],
+                            field::index("subjects", i), namespaced, out);
         }
     }
 }

@@ -1,0 +1,147 @@
+# Directives: invalid arguments fail nginx -t with a message naming the
+# directive, and the module reports at start whether jemalloc is the heap.
+use lib 't/lib';
+use Test::Kube;
+use Cwd qw(abs_path);
+
+$ENV{TEST_NGINX_MODULE} = abs_path($ENV{KUBE_BUILD} || 'build')
+    . '/ngx_http_kube_apiserver_module.so';
+
+my $heap = $ENV{SANITIZE} ? 'jemalloc is not active' : qr/jemalloc \S+ is the heap/;
+
+add_block_preprocessor(sub {
+    my $block = shift;
+    if ($block->name =~ /jemalloc/) {
+        $block->set_value(error_log => [$heap]);
+    }
+});
+
+run_tests();
+
+__DATA__
+
+=== TEST 1: the module logs at start that jemalloc is the heap
+--- config
+    location / {
+        kube_api;
+        kube_anonymous_auth on;
+    }
+--- request
+GET /healthz
+--- response_body: ok
+--- no_error_log
+[error]
+
+
+
+=== TEST 2: kube_storage accepts only lmdb:<dir>
+--- http_config
+    kube_storage etcd:http://127.0.0.1:2379;
+--- must_die
+--- error_log
+invalid storage "etcd:http://127.0.0.1:2379", expected "lmdb:<dir>" in
+
+
+
+=== TEST 3: kube_storage rejects an unknown parameter
+--- http_config
+    kube_storage lmdb:$TEST_NGINX_SERVER_ROOT/data frobnicate=1;
+--- must_die
+--- error_log
+invalid parameter "frobnicate=1"
+
+
+
+=== TEST 4: kube_storage rejects a bad map size
+--- http_config
+    kube_storage lmdb:$TEST_NGINX_SERVER_ROOT/data map_size=lots;
+--- must_die
+--- error_log
+invalid parameter "map_size=lots"
+
+
+
+=== TEST 5: kube_authorization_mode names a known mode
+--- config
+    location / {
+        kube_api;
+        kube_authorization_mode RBAC-ish;
+    }
+--- must_die
+--- error_log
+invalid value "RBAC-ish" in "kube_authorization_mode" directive, it must be "AlwaysAllow" or "AlwaysDeny"
+
+
+
+=== TEST 6: kube_api takes no arguments
+--- config
+    location / {
+        kube_api on;
+    }
+--- must_die
+--- error_log
+invalid number of arguments in "kube_api" directive
+
+
+
+=== TEST 7: kube_api needs kube_storage
+--- no_kube
+--- main_config
+    load_module $TEST_NGINX_MODULE;
+--- config
+    location / {
+        kube_api;
+    }
+--- must_die
+--- error_log
+"kube_api" requires "kube_storage" in the http block
+
+
+
+=== TEST 8: kube_anonymous_auth is a flag
+--- config
+    location / {
+        kube_api;
+        kube_anonymous_auth maybe;
+    }
+--- must_die
+--- error_log
+invalid value "maybe" in "kube_anonymous_auth" directive, it must be "on" or "off"
+
+
+
+=== TEST 9: kube_max_request_body_size takes a size
+--- config
+    location / {
+        kube_api;
+        kube_max_request_body_size three;
+    }
+--- must_die
+--- error_log
+"kube_max_request_body_size" directive invalid value
+
+
+
+=== TEST 10: kube_thread_pool must name a thread pool
+--- http_config
+    kube_thread_pool nosuchpool;
+--- must_die
+--- error_log
+unknown thread pool "nosuchpool"
+
+
+
+=== TEST 11: kube_storage takes map_size in gigabytes and max_readers
+--- http_config
+    kube_storage lmdb:$TEST_NGINX_SERVER_ROOT/data map_size=8g max_readers=512;
+--- config
+    location / {
+        kube_api;
+        kube_anonymous_auth on;
+    }
+--- request
+GET /api/v1/namespaces/default
+--- response_body_json
+{"kind": "Namespace"}
+--- no_error_log
+[error]

@@ -1,0 +1,290 @@
+# The official Python client (python3-kubernetes) over mTLS with the admin
+# client certificate: list and create namespaces, create/read/replace/delete
+# a ConfigMap (a stale resourceVersion is 409 Conflict, a missing object 404
+# NotFound as ApiException), list across all namespaces, and a Deployment
+# through AppsV1Api read back with the server's defaults filled in.
+use lib 't/lib';
+use Test::Kube;
+use Test::More;
+
+my $s = start_server(tls => 1);
+
+# Every step records its result or the ApiException it raised, so that one
+# failing call does not hide what the others did.
+my $script = <<'PY';
+import json
+from kubernetes import client, config
+from kubernetes.client.rest import ApiException
+
+config.load_kube_config()
+v1 = client.CoreV1Api()
+apps = client.AppsV1Api()
+NS = 'py-client'
+out = {}
+
+
+def step(name, fn):
+    try:
+        out[name] = fn()
+    except ApiException as e:
+        try:
+            body = json.loads(e.body)
+        except Exception:
+            body = e.body
+        out[name] = {'api_exception': {'status': e.status, 'reason': e.reason, 'body': body}}
+    except Exception as e:
+        out[name] = {'exception': repr(e)}
+
+
+def meta(o):
+    return {'name': o.metadata.name, 'namespace': o.metadata.namespace,
+            'uid': o.metadata.uid, 'resourceVersion': o.metadata.resource_version,
+            'generation': o.metadata.generation,
+            'creationTimestamp': str(o.metadata.creation_timestamp)}
+
+
+def list_namespaces():
+    lst = v1.list_namespace()
+    return {'resourceVersion': lst.metadata.resource_version,
+            'names': [n.metadata.name for n in lst.items],
+            'phases': [n.status.phase for n in lst.items]}
+
+
+def create_namespace():
+    ns = v1.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=NS)))
+    return {'meta': meta(ns), 'labels': ns.metadata.labels, 'phase': ns.status.phase}
+
+
+def create_configmap():
+    cm = v1.create_namespaced_config_map(NS, client.V1ConfigMap(
+        metadata=client.V1ObjectMeta(name='settings', labels={'app': 'py'}),
+        data={'mode': 'fast'}))
+    return {'meta': meta(cm), 'data': cm.data, 'labels': cm.metadata.labels}
+
+
+def create_other():
+    cm = v1.create_namespaced_config_map('default', client.V1ConfigMap(
+        metadata=client.V1ObjectMeta(name='py-other'), data={'x': 'y'}))
+    return {'meta': meta(cm)}
+
+
+state = {}
+
+
+def read_configmap():
+    cm = v1.read_namespaced_config_map('settings', NS)
+    state['read'] = cm
+    return {'meta': meta(cm), 'data': cm.data, 'labels': cm.metadata.labels}
+
+
+def replace_configmap():
+    cm = state['read']
+    cm.data = {'mode': 'slow', 'extra': '1'}
+    new = v1.replace_namespaced_config_map('settings', NS, cm)
+    again = v1.read_namespaced_config_map('settings', NS)
+    return {'meta': meta(new), 'data': new.data, 'read_back': {'meta': meta(again),
+                                                              'data': again.data}}
+
+
+def replace_stale():
+    cm = state['read']
+    cm.data = {'mode': 'stale'}
+    v1.replace_namespaced_config_map('settings', NS, cm)
+    return {'replaced': True}
+
+
+def read_missing():
+    v1.read_namespaced_config_map('nosuch', NS)
+    return {'found': True}
+
+
+def list_all():
+    lst = v1.list_config_map_for_all_namespaces()
+    return {'resourceVersion': lst.metadata.resource_version,
+            'items': [[c.metadata.namespace, c.metadata.name, c.metadata.resource_version]
+                      for c in lst.items]}
+
+
+def delete_configmap():
+    st = v1.delete_namespaced_config_map('settings', NS)
+    return {'kind': st.kind, 'status': st.status,
+            'details': {'name': st.details.name, 'kind': st.details.kind,
+                        'uid': st.details.uid}}
+
+
+def delete_other():
+    v1.delete_namespaced_config_map('py-other', 'default')
+    return {'deleted': True}
+
+
+def create_deployment():
+    dep = client.V1Deployment(
+        metadata=client.V1ObjectMeta(name='web'),
+        spec=client.V1DeploymentSpec(
+            selector=client.V1LabelSelector(match_labels={'app': 'web'}),
+            template=client.V1PodTemplateSpec(
+                metadata=client.V1ObjectMeta(labels={'app': 'web'}),
+                spec=client.V1PodSpec(containers=[
+                    client.V1Container(name='c', image='nginx:1.25')]))))
+    d = apps.create_namespaced_deployment(NS, dep)
+    return {'meta': meta(d), 'kind': d.kind, 'api_version': d.api_version}
+
+
+def read_deployment():
+    d = apps.read_namespaced_deployment('web', NS)
+    c = d.spec.template.spec.containers[0]
+    return {'meta': meta(d), 'replicas': d.spec.replicas,
+            'strategy': d.spec.strategy.type,
+            'maxSurge': d.spec.strategy.rolling_update.max_surge,
+            'maxUnavailable': d.spec.strategy.rolling_update.max_unavailable,
+            'revisionHistoryLimit': d.spec.revision_history_limit,
+            'progressDeadlineSeconds': d.spec.progress_deadline_seconds,
+            'selector': d.spec.selector.match_labels,
+            'image': c.image, 'imagePullPolicy': c.image_pull_policy,
+            'restartPolicy': d.spec.template.spec.restart_policy,
+            'dnsPolicy': d.spec.template.spec.dns_policy}
+
+
+def delete_namespace():
+    resp = v1.delete_namespace(NS, _preload_content=False)
+    body = json.loads(resp.data)
+    return {'http_status': resp.status, 'kind': body.get('kind'),
+            'phase': body.get('status', {}).get('phase')}
+
+
+def read_deleted_namespace():
+    v1.read_namespace(NS)
+    return {'found': True}
+
+
+def read_deployment_after():
+    apps.read_namespaced_deployment('web', NS)
+    return {'found': True}
+
+
+step('list_namespaces', list_namespaces)
+step('create_namespace', create_namespace)
+step('create_configmap', create_configmap)
+step('create_other', create_other)
+step('read_configmap', read_configmap)
+step('replace_configmap', replace_configmap)
+step('replace_stale', replace_stale)
+step('read_missing', read_missing)
+step('list_all', list_all)
+step('delete_configmap', delete_configmap)
+step('read_deleted_configmap', read_configmap)
+step('delete_other', delete_other)
+step('create_deployment', create_deployment)
+step('read_deployment', read_deployment)
+step('delete_namespace', delete_namespace)
+step('read_deleted_namespace', read_deleted_namespace)
+step('read_deployment_after', read_deployment_after)
+print(json.dumps(out, default=str))
+PY
+
+my ($rc, $stdout, $stderr) = python_client($s, $script, { timeout => 120 });
+is($rc, 0, 'the python script runs') or diag($stderr);
+my $out = eval { decode_json($stdout) } || {};
+ok(scalar keys %$out, 'the script printed its results as JSON')
+    or diag("stdout: $stdout\nstderr: $stderr");
+
+sub step_ok {
+    my ($name, $want, $what) = @_;
+    local $Test::Builder::Level = $Test::Builder::Level + 1;
+    return json_subset_ok($out->{$name}, $want, "$name: $what");
+}
+
+my $Uid = qr/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+my $Rv = qr/^[1-9]\d*$/;
+
+# --- namespaces -----------------------------------------------------------------
+step_ok('list_namespaces', { resourceVersion => $Rv }, 'the list has a resourceVersion');
+my %have = map { $_ => 1 } @{ $out->{list_namespaces}{names} || [] };
+ok($have{$_}, "list_namespaces: $_ exists") for qw(default kube-system kube-public kube-node-lease);
+ok(!grep({ $_ ne 'Active' } @{ $out->{list_namespaces}{phases} || [] }),
+    'list_namespaces: every namespace is Active');
+
+step_ok('create_namespace', { meta => { name => 'py-client', uid => $Uid, resourceVersion => $Rv },
+    labels => { 'kubernetes.io/metadata.name' => 'py-client' }, phase => 'Active' },
+    'the namespace, labelled and Active');
+
+# --- a ConfigMap: create, read, replace, conflict --------------------------------
+step_ok('create_configmap', { meta => { name => 'settings', namespace => 'py-client',
+    uid => $Uid, resourceVersion => $Rv, creationTimestamp => qr/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/ },
+    data => { mode => 'fast' }, labels => { app => 'py' } },
+    'created with uid, resourceVersion, timestamp');
+my $created = $out->{create_configmap}{meta} || {};
+my $rv1 = $created->{resourceVersion} // 0;
+
+step_ok('read_configmap', { meta => { uid => $created->{uid} // '', resourceVersion => "$rv1",
+    creationTimestamp => $created->{creationTimestamp} // '' },
+    data => { mode => 'fast' }, labels => { app => 'py' } }, 'read back as created');
+
+step_ok('replace_configmap', { meta => { uid => $created->{uid} // '' },
+    data => { mode => 'slow', extra => '1' },
+    read_back => { data => { mode => 'slow', extra => '1' } } },
+    'the data changed, the uid did not');
+my $rv2 = $out->{replace_configmap}{meta}{resourceVersion} // 0;
+ok($rv2 > $rv1, "replace_configmap: the resourceVersion bumped ($rv1 -> $rv2)");
+is($out->{replace_configmap}{read_back}{meta}{resourceVersion}, $rv2,
+    'replace_configmap: a read after the replace sees the new resourceVersion');
+
+step_ok('replace_stale', { api_exception => { status => 409, body => { kind => 'Status',
+    status => 'Failure', reason => 'Conflict', code => 409,
+    message => 'Operation cannot be fulfilled on configmaps "settings": the object has been '
+        . 'modified; please apply your changes to the latest version and try again',
+    details => { name => 'settings', kind => 'configmaps' } } } },
+    'a stale resourceVersion raises ApiException 409 Conflict');
+
+step_ok('read_missing', { api_exception => { status => 404, body => { kind => 'Status',
+    reason => 'NotFound', code => 404, message => 'configmaps "nosuch" not found',
+    details => { name => 'nosuch', kind => 'configmaps' } } } },
+    'a missing object raises ApiException 404 NotFound');
+
+# --- list across all namespaces ---------------------------------------------------
+my @items = @{ $out->{list_all}{items} || [] };
+my %listed = map { ("$_->[0]/$_->[1]" => $_->[2]) } @items;
+is($listed{'py-client/settings'}, $rv2,
+    'list_all: settings in py-client, at its latest resourceVersion');
+ok(exists $listed{'default/py-other'}, 'list_all: py-other in default');
+my $list_rv = $out->{list_all}{resourceVersion} // 0;
+ok(!grep({ $_->[2] > $list_rv } @items),
+    "list_all: the list's resourceVersion ($list_rv) is at least every item's");
+is_deeply([ map { "$_->[0]/$_->[1]" } @items ],
+    [ sort { $a cmp $b } map { "$_->[0]/$_->[1]" } @items ],
+    'list_all: items sorted by namespace and name');
+
+# --- delete -----------------------------------------------------------------------
+step_ok('delete_configmap', { kind => 'Status', status => 'Success',
+    details => { name => 'settings', kind => 'configmaps', uid => $created->{uid} // '' } },
+    'a Success Status naming the object');
+step_ok('read_deleted_configmap', { api_exception => { status => 404,
+    body => { reason => 'NotFound' } } }, 'gone after delete');
+step_ok('delete_other', { deleted => JSON::PP::true() }, 'deleted');
+
+# --- a Deployment through AppsV1Api ----------------------------------------------
+step_ok('create_deployment', { kind => 'Deployment', api_version => 'apps/v1',
+    meta => { name => 'web', namespace => 'py-client', uid => $Uid, generation => 1 } },
+    'created');
+my $dep_uid = $out->{create_deployment}{meta}{uid} // '';
+step_ok('read_deployment', { meta => { name => 'web', uid => $dep_uid, generation => 1 },
+    replicas => 1, strategy => 'RollingUpdate', maxSurge => '25%', maxUnavailable => '25%',
+    revisionHistoryLimit => 10, progressDeadlineSeconds => 600,
+    selector => { app => 'web' }, image => 'nginx:1.25', imagePullPolicy => 'IfNotPresent',
+    restartPolicy => 'Always', dnsPolicy => 'ClusterFirst' },
+    'read back with the defaults filled in');
+
+# --- delete the namespace ----------------------------------------------------------
+step_ok('delete_namespace', { http_status => 200, kind => 'Namespace', phase => 'Terminating' },
+    'the Namespace comes back Terminating');
+step_ok('read_deleted_namespace', { api_exception => { status => 404, body => {
+    reason => 'NotFound', message => 'namespaces "py-client" not found' } } },
+    'the server finished the deletion');
+step_ok('read_deployment_after', { api_exception => { status => 404 } },
+    'the Deployment went with its namespace');
+
+my @bad = $s->fatal_lines($s->error_log_since_start);
+ok(!@bad, 'error.log has no alert/emerg/crit/sanitizer lines') or diag(join "\n", @bad);
+ok($s->stop, 'nginx stops gracefully');
+
+done_testing();
