@@ -62,10 +62,15 @@ std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm fo
         parseError = json::parse(body, *doc);
     }
     if (parseError || !doc->IsObject()) {
+        // YAML is converted to JSON first and reports its own error; JSON
+        // fails where kube sniffs the version and kind.
         std::string why = parseError ? *parseError : "the body is not a JSON object";
+        if (form == InputForm::Json || !parseError) {
+            why = "couldn't get version/kind; json parse error: " + why;
+        }
         *error = meta::Status::badRequest("the object provided is unrecognized (must be of type " +
-                                          kind.kind + "): couldn't get version/kind; json parse "
-                                          "error: " + why + " (" + summarizeBody(body) + ")");
+                                          kind.kind + "): " + why + " (" + summarizeBody(body) +
+                                          ")");
         return nullptr;
     }
     auto& a = doc->GetAllocator();

@@ -170,11 +170,12 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
         return;
     }
     prepareObjectMetaForCreate(kind_, doc, ns, loop_.now());
-    if (kind_.prepareForCreate) {
-        kind_.prepareForCreate(doc, a);
-    }
+    // Defaulting happens at decode in kube, before the strategy's PrepareForCreate.
     if (kind_.defaults) {
         kind_.defaults(doc, a);
+    }
+    if (kind_.prepareForCreate) {
+        kind_.prepareForCreate(doc, a);
     }
     std::string name(json::stringMember(metadata, "name"));
     std::vector<meta::StatusCause> causes =
