@@ -6,6 +6,8 @@ namespace {
 
 /* how soon a job refused by a full thread-pool queue is offered again */
 constexpr ngx_msec_t kRetryDelay = 10;
+/* how often the busy timer looks again; it is deleted as soon as jobs end */
+constexpr ngx_msec_t kBusyInterval = 1000;
 
 }  // namespace
 
@@ -27,6 +29,10 @@ NginxLoop::NginxLoop(ngx_thread_pool_t* pool, ngx_log_t* log) : pool_(pool), log
     retry_.data = this;
     retry_.log = log;
     retry_.cancelable = 1;
+
+    busy_.handler = stayBusy;
+    busy_.data = this;
+    busy_.log = log;
 }
 
 
@@ -38,6 +44,10 @@ NginxLoop::~NginxLoop()
 
     if (retry_.timer_set) {
         ngx_del_timer(&retry_);
+    }
+
+    if (busy_.timer_set) {
+        ngx_del_timer(&busy_);
     }
 
     for (Job* job : waiting_) {
@@ -92,6 +102,9 @@ NginxLoop::runBlocking(Task job, Task done)
     j->task.event.log = log_;
 
     inFlight_++;
+    if (!busy_.timer_set) {
+        ngx_add_timer(&busy_, kBusyInterval);
+    }
     submit(j);
 }
 
@@ -125,6 +138,17 @@ NginxLoop::retryJobs(ngx_event_t* ev)
 }
 
 
+void
+NginxLoop::stayBusy(ngx_event_t* ev)
+{
+    NginxLoop* loop = static_cast<NginxLoop*>(ev->data);
+
+    if (loop->inFlight_ > 0) {
+        ngx_add_timer(ev, kBusyInterval);
+    }
+}
+
+
 /* on a pool thread: no nginx API, nothing the loop owns */
 void
 NginxLoop::runJob(void* data, ngx_log_t*)
@@ -147,6 +171,9 @@ NginxLoop::jobDone(ngx_event_t* ev)
     NginxLoop* loop = j->loop;
 
     loop->inFlight_--;
+    if (loop->inFlight_ == 0 && loop->busy_.timer_set) {
+        ngx_del_timer(&loop->busy_);
+    }
 
     try {
         j->done();

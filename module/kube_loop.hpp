@@ -31,12 +31,16 @@ private:
     static void runJob(void* data, ngx_log_t* log);
     static void jobDone(ngx_event_t* ev);
     static void retryJobs(ngx_event_t* ev);
+    static void stayBusy(ngx_event_t* ev);
     void submit(Job* job);
 
     ngx_thread_pool_t* pool_;
     ngx_log_t* log_;
     ngx_event_t posted_{};
     ngx_event_t retry_{};
+    // Armed (and non-cancelable) while jobs are in flight, so that a worker
+    // leaving on reload waits for the commits its requests are parked on.
+    ngx_event_t busy_{};
     std::vector<Task> tasks_;
     std::deque<Job*> waiting_;  // refused by a full pool queue; retried
     size_t inFlight_ = 0;

@@ -4,7 +4,7 @@
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
-use JSON::PP;
+use JSON::PP ();
 
 my $s = start_server(config => "location / { kube_api; kube_anonymous_auth on; }");
 my $table = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
@@ -12,8 +12,8 @@ my $table = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Ta
 sub call {
     my ($method, $path, $body, %h) = @_;
     my $r = $s->request($method, $path, headers => {'Content-Type' => 'application/json', %h},
-        defined $body ? (body => encode_json($body)) : ());
-    return ($r->{status}, eval { decode_json($r->{body}) }, $r);
+        defined $body ? (body => JSON::PP::encode_json($body)) : ());
+    return ($r->{status}, eval { JSON::PP::decode_json($r->{body}) }, $r);
 }
 
 call(POST => '/api/v1/namespaces', {metadata => {name => 'tables'}});
@@ -32,8 +32,8 @@ is($t->{columnDefinitions}[0]{type}, 'string', 'Name is a string');
 is(scalar @{$t->{rows}}, 1, 'one row');
 my $cells = $t->{rows}[0]{cells};
 is($cells->[0], 'a', 'the Name cell');
-ok(JSON::PP::is_bool($cells->[1]) == 0 && $cells->[1] == 3, 'Data counts data and binaryData: 3');
-like(encode_json($t->{rows}[0]{cells}), qr/^\["a",3,"\d+s"\]$/, 'cells are typed JSON: the count is a number, Age a duration');
+ok(!JSON::PP::is_bool($cells->[1]) && $cells->[1] == 3, 'Data counts data and binaryData: 3');
+like(JSON::PP::encode_json($t->{rows}[0]{cells}), qr/^\["a",3,"\d+s"\]$/, 'cells are typed JSON: the count is a number, Age a duration');
 is($t->{rows}[0]{object}{kind}, 'PartialObjectMetadata', 'row object is PartialObjectMetadata');
 is($t->{rows}[0]{object}{metadata}{name}, 'a', '... with the metadata');
 ok(!exists $t->{rows}[0]{object}{data}, '... and nothing else');
