@@ -98,6 +98,9 @@ std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm fo
             ".metadata of type v1.ObjectMeta");
         return nullptr;
     }
+    if (!json::member(*doc, "metadata") || (*doc)["metadata"].IsNull()) {
+        json::setMember(*doc, "metadata", json::Value(rapidjson::kObjectType), a);
+    }
     json::setMember(*doc, "apiVersion", json::stringValue(kind.apiVersion(), a), a);
     json::setMember(*doc, "kind", json::stringValue(kind.kind, a), a);
     return doc;

@@ -80,17 +80,34 @@ void Server::start() {
     }
 }
 
+// Mirrors WithPanicRecovery: an unexpected exception while handling the
+// request becomes a 500 InternalError, unless an answer already went out.
 void Server::serve(const HttpRequest& req, Responder respond) {
-    switch (routeFor(req.path)) {
-        case Route::Api:
-            serveApi(req, std::move(respond));
+    auto answered = std::make_shared<bool>(false);
+    // Exactly one answer per request: a late one after a recovered failure is dropped.
+    Responder once = [answered, respond = std::move(respond)](HttpResponse&& r) {
+        if (*answered) {
             return;
-        case Route::NonResource:
-            serveNonResource(req, std::move(respond));
-            return;
-        case Route::None:
-            respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
-            return;
+        }
+        *answered = true;
+        respond(std::move(r));
+    };
+    try {
+        switch (routeFor(req.path)) {
+            case Route::Api:
+                serveApi(req, once);
+                return;
+            case Route::NonResource:
+                serveNonResource(req, once);
+                return;
+            case Route::None:
+                once(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+                return;
+        }
+    } catch (const std::exception& e) {
+        if (!*answered) {
+            once(HttpResponse::fromStatus(meta::Status::internalError(e.what())));
+        }
     }
 }
 

@@ -1,5 +1,19 @@
 #pragma once
 
+#include <stdexcept>
+
+// RapidJSON asserts on misuse (a missing member through operator[], the
+// wrong type through GetObject); an assert would abort the nginx worker, so
+// it throws instead and the request's barrier answers 500.
+#ifndef RAPIDJSON_ASSERT
+#define RAPIDJSON_ASSERT(x) \
+    do { \
+        if (!(x)) { \
+            throw std::logic_error("rapidjson: " #x); \
+        } \
+    } while (0)
+#endif
+
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

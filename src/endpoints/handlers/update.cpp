@@ -35,7 +35,7 @@ void updateResource(Scope s) {
     }
     if (kind.namespaced && !ns.empty() && ns != s->info.namespace_) {
         s->fail(meta::Status::badRequest("the namespace of the object (" + std::string(ns) +
-                                         ") does not match the namespace on the URL (" +
+                                         ") does not match the namespace on the request (" +
                                          s->info.namespace_ + ")"));
         return;
     }
