@@ -41,4 +41,8 @@ void deleteCollection(Scope s);
 // The dryRun parameter: absent → false, "All" → true, else a 400 in `error`.
 bool parseDryRun(const util::Query& q, meta::Status* error, bool* dryRun);
 
+// The body of a create or update as an object of the scope's kind, and the
+// dryRun parameter; on failure the scope is answered and nullptr returned.
+std::shared_ptr<util::json::Document> readRequestObject(const Scope& s, bool* dryRun);
+
 }  // namespace kube::endpoints

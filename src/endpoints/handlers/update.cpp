@@ -1,4 +1,3 @@
-#include "endpoints/decode.hpp"
 #include "endpoints/handlers/scope.hpp"
 
 namespace kube::endpoints {
@@ -7,23 +6,12 @@ namespace json = util::json;
 
 // Mirrors handlers.UpdateResource: the body must name the object of the URL.
 void updateResource(Scope s) {
-    meta::Status err;
-    auto form = negotiateInput(s->req.contentType, &err);
-    if (!form) {
-        s->fail(err);
-        return;
-    }
     bool dryRun = false;
-    if (!parseDryRun(s->query, &err, &dryRun)) {
-        s->fail(err);
+    auto obj = readRequestObject(s, &dryRun);
+    if (!obj) {
         return;
     }
     const registry::KindInfo& kind = s->store.kind();
-    auto obj = decodeObject(s->req.body, *form, kind, &err);
-    if (!obj) {
-        s->fail(err);
-        return;
-    }
     const json::Value& m = (*obj)["metadata"];
     std::string_view name = json::stringMember(m, "name");
     std::string_view ns = json::stringMember(m, "namespace");

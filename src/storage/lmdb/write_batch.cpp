@@ -2,18 +2,14 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_map>
 
 #include "storage/lmdb/codec.hpp"
 #include "storage/lmdb/tables.hpp"
+#include "storage/write_plan.hpp"
 
 namespace kube::storage::lmdb {
 
 namespace {
-
-Error keyError(ErrorCode code, const std::string& key, std::string_view what) {
-    return {code, "key \"" + key + "\" " + std::string(what)};
-}
 
 Error txnError(const Env& env, std::string_view what, int rc) {
     if (rc == MDB_MAP_FULL) {
@@ -25,84 +21,32 @@ Error txnError(const Env& env, std::string_view what, int rc) {
     return {ErrorCode::Internal, lmdbError(what, rc)};
 }
 
-// Checks every op of one call and computes what it would store, into
-// result->objects; a failed precondition sets result->error and leaves the
-// failed op's entry holding the current object. The return value is an LMDB
-// error that dooms the whole transaction.
+// Plans one call with planWrite() against the transaction's state; a key
+// LMDB cannot store fails the call like a precondition. The return value is an
+// LMDB error that dooms the whole transaction.
 int planCall(const Env& env, MDB_txn* txn, const std::vector<WriteOp>& ops, Revision base,
              WriteResult* result) {
-    result->objects.resize(ops.size());
     const size_t maxKey = std::min(env.maxKeySize(), kMaxRevlogKeySize);
-    // Per key touched by this call, the index of its latest op.
-    std::unordered_map<std::string_view, size_t> staged;
-    for (size_t i = 0; i < ops.size(); i++) {
-        const WriteOp& op = ops[i];
-        if (op.key.empty() || op.key.size() > maxKey) {
-            result->error =
-                keyError(ErrorCode::Internal, op.key,
-                         "is empty or longer than " + std::to_string(maxKey) + " bytes");
-            result->failedOp = i;
-            return MDB_SUCCESS;
+    int rc = MDB_SUCCESS;
+    auto lookup = [&](const std::string& key, std::optional<Object>& current) -> Error {
+        if (key.empty() || key.size() > maxKey) {
+            return keyError(ErrorCode::Internal, key,
+                            "is empty or longer than " + std::to_string(maxKey) + " bytes");
         }
-        std::optional<Object> current;
-        if (auto s = staged.find(op.key); s != staged.end()) {
-            if (ops[s->second].type != WriteOp::Type::Delete) {
-                current = result->objects[s->second];
-            }
+        ObjectView view;
+        rc = getObject(env, txn, key, &view);
+        if (rc == MDB_SUCCESS) {
+            // Copied: the pages under `view` may be rewritten by later puts.
+            current = Object{key, std::string(view.value), view.modRevision, view.createRevision};
+        } else if (rc == MDB_NOTFOUND) {
+            rc = MDB_SUCCESS;
         } else {
-            ObjectView view;
-            const int rc = getObject(env, txn, op.key, &view);
-            if (rc == MDB_SUCCESS) {
-                // Copied: the pages under `view` may be rewritten by later puts.
-                current =
-                    Object{op.key, std::string(view.value), view.modRevision, view.createRevision};
-            } else if (rc != MDB_NOTFOUND) {
-                return rc;
-            }
+            return txnError(env, "write", rc);
         }
-
-        Error err;
-        if (op.type == WriteOp::Type::Create && current) {
-            err = keyError(ErrorCode::KeyExists, op.key, "already exists");
-        } else if (op.type != WriteOp::Type::Create && !current) {
-            err = keyError(ErrorCode::NotFound, op.key, "not found");
-        } else if (op.type != WriteOp::Type::Create && op.expectedModRevision != 0 &&
-                   current->modRevision != op.expectedModRevision) {
-            err = keyError(ErrorCode::Conflict, op.key,
-                           "has mod revision " + std::to_string(current->modRevision) +
-                               ", expected " + std::to_string(op.expectedModRevision));
-        }
-        if (!err.ok()) {
-            result->objects.assign(ops.size(), Object{});
-            if (current) {
-                result->objects[i] = std::move(*current);
-            }
-            result->error = std::move(err);
-            result->failedOp = i;
-            return MDB_SUCCESS;
-        }
-
-        const Revision rev = base + i + 1;
-        Object& out = result->objects[i];
-        out.key = op.key;
-        out.modRevision = rev;
-        switch (op.type) {
-            case WriteOp::Type::Create:
-                out.value = spliceRevision(op.value, op.revisionOffset, rev);
-                out.createRevision = rev;
-                break;
-            case WriteOp::Type::Update:
-                out.value = spliceRevision(op.value, op.revisionOffset, rev);
-                out.createRevision = current->createRevision;
-                break;
-            case WriteOp::Type::Delete:
-                out.value = std::move(current->value);
-                out.createRevision = current->createRevision;
-                break;
-        }
-        staged[op.key] = i;
-    }
-    return MDB_SUCCESS;
+        return Error{};
+    };
+    planWrite(ops, base, lookup, *result);
+    return rc;
 }
 
 // Stores a planned call: objects and one revlog entry per op.

@@ -2,24 +2,17 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_map>
+
+#include "storage/write_plan.hpp"
 
 namespace kube::storage::memory {
-
-namespace {
-
-Error keyError(ErrorCode code, const std::string& key, std::string_view what) {
-    return {code, "key \"" + key + "\" " + std::string(what)};
-}
-
-}  // namespace
 
 Store::Store(util::EventLoop& loop) : loop_(loop) {}
 
 void Store::get(std::string_view key, GetCallback cb) {
     auto it = objects_.find(key);
     if (it == objects_.end()) {
-        cb(keyError(ErrorCode::NotFound, std::string(key), "not found"), nullptr);
+        cb(keyError(ErrorCode::NotFound, key, "not found"), nullptr);
         return;
     }
     const Object copy{it->first, it->second.value, it->second.modRevision,
@@ -60,66 +53,19 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
         [cb = std::move(cb), result = std::move(result)]() mutable { cb(std::move(result)); });
 }
 
-// Checks every op against the stored state plus the effect of the earlier
-// ops of the same batch, and only then applies them all.
+// Plans the whole batch with planWrite() against the stored state, and only
+// then applies it.
 WriteResult Store::apply(const std::vector<WriteOp>& ops) {
-    WriteResult result;
-    result.objects.resize(ops.size());
-    // Per key touched by this batch, the index of its latest op.
-    std::unordered_map<std::string_view, size_t> staged;
-    for (size_t i = 0; i < ops.size(); i++) {
-        const WriteOp& op = ops[i];
-        std::optional<Object> current;
-        if (auto s = staged.find(op.key); s != staged.end()) {
-            if (ops[s->second].type != WriteOp::Type::Delete) {
-                current = result.objects[s->second];
-            }
-        } else if (auto it = objects_.find(op.key); it != objects_.end()) {
+    auto lookup = [this](const std::string& key, std::optional<Object>& current) {
+        if (auto it = objects_.find(key); it != objects_.end()) {
             current = Object{it->first, it->second.value, it->second.modRevision,
                              it->second.createRevision};
         }
-
-        Error err;
-        if (op.type == WriteOp::Type::Create && current) {
-            err = keyError(ErrorCode::KeyExists, op.key, "already exists");
-        } else if (op.type != WriteOp::Type::Create && !current) {
-            err = keyError(ErrorCode::NotFound, op.key, "not found");
-        } else if (op.type != WriteOp::Type::Create && op.expectedModRevision != 0 &&
-                   current->modRevision != op.expectedModRevision) {
-            err = keyError(ErrorCode::Conflict, op.key,
-                           "has mod revision " + std::to_string(current->modRevision) +
-                               ", expected " + std::to_string(op.expectedModRevision));
-        }
-        if (!err.ok()) {
-            WriteResult failed;
-            failed.error = std::move(err);
-            failed.failedOp = i;
-            failed.objects.resize(ops.size());
-            if (current) {
-                failed.objects[i] = std::move(*current);
-            }
-            return failed;
-        }
-
-        const Revision rev = revision_ + i + 1;
-        Object& out = result.objects[i];
-        out.key = op.key;
-        out.modRevision = rev;
-        switch (op.type) {
-            case WriteOp::Type::Create:
-                out.value = spliceRevision(op.value, op.revisionOffset, rev);
-                out.createRevision = rev;
-                break;
-            case WriteOp::Type::Update:
-                out.value = spliceRevision(op.value, op.revisionOffset, rev);
-                out.createRevision = current->createRevision;
-                break;
-            case WriteOp::Type::Delete:
-                out.value = std::move(current->value);
-                out.createRevision = current->createRevision;
-                break;
-        }
-        staged[op.key] = i;
+        return Error{};
+    };
+    WriteResult result;
+    if (!planWrite(ops, revision_, lookup, result)) {
+        return result;
     }
 
     for (size_t i = 0; i < ops.size(); i++) {
