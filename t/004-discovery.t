@@ -41,7 +41,7 @@ Content-Type: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryLi
 Vary: Accept
 --- response_headers_like
 ETag: ^"[0-9A-F]{128}"$
---- response_body_like: ^\{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":\{\},"items":\[\{"metadata":\{"creationTimestamp":null\},"versions":\[\{"version":"v1","resources":\[.*\{"resource":"configmaps","responseKind":\{"group":"","version":"v1","kind":"ConfigMap"\},"scope":"Namespaced","singularResource":"configmap","verbs":\[[^\]]*"list"[^\]]*\],"shortNames":\["cm"\]\}.*"freshness":"Current"\}\]\}\]\}$
+--- response_body_like: ^\{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":\{\},"items":\[\{"metadata":\{"creationTimestamp":null\},"versions":\[\{"version":"v1","resources":\[.*\{"resource":"configmaps","responseKind":\{"group":"","version":"","kind":"ConfigMap"\},"scope":"Namespaced","singularResource":"configmap","verbs":\[[^\]]*"list"[^\]]*\],"shortNames":\["cm"\]\}.*"freshness":"Current"\}\]\}\]\}$
 
 
 

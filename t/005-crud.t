@@ -73,7 +73,9 @@ ok(!exists $o->{metadata}{resourceVersion}, 'dryRun has no resourceVersion');
 is($st, 404, 'dryRun stored nothing');
 
 ($st, $o) = call(POST => '/api/v1/namespaces/default/configmaps?dryRun=Some', cm('dry'));
-is($st, 400, 'an unknown dryRun value is 400');
+is($st, 422, 'an unknown dryRun value is 422 Invalid');
+is($o->{message}, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"',
+    '... with kube\'s ValidateDryRun message');
 
 # --- namespaces and names ------------------------------------------------------
 

@@ -247,8 +247,9 @@ std::string Discovery::aggregated(bool core, DiscoveryForm form) const {
                 json::Value r(rapidjson::kObjectType);
                 r.AddMember("resource", json::stringValue(k->resource, a), a);
                 json::Value rk(rapidjson::kObjectType);
-                rk.AddMember("group", json::stringValue(k->group, a), a);
-                rk.AddMember("version", json::stringValue(k->version, a), a);
+                // the resource's own kind: group and version are implied
+                rk.AddMember("group", "", a);
+                rk.AddMember("version", "", a);
                 rk.AddMember("kind", json::stringValue(k->kind, a), a);
                 r.AddMember("responseKind", rk, a);
                 r.AddMember("scope", rapidjson::StringRef(k->namespaced ? "Namespaced" : "Cluster"), a);

@@ -73,8 +73,16 @@ std::vector<MediaRange> parseAccept(std::string_view accept) {
         }
         accept.remove_prefix(comma + 1);
     }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const MediaRange& a, const MediaRange& b) { return a.q > b.q; });
+    // By q, then concrete types before type/* before */* (goautoneg's order).
+    auto specificity = [](const MediaRange& r) {
+        return r.type == "*/*" ? 0 : r.type.ends_with("/*") ? 1 : 2;
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const MediaRange& a, const MediaRange& b) {
+        if (a.q != b.q) {
+            return a.q > b.q;
+        }
+        return specificity(a) > specificity(b);
+    });
     return out;
 }
 
@@ -142,14 +150,19 @@ std::optional<InputForm> negotiateInput(std::string_view contentType, meta::Stat
     return std::nullopt;
 }
 
+// Mirrors isPrettyPrint: a pretty= value decides (Go's ParseBool; anything
+// it does not parse is false), else browsers and CLI HTTP tools get indentation.
 bool wantsPretty(std::string_view userAgent, std::string_view prettyParam) {
-    if (prettyParam == "true" || prettyParam == "1") {
-        return true;
-    }
-    if (prettyParam == "false" || prettyParam == "0") {
+    if (!prettyParam.empty()) {
+        for (std::string_view yes : {"1", "t", "T", "TRUE", "true", "True"}) {
+            if (prettyParam == yes) {
+                return true;
+            }
+        }
         return false;
     }
-    return userAgent.starts_with("curl") || userAgent.starts_with("Wget");
+    return userAgent.starts_with("curl") || userAgent.starts_with("Wget") ||
+           userAgent.starts_with("Mozilla/5.0");
 }
 
 }  // namespace kube::endpoints

@@ -86,9 +86,17 @@ server::HttpResponse tableResponse(const RenderOptions& r, const json::Value& li
 
 server::HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r) {
     if (r.output.form == OutputForm::Table) {
-        json::Value emptyMeta(rapidjson::kObjectType);
+        // A one-row table carries the object's resourceVersion.
+        json::Document meta(rapidjson::kObjectType);
+        json::Document obj;
+        if (!json::parse(stored, obj)) {
+            if (const json::Value* rv = json::at(obj, {"metadata", "resourceVersion"})) {
+                meta.AddMember("resourceVersion", json::Value(*rv, meta.GetAllocator()),
+                               meta.GetAllocator());
+            }
+        }
         std::string_view one[] = {stored};
-        server::HttpResponse resp = tableResponse(r, emptyMeta, one);
+        server::HttpResponse resp = tableResponse(r, meta, one);
         resp.status = code;
         return resp;
     }

@@ -59,28 +59,33 @@ std::string ContinueToken::encode() const {
 std::optional<ContinueToken> ContinueToken::decode(std::string_view token, std::string* error) {
     std::optional<std::string> raw = unbase64Url(token);
     if (!raw) {
-        *error = "illegal base64 data";
+        *error = "continue key is not valid: illegal base64 data";
         return std::nullopt;
     }
     json::Document doc;
     if (json::parse(*raw, doc) || !doc.IsObject()) {
-        *error = "the continue token is not a JSON object";
+        *error = "continue key is not valid: the token is not a JSON object";
         return std::nullopt;
     }
     if (json::stringMember(doc, "v") != "meta.k8s.io/v1") {
-        *error = "incorrect encoded start resourceVersion (version meta.k8s.io/v1)";
+        *error = "continue key is not valid: server does not recognize this encoded version";
         return std::nullopt;
     }
     const json::Value* rv = json::member(doc, "rv");
     const json::Value* start = json::member(doc, "start");
-    if (!rv || !rv->IsUint64() || !start || !start->IsString()) {
-        *error = "incorrect encoded start resourceVersion (version meta.k8s.io/v1)";
+    if (!rv || !rv->IsUint64() || rv->GetUint64() == 0) {
+        *error = "continue key is not valid: incorrect encoded start resourceVersion "
+                 "(version meta.k8s.io/v1)";
+        return std::nullopt;
+    }
+    if (!start || !start->IsString() || start->GetStringLength() == 0) {
+        *error = "continue key is not valid: encoded start key empty";
         return std::nullopt;
     }
     std::string_view s = json::view(*start);
     // A start key may not climb out of the list's prefix.
     if (s.find("..") != std::string_view::npos || s.starts_with("/")) {
-        *error = "continue key is not valid";
+        *error = "continue key is not valid: the start key leaves the list's prefix";
         return std::nullopt;
     }
     return ContinueToken{rv->GetUint64(), std::string(s)};

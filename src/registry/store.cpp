@@ -114,7 +114,7 @@ void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) 
         std::string why;
         auto token = ContinueToken::decode(opts.continueToken, &why);
         if (!token) {
-            meta::Status s = meta::Status::badRequest("continue key is not valid: " + why);
+            meta::Status s = meta::Status::badRequest("invalid continue token: " + why);
             cb(&s, {});
             return;
         }
@@ -177,9 +177,11 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
     if (kind_.prepareForCreate) {
         kind_.prepareForCreate(doc, a);
     }
-    std::string name(json::stringMember(metadata, "name"));
+    // Hooks above may have grown the root object: look metadata up again.
+    const json::Value& finalMeta = doc["metadata"];
+    std::string name(json::stringMember(finalMeta, "name"));
     std::vector<meta::StatusCause> causes =
-        validation::validateObjectMeta(metadata, kind_.namespaced, kind_.nameRule);
+        validation::validateObjectMeta(finalMeta, kind_.namespaced, kind_.nameRule);
     if (kind_.validate) {
         for (meta::StatusCause& c : kind_.validate(doc)) {
             causes.push_back(std::move(c));

@@ -118,9 +118,9 @@ void verbs_without_tables_get_json_for_the_table_accept(void**) {
 }
 
 void plain_wildcard_typed_and_empty_accepts_get_json(void**) {
-    for (const char* accept : {"", "   ", "application/json", "*/*", "application/*",
-                               kVersionAccept, kTypedAccept, "application/json;charset=utf-8",
-                               "application/json;stream=watch"}) {
+    for (const char* accept :
+         {"", "   ", "application/json", "*/*", "application/*", kVersionAccept, kTypedAccept,
+          "application/json;charset=utf-8", "application/json;stream=watch"}) {
         Output o = output(accept);
         if (o.form != OutputForm::Json) {
             fail_msg("Accept \"%s\" should render JSON", accept);
@@ -136,9 +136,9 @@ void unknown_table_versions_and_transforms_are_skipped(void**) {
 }
 
 void unsatisfiable_accept_is_406_with_kubes_message(void**) {
-    for (const char* accept : {"application/xml", "text/html, image/png",
-                               "application/json;as=Table;v=v2;g=meta.k8s.io",
-                               "application/json;as=PartialObjectMetadataList;v=v9;g=x.io"}) {
+    for (const char* accept :
+         {"application/xml", "text/html, image/png", "application/json;as=Table;v=v2;g=meta.k8s.io",
+          "application/json;as=PartialObjectMetadataList;v=v9;g=x.io"}) {
         Status s = refusedOutput(accept);
         assert_int_equal(s.code, 406);
         assert_string_equal(s.reason.c_str(), "NotAcceptable");
@@ -184,8 +184,8 @@ void unknown_aggregated_discovery_alone_is_406(void**) {
 
 void empty_and_json_content_types_decode_as_json(void**) {
     Status err;
-    for (const char* ct : {"", "application/json", "application/json; charset=utf-8",
-                           "Application/JSON"}) {
+    for (const char* ct :
+         {"", "application/json", "application/json; charset=utf-8", "Application/JSON"}) {
         auto in = kube::endpoints::negotiateInput(ct, &err);
         if (!in || *in != InputForm::Json) {
             fail_msg("Content-Type \"%s\" should decode as JSON", ct);
@@ -196,7 +196,8 @@ void empty_and_json_content_types_decode_as_json(void**) {
 }
 
 void protobuf_and_unknown_bodies_are_415_without_details(void**) {
-    for (const char* ct : {"application/vnd.kubernetes.protobuf", "text/plain", "application/xml"}) {
+    for (const char* ct :
+         {"application/vnd.kubernetes.protobuf", "text/plain", "application/xml"}) {
         Status err;
         auto in = kube::endpoints::negotiateInput(ct, &err);
         assert_false(in.has_value());

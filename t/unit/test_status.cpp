@@ -71,32 +71,33 @@ void invalid_with_one_cause_inlines_it_and_uses_the_kind(void**) {
     Status s = Status::invalid({"", "ConfigMap"}, "Bad_Name",
                                {{"FieldValueInvalid", detail, "metadata.name"}});
     assert_int_equal(s.code, 422);
-    assert_string_equal(s.message.c_str(),
-                        (std::string("ConfigMap \"Bad_Name\" is invalid: metadata.name: ") + detail)
-                            .c_str());
+    assert_string_equal(
+        s.message.c_str(),
+        (std::string("ConfigMap \"Bad_Name\" is invalid: metadata.name: ") + detail).c_str());
     // On the wire the regex backslash is doubled; details.kind is the Kind.
-    std::string wire = R"J({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)J"
-                       R"J("message":"ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid )J"
-                       R"J(value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of )J"
-                       R"J(lower case alphanumeric characters, '-' or '.', and must start and end )J"
-                       R"J(with an alphanumeric character (e.g. 'example.com', regex used for )J"
-                       R"J(validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*)J"
-                       R"J([a-z0-9])?)*')","reason":"Invalid","details":{"name":"Bad_Name",)J"
-                       R"J("kind":"ConfigMap","causes":[{"reason":"FieldValueInvalid","message":)J"
-                       R"J("Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must )J"
-                       R"J(consist of lower case alphanumeric characters, '-' or '.', and must )J"
-                       R"J(start and end with an alphanumeric character (e.g. 'example.com', )J"
-                       R"J(regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.)J"
-                       R"J([a-z0-9]([-a-z0-9]*[a-z0-9])?)*')","field":"metadata.name"}]},)J"
-                       R"J("code":422})J";
+    std::string wire =
+        R"J({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)J"
+        R"J("message":"ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid )J"
+        R"J(value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of )J"
+        R"J(lower case alphanumeric characters, '-' or '.', and must start and end )J"
+        R"J(with an alphanumeric character (e.g. 'example.com', regex used for )J"
+        R"J(validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*)J"
+        R"J([a-z0-9])?)*')","reason":"Invalid","details":{"name":"Bad_Name",)J"
+        R"J("kind":"ConfigMap","causes":[{"reason":"FieldValueInvalid","message":)J"
+        R"J("Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must )J"
+        R"J(consist of lower case alphanumeric characters, '-' or '.', and must )J"
+        R"J(start and end with an alphanumeric character (e.g. 'example.com', )J"
+        R"J(regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.)J"
+        R"J([a-z0-9]([-a-z0-9]*[a-z0-9])?)*')","field":"metadata.name"}]},)J"
+        R"J("code":422})J";
     assert_string_equal(s.toJson().c_str(), wire.c_str());
 }
 
 void invalid_with_several_causes_lists_them_in_brackets(void**) {
-    Status s = Status::invalid({"apps", "Deployment"}, "web",
-                               {{"FieldValueRequired", "Required value", "spec.selector"},
-                                {"FieldValueInvalid", "Invalid value: 0: must be positive",
-                                 "spec.replicas"}});
+    Status s = Status::invalid(
+        {"apps", "Deployment"}, "web",
+        {{"FieldValueRequired", "Required value", "spec.selector"},
+         {"FieldValueInvalid", "Invalid value: 0: must be positive", "spec.replicas"}});
     assert_string_equal(s.message.c_str(),
                         "Deployment.apps \"web\" is invalid: [spec.selector: Required value, "
                         "spec.replicas: Invalid value: 0: must be positive]");
@@ -260,7 +261,8 @@ int main() {
         cmocka_unit_test(invalid_with_several_causes_lists_them_in_brackets),
         cmocka_unit_test(bad_request_unsupported_media_type_and_unauthorized_have_no_details),
         cmocka_unit_test(unauthorized_without_a_reason_says_not_authorized),
-        cmocka_unit_test(generic_not_found_method_not_allowed_and_not_acceptable_have_empty_details),
+        cmocka_unit_test(
+            generic_not_found_method_not_allowed_and_not_acceptable_have_empty_details),
         cmocka_unit_test(forbidden_has_kubes_three_message_forms),
         cmocka_unit_test(success_status_carries_delete_details_and_no_code),
         cmocka_unit_test(too_many_requests_carries_retry_after_in_details),

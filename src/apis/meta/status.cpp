@@ -104,6 +104,9 @@ Status Status::forbidden(const GroupResource& gr, std::string_view name, std::st
 }
 
 Status Status::unauthorized(std::string message) {
+    if (message.empty()) {
+        message = "not authorized";
+    }
     return failure(401, "Unauthorized", std::move(message), std::nullopt);
 }
 
@@ -127,7 +130,7 @@ Status Status::requestEntityTooLarge(std::string message) {
 
 Status Status::internalError(std::string_view err) {
     StatusDetails d;
-    d.causes.push_back({"UnexpectedServerResponse", std::string(err), ""});
+    d.causes.push_back({"", std::string(err), ""});
     return failure(500, "InternalError",
                    "Internal error occurred: " + std::string(err), std::move(d));
 }

@@ -8,7 +8,7 @@ namespace json = util::json;
 // admit, store, answer 201.
 void createResource(Scope s) {
     bool dryRun = false;
-    auto obj = readRequestObject(s, &dryRun);
+    auto obj = readRequestObject(s, "CreateOptions", &dryRun);
     if (!obj) {
         return;
     }

@@ -27,15 +27,16 @@ bool parseDeleteOptions(std::string_view body, registry::DeleteOptions& opts,
         }
     }
     if (const json::Value* dry = json::member(doc, "dryRun"); dry && dry->IsArray()) {
+        // The same rule as the query parameter: only "All".
+        std::string query;
         for (const json::Value& v : dry->GetArray()) {
-            if (json::view(v) != "All") {
-                *error = meta::Status::badRequest("Invalid dryRun value \"" +
-                                                  std::string(json::view(v)) +
-                                                  "\": supported values: \"All\"");
-                return false;
-            }
-            opts.dryRun = true;
+            query += "&dryRun=" + std::string(json::view(v));
         }
+        bool dryRun = false;
+        if (!parseDryRun(util::Query::parse(query), "DeleteOptions", error, &dryRun)) {
+            return false;
+        }
+        opts.dryRun = dryRun;
     }
     return true;
 }
@@ -48,7 +49,7 @@ void deleteResource(Scope s) {
     registry::DeleteOptions opts;
     meta::Status err;
     bool dryRun = false;
-    if (!parseDryRun(s->query, &err, &dryRun) ||
+    if (!parseDryRun(s->query, "DeleteOptions", &err, &dryRun) ||
         !parseDeleteOptions(s->req.body, opts, &err)) {
         s->fail(err);
         return;
@@ -78,7 +79,7 @@ void deleteResource(Scope s) {
 void deleteCollection(Scope s) {
     meta::Status err;
     bool dryRun = false;
-    if (!parseDryRun(s->query, &err, &dryRun)) {
+    if (!parseDryRun(s->query, "DeleteOptions", &err, &dryRun)) {
         s->fail(err);
         return;
     }

@@ -38,11 +38,16 @@ void updateResource(Scope s);
 void deleteResource(Scope s);
 void deleteCollection(Scope s);
 
-// The dryRun parameter: absent → false, "All" → true, else a 400 in `error`.
-bool parseDryRun(const util::Query& q, meta::Status* error, bool* dryRun);
+// The dryRun parameter: absent → false, "All" → true, else a 422 in `error`
+// naming `optionsKind` (CreateOptions, UpdateOptions, DeleteOptions), as
+// kube's ValidateDryRun does.
+bool parseDryRun(const util::Query& q, std::string_view optionsKind, meta::Status* error,
+                 bool* dryRun);
 
 // The body of a create or update as an object of the scope's kind, and the
 // dryRun parameter; on failure the scope is answered and nullptr returned.
-std::shared_ptr<util::json::Document> readRequestObject(const Scope& s, bool* dryRun);
+std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
+                                                        std::string_view optionsKind,
+                                                        bool* dryRun);
 
 }  // namespace kube::endpoints

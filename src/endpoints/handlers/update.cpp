@@ -7,7 +7,7 @@ namespace json = util::json;
 // Mirrors handlers.UpdateResource: the body must name the object of the URL.
 void updateResource(Scope s) {
     bool dryRun = false;
-    auto obj = readRequestObject(s, &dryRun);
+    auto obj = readRequestObject(s, "UpdateOptions", &dryRun);
     if (!obj) {
         return;
     }

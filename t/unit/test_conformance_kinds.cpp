@@ -1,0 +1,371 @@
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "endpoints/request_info.hpp"
+#include "fake_loop.hpp"
+#include "registry/kind.hpp"
+#include "server/server.hpp"
+#include "storage/memory/memory_store.hpp"
+#include "util/json.hpp"
+
+// cmocka last: its fail() macro breaks standard headers included after it.
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+extern "C" {
+#include <cmocka.h>
+}
+// clang-format on
+
+// One generic suite run against every built-in kind, like apiserver's
+// rest/resttest: each kind's minimal object goes through the REST verbs over
+// Server::serve, and each must behave the same way.
+
+namespace json = kube::util::json;
+using kube::registry::KindInfo;
+using kube::server::HttpRequest;
+using kube::server::HttpResponse;
+using kube::testing::FakeLoop;
+
+namespace {
+
+const char* kTableAccept =
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
+    "g=meta.k8s.io,application/json";
+const char* kNamespace = "conf";
+const char* kName = "conf-obj";
+
+#define POD_TEMPLATE(restart)                                              \
+    R"("template":{"metadata":{"labels":{"app":"conf"}},"spec":{)" restart \
+    R"("containers":[{"name":"c","image":"nginx:1.25"}]}})"
+
+// clang-format off
+// The smallest valid body of each built-in kind, besides metadata.name.
+const std::map<std::string, std::string> kMinimalBodies = {
+    {"/configmaps", "{}"},
+    {"/endpoints", "{}"},
+    {"/events", R"({"involvedObject":{"kind":"Pod","name":"p","namespace":"conf"}})"},
+    {"/namespaces", "{}"},
+    {"/nodes", "{}"},
+    {"/persistentvolumeclaims",
+     R"({"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})"},
+    {"/persistentvolumes",
+     R"({"spec":{"accessModes":["ReadWriteOnce"],"capacity":{"storage":"1Gi"},)"
+     R"("hostPath":{"path":"/srv/pv"}}})"},
+    {"/pods", R"({"spec":{"containers":[{"name":"c","image":"nginx:1.25"}]}})"},
+    {"/secrets", "{}"},
+    {"/serviceaccounts", "{}"},
+    {"/services", R"({"spec":{"ports":[{"port":80}]}})"},
+    {"apps/daemonsets",
+     R"({"spec":{"selector":{"matchLabels":{"app":"conf"}},)" POD_TEMPLATE("") "}}"},
+    {"apps/deployments",
+     R"({"spec":{"selector":{"matchLabels":{"app":"conf"}},)" POD_TEMPLATE("") "}}"},
+    {"apps/replicasets",
+     R"({"spec":{"selector":{"matchLabels":{"app":"conf"}},)" POD_TEMPLATE("") "}}"},
+    {"apps/statefulsets",
+     R"({"spec":{"selector":{"matchLabels":{"app":"conf"}},)" POD_TEMPLATE("") "}}"},
+    {"batch/cronjobs",
+     R"({"spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{)"
+     POD_TEMPLATE(R"("restartPolicy":"OnFailure",)") "}}}}"},
+    {"batch/jobs", R"({"spec":{)" POD_TEMPLATE(R"("restartPolicy":"Never",)") "}}"},
+    {"rbac.authorization.k8s.io/clusterrolebindings",
+     R"({"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"}})"},
+    {"rbac.authorization.k8s.io/clusterroles", "{}"},
+    {"rbac.authorization.k8s.io/rolebindings",
+     R"({"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"r"}})"},
+    {"rbac.authorization.k8s.io/roles", "{}"},
+    {"coordination.k8s.io/leases", "{}"},
+};
+// clang-format on
+
+json::Document parse(std::string_view text) {
+    json::Document d;
+    if (auto err = json::parse(text, d)) {
+        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
+    }
+    return d;
+}
+
+std::string at(const json::Value& v, std::initializer_list<std::string_view> path) {
+    const json::Value* m = json::at(v, path);
+    if (!m) {
+        return "<absent>";
+    }
+    return m->IsString() ? std::string(json::view(*m)) : json::serialize(*m);
+}
+
+struct Fixture {
+    FakeLoop loop;
+    kube::storage::memory::Store memory{loop};
+    kube::server::Server server{loop, memory};
+
+    Fixture() {
+        server.start();
+        loop.run();
+        HttpResponse r = send("POST", "/api/v1/namespaces",
+                              std::string(R"({"metadata":{"name":")") + kNamespace + "\"}}");
+        assert_int_equal(r.status, 201);
+    }
+
+    HttpResponse send(const std::string& method, const std::string& url,
+                      const std::string& body = "",
+                      const std::string& accept = "application/json") {
+        size_t mark = url.find('?');
+        std::string path = url.substr(0, mark);
+        std::string query = mark == std::string::npos ? "" : url.substr(mark + 1);
+        kube::endpoints::RequestInfo info =
+            kube::endpoints::resolveRequestInfo(method, path, query);
+        HttpRequest req;
+        req.method = method;
+        req.path = path;
+        req.query = query;
+        req.accept = accept;
+        req.contentType = body.empty() ? "" : "application/json";
+        req.userAgent = "conformance/1.0";
+        req.host = "127.0.0.1:6443";
+        req.body = body;
+        req.info = &info;
+        auto out = std::make_shared<std::optional<HttpResponse>>();
+        server.serve(req, [out](HttpResponse&& r) { *out = std::move(r); });
+        loop.run();
+        if (!*out) {
+            fail_msg("%s %s: no response", method.c_str(), url.c_str());
+        }
+        return std::move(**out);
+    }
+};
+
+std::string collectionUrl(const KindInfo& k) {
+    std::string url = k.group.empty() ? "/api/" + k.version : "/apis/" + k.group + "/" + k.version;
+    if (k.namespaced) {
+        url += std::string("/namespaces/") + kNamespace;
+    }
+    return url + "/" + k.resource;
+}
+
+// The minimal body of `k` named `name`.
+std::string bodyFor(const KindInfo& k, std::string_view name) {
+    auto it = kMinimalBodies.find(k.group + "/" + k.resource);
+    if (it == kMinimalBodies.end()) {
+        fail_msg("no minimal body for %s/%s: add one to kMinimalBodies", k.group.c_str(),
+                 k.resource.c_str());
+    }
+    json::Document d = parse(it->second);
+    auto& a = d.GetAllocator();
+    json::Value meta(rapidjson::kObjectType);
+    meta.AddMember("name", json::stringValue(name, a), a);
+    d.AddMember("metadata", meta, a);
+    return json::serialize(d);
+}
+
+// "configmaps" or "deployments.apps", as kube's messages name a resource.
+std::string qualified(const KindInfo& k) {
+    return k.group.empty() ? k.resource : k.resource + "." + k.group;
+}
+
+void expectCode(const KindInfo& k, const char* step, const HttpResponse& r, int code) {
+    if (r.status != code) {
+        fail_msg("%s %s: want %d, got %d: %s", k.kind.c_str(), step, code, r.status,
+                 r.body.c_str());
+    }
+}
+
+void expectEqual(const KindInfo& k, const char* what, const std::string& got,
+                 const std::string& want) {
+    if (got != want) {
+        fail_msg("%s: %s: want %s, got %s", k.kind.c_str(), what, want.c_str(), got.c_str());
+    }
+}
+
+// Checks a Table against the kind's columns; returns the row of `name`.
+const json::Value* checkTable(const KindInfo& k, const json::Value& table, std::string_view name) {
+    expectEqual(k, "table kind", at(table, {"kind"}), "Table");
+    const json::Value& cols = table["columnDefinitions"];
+    expectEqual(k, "column count", std::to_string(cols.Size()), std::to_string(k.columns.size()));
+    size_t nameColumn = cols.Size();
+    for (size_t i = 0; i < cols.Size(); i++) {
+        if (json::stringMember(cols[i], "format") == "name") {
+            nameColumn = i;
+        }
+    }
+    if (nameColumn == cols.Size()) {
+        fail_msg("%s: no Name column", k.kind.c_str());
+    }
+    const json::Value* found = nullptr;
+    for (const auto& row : table["rows"].GetArray()) {
+        const json::Value& cells = row["cells"];
+        expectEqual(k, "cells per row", std::to_string(cells.Size()), std::to_string(cols.Size()));
+        if (cells[nameColumn].IsNull()) {
+            fail_msg("%s: null Name cell", k.kind.c_str());
+        }
+        if (json::view(cells[nameColumn]) == name) {
+            found = &row;
+        }
+    }
+    return found;
+}
+
+void runConformance(Fixture& f, const KindInfo& k) {
+    const std::string collection = collectionUrl(k);
+    const std::string item = collection + "/" + kName;
+
+    // create: 201 with the server's fields, the namespace from the path.
+    HttpResponse created = f.send("POST", collection, bodyFor(k, kName));
+    expectCode(k, "create", created, 201);
+    json::Document obj = parse(created.body);
+    expectEqual(k, "kind", at(obj, {"kind"}), k.kind);
+    expectEqual(k, "apiVersion", at(obj, {"apiVersion"}), k.apiVersion());
+    expectEqual(k, "name", at(obj, {"metadata", "name"}), kName);
+    expectEqual(k, "namespace", at(obj, {"metadata", "namespace"}),
+                k.namespaced ? kNamespace : "<absent>");
+    expectEqual(k, "uid length", std::to_string(at(obj, {"metadata", "uid"}).size()), "36");
+    expectEqual(k, "creationTimestamp", at(obj, {"metadata", "creationTimestamp"}),
+                "2026-09-21T14:13:20Z");
+    std::string rv = at(obj, {"metadata", "resourceVersion"});
+    expectEqual(k, "resourceVersion", rv, std::to_string(f.memory.currentRevision()));
+    expectEqual(k, "generation", at(obj, {"metadata", "generation"}),
+                k.tracksGeneration ? "1" : "<absent>");
+    assert_true(created.body.starts_with("{\"kind\":\"" + k.kind + "\",\"apiVersion\":\"" +
+                                         k.apiVersion() + "\",\"metadata\":{\"name\":"));
+    expectCode(k, "create again", f.send("POST", collection, bodyFor(k, kName)), 409);
+
+    // get: the same bytes.
+    HttpResponse got = f.send("GET", item);
+    expectCode(k, "get", got, 200);
+    expectEqual(k, "get body", got.body, created.body);
+
+    // list: contains it, items without kind/apiVersion.
+    HttpResponse list = f.send("GET", collection + "?limit=500");
+    expectCode(k, "list", list, 200);
+    json::Document l = parse(list.body);
+    expectEqual(k, "list kind", at(l, {"kind"}), k.kind + "List");
+    expectEqual(k, "list apiVersion", at(l, {"apiVersion"}), k.apiVersion());
+    bool listed = false;
+    for (const auto& it : l["items"].GetArray()) {
+        if (json::member(it, "kind") || json::member(it, "apiVersion")) {
+            fail_msg("%s: list item carries kind/apiVersion", k.kind.c_str());
+        }
+        if (at(it, {"metadata", "uid"}) == at(obj, {"metadata", "uid"})) {
+            listed = true;
+            std::string back = "{\"kind\":\"" + k.kind + "\",\"apiVersion\":\"" + k.apiVersion() +
+                               "\"," + json::serialize(it).substr(1);
+            expectEqual(k, "list item", back, created.body);
+        }
+    }
+    if (!listed) {
+        fail_msg("%s: the list lacks the object", k.kind.c_str());
+    }
+
+    // update: a label change bumps the resourceVersion, not the generation.
+    json::Document next = parse(created.body);
+    auto& a = next.GetAllocator();
+    json::Value& meta = next["metadata"];
+    if (!json::member(meta, "labels")) {
+        meta.AddMember("labels", json::Value(rapidjson::kObjectType), a);
+    }
+    meta["labels"].AddMember("conformance", "yes", a);
+    HttpResponse updated = f.send("PUT", item, json::serialize(next));
+    expectCode(k, "update", updated, 200);
+    json::Document u = parse(updated.body);
+    if (std::stoull(at(u, {"metadata", "resourceVersion"})) <= std::stoull(rv)) {
+        fail_msg("%s: update did not bump the resourceVersion", k.kind.c_str());
+    }
+    expectEqual(k, "updated label", at(u, {"metadata", "labels", "conformance"}), "yes");
+    expectEqual(k, "updated uid", at(u, {"metadata", "uid"}), at(obj, {"metadata", "uid"}));
+    expectEqual(k, "updated generation", at(u, {"metadata", "generation"}),
+                at(obj, {"metadata", "generation"}));
+    // The old resourceVersion is now stale.
+    expectCode(k, "stale update", f.send("PUT", item, json::serialize(next)), 409);
+
+    // Table: one cell per column and a Name, for the list and the object.
+    HttpResponse table = f.send("GET", collection, "", kTableAccept);
+    expectCode(k, "table list", table, 200);
+    json::Document t = parse(table.body);
+    const json::Value* row = checkTable(k, t, kName);
+    if (!row) {
+        fail_msg("%s: the table lacks the object's row", k.kind.c_str());
+    }
+    expectEqual(k, "row object kind", at(*row, {"object", "kind"}), "PartialObjectMetadata");
+    HttpResponse one = f.send("GET", item, "", kTableAccept);
+    expectCode(k, "table get", one, 200);
+    json::Document t1 = parse(one.body);
+    expectEqual(k, "one row", std::to_string(t1["rows"].Size()), "1");
+    assert_non_null(checkTable(k, t1, kName));
+
+    // delete: gone afterwards.
+    HttpResponse deleted = f.send("DELETE", item);
+    expectCode(k, "delete", deleted, 200);
+    json::Document d = parse(deleted.body);
+    if (k.kind == "Namespace") {
+        expectEqual(k, "deleted namespace phase", at(d, {"status", "phase"}), "Terminating");
+    } else {
+        expectEqual(k, "delete status", at(d, {"status"}), "Success");
+        expectEqual(k, "delete details", at(d, {"details"}),
+                    json::serialize(parse(
+                        "{\"name\":\"" + std::string(kName) + "\"" +
+                        (k.group.empty() ? "" : ",\"group\":\"" + k.group + "\"") + ",\"kind\":\"" +
+                        k.resource + "\",\"uid\":\"" + at(obj, {"metadata", "uid"}) + "\"}")));
+    }
+    HttpResponse gone = f.send("GET", item);
+    expectCode(k, "get after delete", gone, 404);
+    expectEqual(k, "not found message", at(parse(gone.body), {"message"}),
+                qualified(k) + " \"" + kName + "\" not found");
+    expectCode(k, "delete again", f.send("DELETE", item), 404);
+}
+
+void every_kind_passes_the_rest_conformance_suite(void**) {
+    Fixture f;
+    size_t kinds = 0;
+    for (const auto& k : f.server.scheme().all()) {
+        runConformance(f, *k);
+        kinds++;
+    }
+    assert_int_equal(kinds, kMinimalBodies.size());
+}
+
+void an_invalid_name_is_422_for_every_kind(void**) {
+    Fixture f;
+    for (const auto& kp : f.server.scheme().all()) {
+        const KindInfo& k = *kp;
+        // Invalid under every name rule, path segments included.
+        HttpResponse r = f.send("POST", collectionUrl(k), bodyFor(k, "bad/name"));
+        expectCode(k, "invalid name", r, 422);
+        json::Document s = parse(r.body);
+        expectEqual(k, "reason", at(s, {"reason"}), "Invalid");
+        expectEqual(k, "details kind", at(s, {"details", "kind"}), k.kind);
+        expectEqual(k, "details group", at(s, {"details", "group"}),
+                    k.group.empty() ? "<absent>" : k.group);
+        const json::Value* causes = json::at(s, {"details", "causes"});
+        if (!causes || !causes->IsArray() || causes->Empty()) {
+            fail_msg("%s: no causes: %s", k.kind.c_str(), r.body.c_str());
+        }
+        expectEqual(k, "cause field", at((*causes)[0], {"field"}), "metadata.name");
+        // Namespaces also fail their name label (SetDefaults_Namespace copies the name).
+        std::string message = at(s, {"message"});
+        std::string prefix =
+            (k.group.empty() ? k.kind : k.kind + "." + k.group) + " \"bad/name\" is invalid: ";
+        if (!message.starts_with(prefix) ||
+            message.find("metadata.name: Invalid value: \"bad/name\": ") == std::string::npos) {
+            fail_msg("%s: message %s", k.kind.c_str(), at(s, {"message"}).c_str());
+        }
+        expectEqual(k, "nothing listed",
+                    std::to_string(parse(f.send("GET", collectionUrl(k)).body)["items"].Size()),
+                    k.resource == "namespaces" ? "5" : "0");
+    }
+}
+
+}  // namespace
+
+int main() {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_kind_passes_the_rest_conformance_suite),
+        cmocka_unit_test(an_invalid_name_is_422_for_every_kind),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
