@@ -469,6 +469,29 @@ void batches_are_capped_at_max_batch_calls(void**) {
     }
 }
 
+void writes_queued_while_the_writer_waits_for_the_lock_join_its_batch(void**) {
+    Dir dir;
+    TestLoop loop;
+    loop.hold = true;
+    auto store = openStore(optionsFor(dir), loop);
+    std::vector<std::optional<WriteResult>> results(4);
+    writeAsync(*store, createOp("/w/0", "v"), &results[0]);
+    loop.run();
+    assert_int_equal(loop.held(), 1);
+    // The job has not run yet (it would be waiting for the write lock): the
+    // calls made meanwhile are taken by it once it holds the lock.
+    for (size_t i = 1; i < results.size(); i++) {
+        writeAsync(*store, createOp("/w/" + std::to_string(i), "v"), &results[i]);
+    }
+    loop.run();
+    loop.release();
+    assert_int_equal(loop.jobs, 1);
+    for (size_t i = 0; i < results.size(); i++) {
+        assert_true(results[i].has_value());
+        assert_int_equal(results[i]->objects[0].modRevision, i + 1);
+    }
+}
+
 void writes_arriving_during_a_commit_form_the_next_batch(void**) {
     Dir dir;
     TestLoop loop;
@@ -478,13 +501,17 @@ void writes_arriving_during_a_commit_form_the_next_batch(void**) {
     writeAsync(*store, createOp("/n/0", "v"), &results[0]);
     loop.run();
     assert_int_equal(loop.held(), 1);
+    // The job runs (takes its call and commits); its completion is pending.
+    std::vector<util::EventLoop::Task> dones = loop.runHeldJobsOnly();
     for (size_t i = 1; i < results.size(); i++) {
         writeAsync(*store, createOp("/n/" + std::to_string(i), "v"), &results[i]);
     }
     loop.run();
     // Still one commit in flight: the new calls wait.
     assert_int_equal(loop.jobs, 1);
-    loop.release();
+    for (auto& done : dones) {
+        done();
+    }
     assert_true(results[0].has_value());
     assert_false(results[1].has_value());
     assert_int_equal(loop.jobs, 2);
@@ -657,9 +684,10 @@ void destroying_the_store_with_a_commit_in_flight_is_safe(void**) {
     store->write({createOp("/d/k", "v")}, [&](WriteResult&&) { called = true; });
     loop.run();
     assert_int_equal(loop.held(), 1);
+    std::vector<util::EventLoop::Task> dones = loop.runHeldJobsOnly();
+    // Queued after the job took its calls: never committed.
     store->write({createOp("/d/queued", "v")}, [&](WriteResult&&) { called = true; });
     loop.run();
-    std::vector<util::EventLoop::Task> dones = loop.runHeldJobsOnly();
     // The Store goes away; the job finished but its completion has not run.
     store.reset();
     for (auto& done : dones) {
@@ -721,6 +749,7 @@ int main() {
         cmocka_unit_test(two_processes_on_one_directory_see_each_others_writes),
         cmocka_unit_test(queued_writes_share_one_transaction),
         cmocka_unit_test(batches_are_capped_at_max_batch_calls),
+        cmocka_unit_test(writes_queued_while_the_writer_waits_for_the_lock_join_its_batch),
         cmocka_unit_test(writes_arriving_during_a_commit_form_the_next_batch),
         cmocka_unit_test(failing_call_in_a_batch_leaves_the_other_calls_committed),
         cmocka_unit_test(full_map_fails_writes_with_no_space_and_reads_keep_working),

@@ -8,6 +8,7 @@ GroupCommit::GroupCommit(util::EventLoop& loop, std::shared_ptr<Env> env, size_t
     : loop_(loop),
       env_(std::move(env)),
       maxBatch_(std::max<size_t>(maxBatch, 1)),
+      queue_(std::make_shared<Queue>()),
       alive_(std::make_shared<bool>(true)) {}
 
 GroupCommit::~GroupCommit() {
@@ -15,7 +16,10 @@ GroupCommit::~GroupCommit() {
 }
 
 void GroupCommit::submit(std::vector<WriteOp> ops, Interface::WriteCallback cb) {
-    queue_.push_back({std::move(ops), std::move(cb)});
+    {
+        std::lock_guard<std::mutex> lock(queue_->mutex);
+        queue_->calls.push_back({std::move(ops), std::move(cb)});
+    }
     if (inFlight_ || kickPosted_) {
         return;
     }
@@ -31,25 +35,36 @@ void GroupCommit::submit(std::vector<WriteOp> ops, Interface::WriteCallback cb) 
 }
 
 void GroupCommit::startNext() {
-    if (inFlight_ || queue_.empty()) {
+    if (inFlight_) {
         return;
     }
-    auto batch = std::make_shared<Batch>();
-    const size_t n = std::min(maxBatch_, queue_.size());
-    batch->calls.reserve(n);
-    for (size_t i = 0; i < n; i++) {
-        batch->calls.push_back(std::move(queue_.front()));
-        queue_.pop_front();
+    {
+        std::lock_guard<std::mutex> lock(queue_->mutex);
+        if (queue_->calls.empty()) {
+            return;
+        }
     }
+    auto batch = std::make_shared<Batch>();
     inFlight_ = true;
-    // Both closures co-own the environment: whichever is destroyed last
-    // closes it, after the job, even when the Store is already gone.
-    loop_.runBlocking([env = env_, batch] { batch->outcome = commitBatch(*env, batch->calls); },
-                      [this, alive = alive_, env = env_, batch] {
-                          if (*alive) {
-                              finish(batch);
-                          }
-                      });
+    // The job takes its calls once it holds the write lock. Both closures
+    // co-own the environment: whichever is destroyed last closes it, after
+    // the job, even when the Store is already gone.
+    auto take = [queue = queue_, max = maxBatch_](std::vector<WriteCall>& into) {
+        std::lock_guard<std::mutex> lock(queue->mutex);
+        const size_t n = std::min(max, queue->calls.size());
+        into.reserve(n);
+        for (size_t i = 0; i < n; i++) {
+            into.push_back(std::move(queue->calls.front()));
+            queue->calls.pop_front();
+        }
+    };
+    loop_.runBlocking(
+        [env = env_, batch, take] { batch->outcome = commitBatch(*env, batch->calls, take); },
+        [this, alive = alive_, env = env_, batch] {
+            if (*alive) {
+                finish(batch);
+            }
+        });
 }
 
 void GroupCommit::finish(const std::shared_ptr<Batch>& batch) {
@@ -60,8 +75,9 @@ void GroupCommit::finish(const std::shared_ptr<Batch>& batch) {
         // adopt the new size and retry the same calls first.
         const int rc = env_->adoptMapSize();
         if (rc == MDB_SUCCESS) {
+            std::lock_guard<std::mutex> lock(queue_->mutex);
             for (auto it = batch->calls.rbegin(); it != batch->calls.rend(); ++it) {
-                queue_.push_front(std::move(*it));
+                queue_->calls.push_front(std::move(*it));
             }
             batch->calls.clear();
             outcome = BatchOutcome{};

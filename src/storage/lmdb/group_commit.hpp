@@ -3,6 +3,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "storage/interface.hpp"
@@ -13,14 +14,16 @@
 namespace kube::storage::lmdb {
 
 // The writer queue of one Store (spec/storage.md §4.2). write() calls queue
-// up on the loop; whenever no commit is in flight, up to maxBatch of them go
-// to one off-loop job that runs one write transaction and one durable commit
-// for all. Calls that arrive during a commit wait for the next one, so under
-// load the batches grow by themselves.
+// up on the loop; whenever no commit is in flight, one off-loop job waits for
+// the global write lock (other workers commit meanwhile) and only then takes
+// up to maxBatch queued calls, so that everything that arrived while it
+// waited shares one write transaction and one durable commit. Under load the
+// batches grow by themselves.
 //
-// Threads: every method runs on the loop. The job touches only its batch and
-// the environment, which it co-owns so that the Store may be destroyed while
-// it runs; the batch's callbacks are then dropped, never called.
+// Threads: every method runs on the loop. The job touches only the queue
+// (under its mutex), its batch and the environment; it co-owns the queue and
+// the environment so that the Store may be destroyed while it runs, and the
+// batch's callbacks are then dropped, never called.
 class GroupCommit {
 public:
     GroupCommit(util::EventLoop& loop, std::shared_ptr<Env> env, size_t maxBatch);
@@ -50,13 +53,19 @@ private:
         BatchOutcome outcome;
     };
 
+    // Filled on the loop, drained by the job once it holds the write lock.
+    struct Queue {
+        std::mutex mutex;
+        std::deque<WriteCall> calls;
+    };
+
     void startNext();
     void finish(const std::shared_ptr<Batch>& batch);
 
     util::EventLoop& loop_;
     std::shared_ptr<Env> env_;
     size_t maxBatch_;
-    std::deque<WriteCall> queue_;
+    std::shared_ptr<Queue> queue_;
     bool inFlight_ = false;
     bool kickPosted_ = false;
     // Cleared by the destructor; posted tasks and job completions check it.

@@ -90,11 +90,19 @@ WriteResult failedCall(const WriteCall& call, const Error& error) {
     return r;
 }
 
-BatchOutcome commitBatch(const Env& env, std::span<const WriteCall> calls) {
+BatchOutcome commitBatch(const Env& env, std::vector<WriteCall>& calls, const TakeCalls& take) {
     MDB_txn* txn = nullptr;
     int rc = mdb_txn_begin(env.env(), nullptr, 0, &txn);
     if (rc != MDB_SUCCESS) {
+        if (rc != MDB_MAP_RESIZED) {
+            take(calls);
+        }
         return failBatch(env, "begin write transaction", rc);
+    }
+    take(calls);
+    if (calls.empty()) {
+        mdb_txn_abort(txn);
+        return BatchOutcome{};
     }
     Revision first = 0;
     rc = getCounter(env, txn, kMetaRevision, &first);

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <span>
+#include <functional>
 #include <vector>
 
 #include "storage/interface.hpp"
@@ -25,15 +25,22 @@ struct BatchOutcome {
     Revision lastRevision = 0;
 };
 
-// Runs one write transaction for all `calls` and commits it durably. Each
-// call is atomic on its own: its preconditions are checked against the
-// transaction's state (earlier calls included) before any of its ops is
-// applied, and a call that fails changes nothing while the others commit.
-// Revisions follow meta.rev, one per op, in order.
+// Moves the calls to commit into `into`; called once the write lock is held.
+using TakeCalls = std::function<void(std::vector<WriteCall>& into)>;
+
+// Runs one write transaction and commits it durably. The calls are taken
+// (`take` into `calls`) only once the transaction has begun, that is once
+// this process holds the global write lock: everything that queued up while
+// it waited joins this batch (group commit). Each call is atomic on its own:
+// its preconditions are checked against the transaction's state (earlier
+// calls included) before any of its ops is applied, and a call that fails
+// changes nothing while the others commit. Revisions follow meta.rev, one
+// per op, in order. When the transaction cannot begin, the calls are taken
+// to fail with it, except on MDB_MAP_RESIZED: they stay queued for a retry.
 //
-// Blocks (the global write lock, fsync): run it off the loop. Reads only
-// `calls`; callbacks are not invoked.
-BatchOutcome commitBatch(const Env& env, std::span<const WriteCall> calls);
+// Blocks (the global write lock, fsync): run it off the loop. Callbacks are
+// not invoked.
+BatchOutcome commitBatch(const Env& env, std::vector<WriteCall>& calls, const TakeCalls& take);
 
 // The result every call of a batch gets when the transaction failed.
 WriteResult failedCall(const WriteCall& call, const Error& error);
