@@ -81,12 +81,7 @@ registry::KindInfo deploymentKind() {
     k.statusIsSubresource = true;
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn(
-            "Ready", "string", "Number of the pod with ready state",
-            [](const json::Value& obj, const TableContext&) {
-                return std::to_string(cells::integer(obj, {"status", "readyReplicas"})) + "/" +
-                       std::to_string(cells::integer(obj, {"spec", "replicas"}, 1));
-            }),
+        readyReplicasColumn(),
         cells::countColumn("Up-to-date", "string",
                            "Total number of pods targeted by this deployment that have the desired "
                            "template spec.",

@@ -88,12 +88,7 @@ registry::KindInfo statefulSetKind() {
     k.statusIsSubresource = true;
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn(
-            "Ready", "string", "Number of the pod with ready state",
-            [](const json::Value& obj, const TableContext&) {
-                return std::to_string(cells::integer(obj, {"status", "readyReplicas"})) + "/" +
-                       std::to_string(cells::integer(obj, {"spec", "replicas"}, 1));
-            }),
+        readyReplicasColumn(),
         cells::ageColumn(),
         containersColumn(),
         imagesColumn(),

@@ -158,6 +158,15 @@ const json::Value* podSpecOf(const json::Value& obj) {
     return json::at(obj, {"spec", "jobTemplate", "spec", "template", "spec"});
 }
 
+registry::TableColumn readyReplicasColumn() {
+    return cells::textColumn(
+        "Ready", "string", "Number of the pod with ready state",
+        [](const json::Value& obj, const registry::TableContext&) {
+            return std::to_string(cells::integer(obj, {"status", "readyReplicas"})) + "/" +
+                   std::to_string(cells::integer(obj, {"spec", "replicas"}, 1));
+        });
+}
+
 registry::TableColumn containersColumn() {
     return cells::textColumn(
         "Containers", "string", "Names of each container in the template.",

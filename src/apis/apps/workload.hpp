@@ -43,6 +43,9 @@ void validateWorkloadSpec(const json::Value& obj, const WorkloadRules& rules, fi
 // spec.jobTemplate.spec.template.spec.
 const json::Value* podSpecOf(const json::Value& obj);
 
+// "Ready": readyReplicas/spec.replicas (Deployments, StatefulSets).
+registry::TableColumn readyReplicasColumn();
+
 // -o wide columns: container names, images, and the selector (as
 // metav1.FormatLabelSelector, or as the bare selector.String() that the
 // Deployment printer uses when `bare`).
