@@ -102,7 +102,8 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
 
     if (server == NULL) {
         return ngx_http_kube_send(r, kube::server::HttpResponse::fromStatus(
-            kube::meta::Status::serviceUnavailable("the API server is not running")));
+            kube::meta::Status::serviceUnavailable(
+                "the API server is not running")));
     }
 
     kube::server::HttpRequest req;
@@ -128,7 +129,9 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
     ctx->alive = std::make_shared<ngx_http_request_t *>(r);
     std::weak_ptr<ngx_http_request_t *> alive = ctx->alive;
 
-    server->serve(req, [pending, alive, body](kube::server::HttpResponse &&resp) {
+    server->serve(req, [pending, alive, body](
+                           kube::server::HttpResponse &&resp)
+    {
         if (pending->inline_call) {
             pending->answered = true;
             pending->resp = std::move(resp);
@@ -147,7 +150,8 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
             ngx_http_finalize_request(req, ngx_http_kube_send(req, resp));
         } catch (...) {
             ngx_log_error(NGX_LOG_ALERT, c->log, 0,
-                          "kube-apiserver: unexpected exception while answering");
+                          "kube-apiserver: unexpected exception "
+                          "while answering");
             ngx_http_finalize_request(req, NGX_HTTP_INTERNAL_SERVER_ERROR);
         }
 
@@ -231,11 +235,15 @@ try {
             kube::meta::Status::unauthorized(), true));
     }
 
-    if (r->method & (NGX_HTTP_POST|NGX_HTTP_PUT|NGX_HTTP_PATCH|NGX_HTTP_DELETE)) {
+    if (r->method
+        & (NGX_HTTP_POST|NGX_HTTP_PUT|NGX_HTTP_PATCH|NGX_HTTP_DELETE))
+    {
         klcf = static_cast<ngx_http_kube_loc_conf_t *>(
             ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
 
-        if (r->headers_in.content_length_n > static_cast<off_t>(klcf->max_body_size)) {
+        if (r->headers_in.content_length_n
+            > static_cast<off_t>(klcf->max_body_size))
+        {
             if (ngx_http_discard_request_body(r) != NGX_OK) {
                 return NGX_HTTP_INTERNAL_SERVER_ERROR;
             }
@@ -258,7 +266,8 @@ try {
         return rc;
     }
 
-    rc = ngx_http_kube_dispatch(r, ctx, std::make_shared<std::string>(), &async);
+    rc = ngx_http_kube_dispatch(r, ctx, std::make_shared<std::string>(),
+                                &async);
 
     if (async) {
         r->main->count++;
@@ -268,6 +277,7 @@ try {
 
 } catch (...) {
     ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
-                  "kube-apiserver: unexpected exception in the content handler");
+                  "kube-apiserver: unexpected exception in the content "
+                  "handler");
     return NGX_HTTP_INTERNAL_SERVER_ERROR;
 }

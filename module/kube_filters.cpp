@@ -23,8 +23,9 @@ ngx_http_kube_status_for(ngx_http_request_t *r, ngx_uint_t code)
 
     switch (code) {
     case NGX_HTTP_REQUEST_ENTITY_TOO_LARGE:
-        return Status::requestEntityTooLarge("Request entity too large: limit is "
-                                             + std::to_string(klcf->max_body_size));
+        return Status::requestEntityTooLarge(
+            "Request entity too large: limit is "
+            + std::to_string(klcf->max_body_size));
     case NGX_HTTP_REQUEST_TIME_OUT:
         return Status::timeout("the request body was not received in time");
     case NGX_HTTP_UNAUTHORIZED:
@@ -34,15 +35,18 @@ ngx_http_kube_status_for(ngx_http_request_t *r, ngx_uint_t code)
     case NGX_HTTP_NOT_ALLOWED:
         return Status::methodNotSupported();
     case NGX_HTTP_SERVICE_UNAVAILABLE:
-        return Status::serviceUnavailable("the server is currently unable to handle the request");
+        return Status::serviceUnavailable(
+            "the server is currently unable to handle the request");
     case NGX_HTTP_TOO_MANY_REQUESTS:
-        return Status::tooManyRequests("Too many requests, please try again later.", 1);
+        return Status::tooManyRequests(
+            "Too many requests, please try again later.", 1);
     default:
         break;
     }
 
     if (code >= 500) {
-        Status s = Status::internalError("an error on the server has prevented the request "
+        Status s = Status::internalError("an error on the server has "
+                                         "prevented the request "
                                          "from succeeding (HTTP "
                                          + std::to_string(code) + ")");
         s.code = static_cast<int>(code);
@@ -73,11 +77,15 @@ try {
     }
 
     ctx = ngx_http_kube_get_ctx(r);
-    if (ctx == NULL || ctx->route == kube::server::Route::None || ctx->response_sent) {
+    if (ctx == NULL
+        || ctx->route == kube::server::Route::None
+        || ctx->response_sent)
+    {
         return ngx_http_next_header_filter(r);
     }
 
-    ctx->substitute = ngx_http_kube_status_for(r, r->headers_out.status).toJson();
+    ctx->substitute =
+        ngx_http_kube_status_for(r, r->headers_out.status).toJson();
     ctx->substituting = true;
 
     r->headers_out.content_length_n = ctx->substitute.size();

@@ -19,7 +19,8 @@ struct NginxLoop::Job {
 };
 
 
-NginxLoop::NginxLoop(ngx_thread_pool_t* pool, ngx_log_t* log) : pool_(pool), log_(log)
+NginxLoop::NginxLoop(ngx_thread_pool_t* pool, ngx_log_t* log)
+    : pool_(pool), log_(log)
 {
     posted_.handler = runPosted;
     posted_.data = this;

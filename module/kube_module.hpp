@@ -30,8 +30,10 @@ struct ngx_http_kube_main_conf_t {
 struct ngx_http_kube_loc_conf_t {
     ngx_flag_t                 api;                 /* kube_api */
     ngx_flag_t                 anonymous_auth;      /* kube_anonymous_auth */
-    ngx_uint_t                 authorization_mode;  /* kube_authorization_mode */
-    size_t                     max_body_size;       /* kube_max_request_body_size */
+    /* kube_authorization_mode */
+    ngx_uint_t                 authorization_mode;
+    /* kube_max_request_body_size */
+    size_t                     max_body_size;
     ngx_http_core_loc_conf_t  *clcf;
 };
 

@@ -79,8 +79,10 @@ ngx_http_kube_certificate_user(ngx_http_request_t *r)
 const kube::authz::Authorizer &
 ngx_http_kube_authorizer(ngx_uint_t mode)
 {
-    static const auto allow = kube::authz::makeAuthorizer(kube::authz::Mode::AlwaysAllow);
-    static const auto deny = kube::authz::makeAuthorizer(kube::authz::Mode::AlwaysDeny);
+    using kube::authz::Mode;
+
+    static const auto allow = kube::authz::makeAuthorizer(Mode::AlwaysAllow);
+    static const auto deny = kube::authz::makeAuthorizer(Mode::AlwaysDeny);
 
     return mode == NGX_HTTP_KUBE_ALWAYS_DENY ? *deny : *allow;
 }
@@ -93,13 +95,15 @@ ngx_http_kube_internal_error(ngx_http_request_t *r, const char *what)
                   "kube-apiserver: %s: unexpected exception", what);
 
     return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
-        kube::meta::Status::internalError("unexpected error in " + std::string(what))));
+        kube::meta::Status::internalError("unexpected error in "
+                                          + std::string(what))));
 }
 
 }  // namespace
 
 
-/* mirrors filters.WithAuthentication with the x509 and anonymous authenticators */
+/* mirrors filters.WithAuthentication with the x509 and anonymous
+ * authenticators */
 ngx_int_t
 ngx_http_kube_authn_handler(ngx_http_request_t *r)
 try {
@@ -111,7 +115,8 @@ try {
         return NGX_DECLINED;
     }
 
-    std::optional<kube::authn::UserInfo> user = ngx_http_kube_certificate_user(r);
+    std::optional<kube::authn::UserInfo> user =
+        ngx_http_kube_certificate_user(r);
 
     if (user && user->authenticated()) {
         ctx->user = std::move(*user);
@@ -152,15 +157,17 @@ try {
     }
 
     if (!ctx->authenticated) {
-        /* authentication runs first; a request without a user is a wiring bug */
-        return ngx_http_kube_internal_error(r, "authorization without authentication");
+        /* authentication runs first: a request without a user is a bug */
+        return ngx_http_kube_internal_error(
+            r, "authorization without authentication");
     }
 
     klcf = static_cast<ngx_http_kube_loc_conf_t *>(
         ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
 
     kube::authz::Result res =
-        ngx_http_kube_authorizer(klcf->authorization_mode).authorize(ctx->user, ctx->info);
+        ngx_http_kube_authorizer(klcf->authorization_mode)
+            .authorize(ctx->user, ctx->info);
 
     if (res.decision == kube::authz::Decision::Allow) {
         return NGX_OK;
@@ -178,7 +185,8 @@ try {
     }
 
     return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
-        kube::meta::Status::forbidden(gr, info.isResourceRequest ? info.name : "", msg),
+        kube::meta::Status::forbidden(
+            gr, info.isResourceRequest ? info.name : "", msg),
         true));
 
 } catch (...) {

@@ -38,7 +38,8 @@ ngx_http_kube_set_header(ngx_http_request_t *r, const std::string &name,
     h->key.len = name.size();
     h->key.data = static_cast<u_char *>(ngx_pnalloc(r->pool, name.size()));
     h->value.len = value.size();
-    h->value.data = static_cast<u_char *>(ngx_pnalloc(r->pool, value.size() + 1));
+    h->value.data = static_cast<u_char *>(
+        ngx_pnalloc(r->pool, value.size() + 1));
     if (h->key.data == NULL || h->value.data == NULL) {
         return NGX_ERROR;
     }
@@ -91,7 +92,8 @@ ngx_http_kube_get_ctx(ngx_http_request_t *r)
 
 
 ngx_int_t
-ngx_http_kube_send(ngx_http_request_t *r, const kube::server::HttpResponse &resp)
+ngx_http_kube_send(ngx_http_request_t *r,
+    const kube::server::HttpResponse &resp)
 {
     ngx_int_t             rc;
     ngx_buf_t            *b;
@@ -147,7 +149,8 @@ ngx_http_kube_send(ngx_http_request_t *r, const kube::server::HttpResponse &resp
     }
 
     if (!resp.body.empty()) {
-        b->start = static_cast<u_char *>(ngx_pnalloc(r->pool, resp.body.size()));
+        b->start = static_cast<u_char *>(
+            ngx_pnalloc(r->pool, resp.body.size()));
         if (b->start == NULL) {
             return NGX_HTTP_INTERNAL_SERVER_ERROR;
         }
@@ -168,7 +171,8 @@ ngx_http_kube_send(ngx_http_request_t *r, const kube::server::HttpResponse &resp
 
 
 ngx_int_t
-ngx_http_kube_reject(ngx_http_request_t *r, const kube::server::HttpResponse &resp)
+ngx_http_kube_reject(ngx_http_request_t *r,
+    const kube::server::HttpResponse &resp)
 {
     /* an unread body would spoil the keep-alive connection */
     if (ngx_http_discard_request_body(r) != NGX_OK) {

@@ -16,7 +16,8 @@ extern "C" int mallctl(const char *name, void *oldp, size_t *oldlenp,
 
 namespace {
 
-/* stale LMDB reader slots (of killed workers) pin pages; clear them this often */
+/* stale LMDB reader slots (of killed workers) pin pages; this often they
+ * are cleared */
 constexpr ngx_msec_t kReaderCheckInterval = 10000;
 
 struct Worker {
@@ -83,7 +84,8 @@ try {
         return NGX_OK;
     }
 
-    ngx_thread_pool_t *pool = ngx_thread_pool_get(cycle, &kmcf->thread_pool_name);
+    ngx_thread_pool_t *pool =
+        ngx_thread_pool_get(cycle, &kmcf->thread_pool_name);
     if (pool == NULL) {
         ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
                       "kube-apiserver: thread pool \"%V\" not found",

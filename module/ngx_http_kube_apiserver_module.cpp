@@ -152,7 +152,8 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
 char *
 ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf)
 {
-    ngx_http_kube_main_conf_t *kmcf = static_cast<ngx_http_kube_main_conf_t *>(conf);
+    ngx_http_kube_main_conf_t *kmcf =
+        static_cast<ngx_http_kube_main_conf_t *>(conf);
 
     ngx_conf_init_size_value(kmcf->map_size, kDefaultMapSize);
     ngx_conf_init_uint_value(kmcf->max_readers, kDefaultMaxReaders);
@@ -194,8 +195,10 @@ ngx_http_kube_create_loc_conf(ngx_conf_t *cf)
 char *
 ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
 {
-    ngx_http_kube_loc_conf_t *prev = static_cast<ngx_http_kube_loc_conf_t *>(parent);
-    ngx_http_kube_loc_conf_t *conf = static_cast<ngx_http_kube_loc_conf_t *>(child);
+    ngx_http_kube_loc_conf_t *prev =
+        static_cast<ngx_http_kube_loc_conf_t *>(parent);
+    ngx_http_kube_loc_conf_t *conf =
+        static_cast<ngx_http_kube_loc_conf_t *>(child);
 
     ngx_conf_merge_value(conf->anonymous_auth, prev->anonymous_auth, 0);
     ngx_conf_merge_uint_value(conf->authorization_mode,
@@ -219,7 +222,8 @@ ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
 char *
 ngx_http_kube_api(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 {
-    ngx_http_kube_loc_conf_t *klcf = static_cast<ngx_http_kube_loc_conf_t *>(conf);
+    ngx_http_kube_loc_conf_t *klcf =
+        static_cast<ngx_http_kube_loc_conf_t *>(conf);
 
     ngx_http_core_loc_conf_t   *clcf;
     ngx_http_kube_main_conf_t  *kmcf;
@@ -247,7 +251,8 @@ ngx_http_kube_api(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 char *
 ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 {
-    ngx_http_kube_main_conf_t *kmcf = static_cast<ngx_http_kube_main_conf_t *>(conf);
+    ngx_http_kube_main_conf_t *kmcf =
+        static_cast<ngx_http_kube_main_conf_t *>(conf);
 
     off_t       size;
     ngx_int_t   n;
