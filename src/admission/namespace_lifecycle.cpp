@@ -41,10 +41,10 @@ void NamespaceLifecycle::admitCreate(const registry::KindInfo& kind, std::string
                          cb(nullptr);
                          return;
                      }
-                     meta::Status s = meta::Status::forbidden(
-                         gr, objName,
-                         "unable to create new content in namespace " + nsName +
-                             " because it is being terminated");
+                     meta::Status s =
+                         meta::Status::forbidden(gr, objName,
+                                                 "unable to create new content in namespace " +
+                                                     nsName + " because it is being terminated");
                      s.details->causes.push_back({"NamespaceTerminating",
                                                   "namespace " + nsName + " is being terminated",
                                                   "metadata.namespace"});
@@ -56,7 +56,8 @@ const meta::Status* NamespaceLifecycle::admitNamespaceDelete(std::string_view na
     if (!isImmortal(name)) {
         return nullptr;
     }
-    denied_ = meta::Status::forbidden({"", "namespaces"}, name, "this namespace may not be deleted");
+    denied_ =
+        meta::Status::forbidden({"", "namespaces"}, name, "this namespace may not be deleted");
     return &denied_;
 }
 

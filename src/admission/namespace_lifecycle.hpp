@@ -14,7 +14,7 @@ namespace kube::admission {
 // in namespaces that exist and are not terminating, and the namespaces every
 // cluster relies on cannot be deleted.
 class NamespaceLifecycle {
-public:
+  public:
     using Callback = std::function<void(const meta::Status* denied)>;
 
     NamespaceLifecycle(storage::Interface& storage, const registry::KindInfo& namespaces);
@@ -29,7 +29,7 @@ public:
     // default, kube-system, kube-public (kube's immortal namespaces).
     static bool isImmortal(std::string_view name);
 
-private:
+  private:
     storage::Interface& storage_;
     const registry::KindInfo& namespaces_;
     meta::Status denied_;

@@ -20,7 +20,9 @@ std::string entryText(X509_NAME_ENTRY* entry) {
 
 }  // namespace
 
-UserInfo anonymousUser() { return UserInfo{kAnonymousUser, "", {kAllUnauthenticated}}; }
+UserInfo anonymousUser() {
+    return UserInfo{kAnonymousUser, "", {kAllUnauthenticated}};
+}
 
 UserInfo userFromCertificate(X509* cert) {
     UserInfo user;

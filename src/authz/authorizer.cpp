@@ -6,7 +6,7 @@ namespace {
 
 // Mirrors authorizerfactory.alwaysAllowAuthorizer.
 class AlwaysAllow : public Authorizer {
-public:
+  public:
     Result authorize(const authn::UserInfo&, const endpoints::RequestInfo&) const override {
         return {Decision::Allow, ""};
     }
@@ -14,13 +14,15 @@ public:
 
 // Mirrors authorizerfactory.alwaysDenyAuthorizer.
 class AlwaysDeny : public Authorizer {
-public:
+  public:
     Result authorize(const authn::UserInfo&, const endpoints::RequestInfo&) const override {
         return {Decision::NoOpinion, "Everything is forbidden."};
     }
 };
 
-std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string quote(std::string_view s) {
+    return "\"" + std::string(s) + "\"";
+}
 
 }  // namespace
 

@@ -110,7 +110,8 @@ DiscoveryDocument Discovery::coreRoot(DiscoveryForm form, std::string_view serve
 }
 
 const DiscoveryDocument& Discovery::groupsRoot(DiscoveryForm form) {
-    std::string key = form == DiscoveryForm::Legacy ? "apis" : "apis-" + aggregatedContentType(form);
+    std::string key =
+        form == DiscoveryForm::Legacy ? "apis" : "apis-" + aggregatedContentType(form);
     if (auto it = cache_.find(key); it != cache_.end()) {
         return it->second;
     }
@@ -220,11 +221,11 @@ std::string Discovery::aggregated(bool core, DiscoveryForm form) const {
     json::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     d.AddMember("kind", "APIGroupDiscoveryList", a);
-    d.AddMember("apiVersion",
-                rapidjson::StringRef(form == DiscoveryForm::AggregatedV2
-                                         ? "apidiscovery.k8s.io/v2"
-                                         : "apidiscovery.k8s.io/v2beta1"),
-                a);
+    d.AddMember(
+        "apiVersion",
+        rapidjson::StringRef(form == DiscoveryForm::AggregatedV2 ? "apidiscovery.k8s.io/v2"
+                                                                 : "apidiscovery.k8s.io/v2beta1"),
+        a);
     d.AddMember("metadata", json::Value(rapidjson::kObjectType), a);
     json::Value items(rapidjson::kArrayType);
     for (const registry::GroupInfo& g : scheme_.groups()) {
@@ -252,7 +253,8 @@ std::string Discovery::aggregated(bool core, DiscoveryForm form) const {
                 rk.AddMember("version", "", a);
                 rk.AddMember("kind", json::stringValue(k->kind, a), a);
                 r.AddMember("responseKind", rk, a);
-                r.AddMember("scope", rapidjson::StringRef(k->namespaced ? "Namespaced" : "Cluster"), a);
+                r.AddMember("scope", rapidjson::StringRef(k->namespaced ? "Namespaced" : "Cluster"),
+                            a);
                 r.AddMember("singularResource", json::stringValue(k->singular, a), a);
                 r.AddMember("verbs", strings(servedVerbs(*k), a), a);
                 if (!k->shortNames.empty()) {
@@ -269,8 +271,8 @@ std::string Discovery::aggregated(bool core, DiscoveryForm form) const {
                         json::Value sk(rapidjson::kObjectType);
                         sk.AddMember("group", json::stringValue(s.group, a), a);
                         sk.AddMember("version", json::stringValue(s.version, a), a);
-                        sk.AddMember("kind", json::stringValue(s.kind.empty() ? k->kind : s.kind, a),
-                                     a);
+                        sk.AddMember("kind",
+                                     json::stringValue(s.kind.empty() ? k->kind : s.kind, a), a);
                         sr.AddMember("responseKind", sk, a);
                         sr.AddMember("verbs", strings(s.verbs, a), a);
                         subs.PushBack(sr, a);

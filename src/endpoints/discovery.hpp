@@ -22,7 +22,7 @@ struct DiscoveryDocument {
 // aggregated APIGroupDiscoveryList v2 and v2beta1). The scheme is fixed for
 // the server's life, so every document is rendered once, on first use.
 class Discovery {
-public:
+  public:
     // `verbsServed`: the verbs this server implements; a kind advertises
     // only those of its verbs that are served.
     Discovery(const registry::Scheme& scheme, std::vector<std::string> verbsServed);
@@ -36,7 +36,7 @@ public:
     // GET /api/v1, /apis/<group>/<version>; nullptr for an unknown one.
     const DiscoveryDocument* resources(std::string_view group, std::string_view version);
 
-private:
+  private:
     std::vector<std::string> servedVerbs(const registry::KindInfo& kind) const;
     std::string aggregated(bool core, DiscoveryForm form) const;
     std::string resourceList(std::string_view group, std::string_view version) const;

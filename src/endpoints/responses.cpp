@@ -78,8 +78,8 @@ server::HttpResponse tableResponse(const RenderOptions& r, const json::Value& li
         addRow(rows, o, r, a);
     }
     t.AddMember("rows", rows, a);
-    return server::HttpResponse::json(200, r.pretty ? json::serializePretty(t)
-                                                    : json::serialize(t));
+    return server::HttpResponse::json(200,
+                                      r.pretty ? json::serializePretty(t) : json::serialize(t));
 }
 
 }  // namespace

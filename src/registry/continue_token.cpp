@@ -49,8 +49,8 @@ std::optional<std::string> unbase64Url(std::string_view in) {
 }  // namespace
 
 std::string ContinueToken::encode() const {
-    std::string body = "{\"v\":\"meta.k8s.io/v1\",\"rv\":" + std::to_string(revision) +
-                       ",\"start\":";
+    std::string body =
+        "{\"v\":\"meta.k8s.io/v1\",\"rv\":" + std::to_string(revision) + ",\"start\":";
     json::appendQuoted(body, start);
     body += "}";
     return base64Url(body);
@@ -74,8 +74,9 @@ std::optional<ContinueToken> ContinueToken::decode(std::string_view token, std::
     const json::Value* rv = json::member(doc, "rv");
     const json::Value* start = json::member(doc, "start");
     if (!rv || !rv->IsUint64() || rv->GetUint64() == 0) {
-        *error = "continue key is not valid: incorrect encoded start resourceVersion "
-                 "(version meta.k8s.io/v1)";
+        *error =
+            "continue key is not valid: incorrect encoded start resourceVersion "
+            "(version meta.k8s.io/v1)";
         return std::nullopt;
     }
     if (!start || !start->IsString() || start->GetStringLength() == 0) {

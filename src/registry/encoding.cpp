@@ -7,13 +7,22 @@ namespace kube::registry {
 namespace {
 
 // metav1.ObjectMeta field order.
-constexpr std::array<std::string_view, 16> kMetadataOrder = {
-    "name",          "generateName",      "namespace",
-    "selfLink",      "uid",               "resourceVersion",
-    "generation",    "creationTimestamp", "deletionTimestamp",
-    "deletionGracePeriodSeconds",         "labels",
-    "annotations",   "ownerReferences",   "finalizers",
-    "managedFields", "clusterName"};
+constexpr std::array<std::string_view, 16> kMetadataOrder = {"name",
+                                                             "generateName",
+                                                             "namespace",
+                                                             "selfLink",
+                                                             "uid",
+                                                             "resourceVersion",
+                                                             "generation",
+                                                             "creationTimestamp",
+                                                             "deletionTimestamp",
+                                                             "deletionGracePeriodSeconds",
+                                                             "labels",
+                                                             "annotations",
+                                                             "ownerReferences",
+                                                             "finalizers",
+                                                             "managedFields",
+                                                             "clusterName"};
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 

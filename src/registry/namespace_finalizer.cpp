@@ -80,8 +80,8 @@ void step(std::shared_ptr<Pass> pass) {
 
 void deleteNamespaceContents(const Scheme& scheme, storage::Interface& storage, std::string ns,
                              std::function<void(const meta::Status*)> done) {
-    auto pass = std::make_shared<Pass>(Pass{scheme, storage, std::move(ns), std::move(done), {},
-                                            0, {}, 0});
+    auto pass =
+        std::make_shared<Pass>(Pass{scheme, storage, std::move(ns), std::move(done), {}, 0, {}, 0});
     for (const auto& k : scheme.all()) {
         if (k->namespaced) {
             pass->kinds.push_back(k.get());

@@ -49,11 +49,10 @@ void prepareObjectMetaForCreate(const KindInfo& kind, json::Document& obj, std::
                         a);
     }
     json::setMember(m, "uid", json::stringValue(util::newUid(), a), a);
-    json::setMember(m, "creationTimestamp",
-                    json::stringValue(util::time::formatRFC3339(now), a), a);
-    for (std::string_view gone :
-         {"selfLink", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds",
-          "managedFields"}) {
+    json::setMember(m, "creationTimestamp", json::stringValue(util::time::formatRFC3339(now), a),
+                    a);
+    for (std::string_view gone : {"selfLink", "resourceVersion", "deletionTimestamp",
+                                  "deletionGracePeriodSeconds", "managedFields"}) {
         json::removeMember(m, gone);
     }
     if (kind.tracksGeneration) {
@@ -64,8 +63,8 @@ void prepareObjectMetaForCreate(const KindInfo& kind, json::Document& obj, std::
 }
 
 std::optional<meta::Status> prepareObjectMetaForUpdate(const KindInfo& kind, json::Document& obj,
-                                                      const json::Value& old,
-                                                      std::string_view name) {
+                                                       const json::Value& old,
+                                                       std::string_view name) {
     auto& a = obj.GetAllocator();
     json::setMember(obj, "kind", json::stringValue(kind.kind, a), a);
     json::setMember(obj, "apiVersion", json::stringValue(kind.apiVersion(), a), a);
@@ -74,14 +73,14 @@ std::optional<meta::Status> prepareObjectMetaForUpdate(const KindInfo& kind, jso
     std::string_view uid = json::stringMember(m, "uid");
     std::string_view oldUid = json::stringMember(oldMeta, "uid");
     if (!uid.empty() && uid != oldUid) {
-        return meta::Status::conflict(kind.groupResource(), name,
-                                      "Precondition failed: UID in precondition: " +
-                                          std::string(uid) +
-                                          ", UID in object meta: " + std::string(oldUid));
+        return meta::Status::conflict(
+            kind.groupResource(), name,
+            "Precondition failed: UID in precondition: " + std::string(uid) +
+                ", UID in object meta: " + std::string(oldUid));
     }
-    for (std::string_view owned : {"name", "namespace", "uid", "creationTimestamp",
-                                   "deletionTimestamp", "deletionGracePeriodSeconds",
-                                   "generation", "generateName"}) {
+    for (std::string_view owned :
+         {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
+          "deletionGracePeriodSeconds", "generation", "generateName"}) {
         if (owned == "generateName" && json::member(m, owned)) {
             continue;
         }

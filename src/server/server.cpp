@@ -19,8 +19,8 @@ const char* const kDefaultNamespaces[] = {"default", "kube-system", "kube-public
                                           "kube-node-lease"};
 
 bool pathIs(std::string_view path, std::string_view root) {
-    return path == root || (path.starts_with(root) && path.size() > root.size() &&
-                            path[root.size()] == '/');
+    return path == root ||
+           (path.starts_with(root) && path.size() > root.size() && path[root.size()] == '/');
 }
 
 HttpResponse text(int status, std::string body) {
@@ -52,11 +52,10 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage)
     }
     const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     namespaces_ = std::make_unique<admission::NamespaceLifecycle>(storage_, *ns);
-    stores_.at(ns)->setFinalizer(
-        [this](std::string_view name, std::function<void(const meta::Status*)> done) {
-            registry::deleteNamespaceContents(scheme_, storage_, std::string(name),
-                                              std::move(done));
-        });
+    stores_.at(ns)->setFinalizer([this](std::string_view name,
+                                        std::function<void(const meta::Status*)> done) {
+        registry::deleteNamespaceContents(scheme_, storage_, std::string(name), std::move(done));
+    });
 }
 
 void Server::start() {
@@ -125,8 +124,9 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
     bool ok = !readiness || ready_;
     bool verbose = req.query.find("verbose") != std::string_view::npos;
     if (!verbose) {
-        respond(text(ok ? 200 : 500, ok ? "ok" : "[-]poststarthook/default-namespaces failed: "
-                                                 "not finished\nreadyz check failed"));
+        respond(text(ok ? 200 : 500, ok ? "ok"
+                                        : "[-]poststarthook/default-namespaces failed: "
+                                          "not finished\nreadyz check failed"));
         return;
     }
     std::string what = std::string(path.substr(1, path.find('/', 1) - 1));
@@ -249,9 +249,9 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
             render.includeObject = endpoints::IncludeObject::Object;
         }
     }
-    auto scope = std::make_shared<endpoints::RequestScope>(endpoints::RequestScope{
-        req, effective, std::move(query), *stores_.at(kind), *namespaces_, render,
-        std::move(respond)});
+    auto scope = std::make_shared<endpoints::RequestScope>(
+        endpoints::RequestScope{req, effective, std::move(query), *stores_.at(kind), *namespaces_,
+                                render, std::move(respond)});
     const std::string& verb = effective.verb;
     bool collection = effective.name.empty();
     if (verb == "get" && !collection) {

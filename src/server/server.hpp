@@ -27,7 +27,7 @@ Route routeFor(std::string_view path);
 // The embedded API server of one nginx worker: the REST dispatcher over the
 // registry of built-in kinds, their stores and discovery.
 class Server {
-public:
+  public:
     Server(util::EventLoop& loop, storage::Interface& storage);
 
     // Answers one request the director routed here. `req.info` and
@@ -42,7 +42,7 @@ public:
 
     const registry::Scheme& scheme() const { return scheme_; }
 
-private:
+  private:
     void serveApi(const HttpRequest& req, Responder respond);
     void serveResource(const HttpRequest& req, Responder respond);
     void serveNonResource(const HttpRequest& req, Responder respond);

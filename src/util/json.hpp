@@ -6,11 +6,11 @@
 // wrong type through GetObject); an assert would abort the nginx worker, so
 // it throws instead and the request's barrier answers 500.
 #ifndef RAPIDJSON_ASSERT
-#define RAPIDJSON_ASSERT(x) \
-    do { \
-        if (!(x)) { \
+#define RAPIDJSON_ASSERT(x)                           \
+    do {                                              \
+        if (!(x)) {                                   \
             throw std::logic_error("rapidjson: " #x); \
-        } \
+        }                                             \
     } while (0)
 #endif
 

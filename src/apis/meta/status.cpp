@@ -26,7 +26,9 @@ StatusDetails namedDetails(const GroupResource& gr, std::string_view name) {
     return d;
 }
 
-std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string quoted(std::string_view s) {
+    return "\"" + std::string(s) + "\"";
+}
 
 }  // namespace
 
@@ -50,8 +52,8 @@ Status Status::alreadyExists(const GroupResource& gr, std::string_view name) {
 
 Status Status::conflict(const GroupResource& gr, std::string_view name, std::string_view err) {
     return failure(409, "Conflict",
-                   "Operation cannot be fulfilled on " + gr.toString() + " " + quoted(name) +
-                       ": " + std::string(err),
+                   "Operation cannot be fulfilled on " + gr.toString() + " " + quoted(name) + ": " +
+                       std::string(err),
                    namedDetails(gr, name));
 }
 
@@ -131,8 +133,8 @@ Status Status::requestEntityTooLarge(std::string message) {
 Status Status::internalError(std::string_view err) {
     StatusDetails d;
     d.causes.push_back({"", std::string(err), ""});
-    return failure(500, "InternalError",
-                   "Internal error occurred: " + std::string(err), std::move(d));
+    return failure(500, "InternalError", "Internal error occurred: " + std::string(err),
+                   std::move(d));
 }
 
 Status Status::expired(std::string message) {

@@ -44,7 +44,7 @@ struct StatusDetails {
 // plus its HTTP code. Built by the named constructors below, which mirror
 // k8s.io/apimachinery/pkg/api/errors; returned as a value, never thrown.
 class Status {
-public:
+  public:
     int code = 500;
     bool success = false;
     std::string reason;

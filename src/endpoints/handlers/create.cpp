@@ -15,8 +15,9 @@ void createResource(Scope s) {
     const registry::KindInfo& kind = s->store.kind();
     std::string_view bodyNs = json::stringMember((*obj)["metadata"], "namespace");
     if (kind.namespaced && !bodyNs.empty() && bodyNs != s->info.namespace_) {
-        s->fail(meta::Status::badRequest("the namespace of the provided object does not match "
-                                         "the namespace sent on the request"));
+        s->fail(
+            meta::Status::badRequest("the namespace of the provided object does not match "
+                                     "the namespace sent on the request"));
         return;
     }
     registry::CreateOptions opts{dryRun};

@@ -47,7 +47,6 @@ bool parseDryRun(const util::Query& q, std::string_view optionsKind, meta::Statu
 // The body of a create or update as an object of the scope's kind, and the
 // dryRun parameter; on failure the scope is answered and nullptr returned.
 std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
-                                                        std::string_view optionsKind,
-                                                        bool* dryRun);
+                                                        std::string_view optionsKind, bool* dryRun);
 
 }  // namespace kube::endpoints
