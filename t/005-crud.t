@@ -167,6 +167,8 @@ is_deeply([map { $_->{metadata}{name} } @{$o->{items}}], ['listing'], '... for a
 
 ($st, $o) = call(GET => '/api/v1/namespaces/listing/configmaps?fieldSelector=spec.bogus%3D1');
 is($st, 400, 'an unsupported field selector is 400');
+is($o->{message}, '"spec.bogus" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    '... with kube\'s message');
 
 # --- update -------------------------------------------------------------------
 
@@ -264,8 +266,9 @@ is(scalar @{$o->{items}}, 4, "... the four left");
 ($st, $o) = call(GET => '/api/v1/namespaces/listing/configmaps');
 is(scalar @{$o->{items}}, 0, 'the namespace is empty afterwards');
 
-($st, $o) = call(DELETE => '/api/v1/namespaces/listing/configmaps?labelSelector=a%3Db');
-is($st, 400, 'deletecollection with a selector it cannot apply deletes nothing (400)');
+($st, $o) = call(DELETE => '/api/v1/namespaces/listing/configmaps?labelSelector=a%3Db%3Dc');
+is($st, 400, 'deletecollection with a malformed label selector deletes nothing (400)');
+is($o->{message}, "found '=', expected: ',' or 'end of string'", '... with kube\'s parser message');
 
 # --- namespace deletion -------------------------------------------------------
 

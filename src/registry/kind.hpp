@@ -46,6 +46,14 @@ struct SubresourceInfo {
     std::vector<std::string> verbs;
 };
 
+// A field a fieldSelector may name beyond metadata.name/namespace; mirrors one
+// case of the kind's field label conversion and its ToSelectableFields.
+struct SelectableField {
+    std::string name;        // "status.phase"
+    std::string path = {};   // dotted JSON path when it differs ("source.component")
+    std::string absent = {};  // the value of an unset field ("false", "0")
+};
+
 // Everything the generic store, the handlers and discovery need to know of a
 // kind; mirrors what genericregistry.Store and the kind's strategy carry in
 // kube-apiserver. Adding a kind is filling one of these (src/apis/...).
@@ -69,6 +77,11 @@ struct KindInfo {
     // kept from the stored object on update.
     bool statusIsSubresource = false;
     std::vector<TableColumn> columns;
+    // Empty: the kind registers no field label conversion, so only
+    // metadata.name and metadata.namespace select. Otherwise every field the
+    // kind's conversion accepts, metadata ones included (namespaces and nodes
+    // accept no metadata.namespace).
+    std::vector<SelectableField> selectableFields;
 
     // Fills defaults in a decoded object (mirrors SetDefaults_<Kind>).
     std::function<void(json::Value& obj, json::Allocator& a)> defaults;

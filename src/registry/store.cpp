@@ -1,5 +1,6 @@
 #include "registry/store.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <vector>
 
@@ -106,10 +107,112 @@ void Store::get(std::string_view ns, std::string_view name, ObjectCallback cb) {
                  });
 }
 
+bool parseSelectors(const KindInfo& kind, std::string_view labelSelector,
+                    std::string_view fieldSelector, ListOptions& opts, meta::Status* error) {
+    std::string why;
+    auto labels = util::LabelSelector::parse(labelSelector, &why);
+    if (!labels) {
+        *error = meta::Status::badRequest(why);
+        return false;
+    }
+    auto fields = util::FieldSelector::parse(fieldSelector, &why);
+    if (!fields) {
+        *error = meta::Status::badRequest(why);
+        return false;
+    }
+    // Mirrors the field label conversion the list and deletecollection handlers
+    // apply: the kind's own, or metav1's default for kinds that register none.
+    for (const util::FieldRequirement& r : fields->requirements()) {
+        if (kind.selectableFields.empty()) {
+            if (r.field != "metadata.name" && r.field != "metadata.namespace") {
+                *error = meta::Status::badRequest(
+                    validation::goQuote(r.field) +
+                    " is not a known field selector: only \"metadata.name\", "
+                    "\"metadata.namespace\"");
+                return false;
+            }
+            continue;
+        }
+        bool known = std::any_of(kind.selectableFields.begin(), kind.selectableFields.end(),
+                                 [&r](const SelectableField& f) { return f.name == r.field; });
+        if (!known) {
+            *error = meta::Status::badRequest("field label not supported: " + r.field);
+            return false;
+        }
+    }
+    opts.labelSelector = std::move(*labels);
+    opts.fieldSelector = std::move(*fields);
+    return true;
+}
+
+std::string selectableFieldValue(const KindInfo& kind, const json::Value& obj,
+                                 std::string_view field) {
+    if (field == "metadata.name" || field == "metadata.namespace") {
+        const json::Value* v = json::at(obj, {"metadata", field.substr(9)});
+        return v && v->IsString() ? std::string(json::view(*v)) : std::string();
+    }
+    for (const SelectableField& f : kind.selectableFields) {
+        if (f.name != field) {
+            continue;
+        }
+        std::string_view path = f.path.empty() ? f.name : f.path;
+        const json::Value* v = &obj;
+        while (v && !path.empty()) {
+            size_t dot = path.find('.');
+            v = v->IsObject() ? json::member(*v, path.substr(0, dot)) : nullptr;
+            path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+        }
+        if (!v || v->IsNull()) {
+            return f.absent;
+        }
+        if (v->IsString()) {
+            return std::string(json::view(*v));
+        }
+        if (v->IsBool()) {
+            return v->GetBool() ? "true" : "false";
+        }
+        if (v->IsInt64()) {
+            return std::to_string(v->GetInt64());
+        }
+        if (v->IsUint64()) {
+            return std::to_string(v->GetUint64());
+        }
+        return f.absent;
+    }
+    return {};
+}
+
+namespace {
+
+bool selected(const KindInfo& kind, const ListOptions& opts, std::string_view bytes) {
+    json::Document doc;
+    doc.Parse(bytes.data(), bytes.size());
+    if (doc.HasParseError() || !doc.IsObject()) {
+        return false;
+    }
+    if (!opts.labelSelector.matches(json::at(doc, {"metadata", "labels"}))) {
+        return false;
+    }
+    return opts.fieldSelector.matches(
+        [&kind, &doc](std::string_view field) { return selectableFieldValue(kind, doc, field); });
+}
+
+}  // namespace
+
+// Mirrors the etcd3 store's GetList: without selectors a page is `limit` keys;
+// with them it is filled with up to `limit` matching objects, read from one
+// snapshot, and the continue token resumes after the last one returned.
 void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) {
+    bool filtering = !opts.labelSelector.empty() || !opts.fieldSelector.empty();
+    std::string listNs(ns);
+    if (auto selNs = opts.fieldSelector.requiresExactMatch("metadata.namespace");
+        selNs && kind_.namespaced && ns.empty()) {
+        listNs = *selNs;
+    }
+    std::string prefix = collectionPrefix(kind_, listNs);
     storage::ListOptions so;
-    so.prefix = collectionPrefix(kind_, ns);
-    so.limit = opts.limit;
+    so.prefix = prefix;
+    so.limit = filtering ? 0 : opts.limit;
     if (!opts.continueToken.empty()) {
         std::string why;
         auto token = ContinueToken::decode(opts.continueToken, &why);
@@ -118,15 +221,15 @@ void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) 
             cb(&s, {});
             return;
         }
-        so.startKey = so.prefix + token->start;
+        so.startKey = prefix + token->start;
+    } else if (auto name = opts.fieldSelector.requiresExactMatch("metadata.name");
+               name && !name->empty() && (!kind_.namespaced || !listNs.empty())) {
+        // One name in one namespace: read only the keys that can hold it.
+        so.prefix = objectKey(kind_, listNs, *name);
     }
-    if (opts.name && !kind_.namespaced) {
-        so.prefix = objectKey(kind_, ns, *opts.name);
-    }
-    std::optional<std::string> name = opts.name;
-    std::string prefix = collectionPrefix(kind_, ns);
-    storage_.list(so, [cb = std::move(cb), name, prefix](const storage::Error& err,
-                                                          const storage::ListResult& res) {
+    size_t limit = opts.limit;
+    storage_.list(so, [this, cb = std::move(cb), opts, prefix, filtering, limit](
+                          const storage::Error& err, const storage::ListResult& res) {
         if (!err.ok()) {
             meta::Status s = meta::Status::internalError(err.message);
             cb(&s, {});
@@ -134,24 +237,33 @@ void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) 
         }
         ListPage page;
         page.revision = res.revision;
-        std::vector<storage::ObjectView> filtered;
-        if (name) {
-            // metadata.name selects at most one object per namespace.
-            for (const storage::ObjectView& item : res.items) {
-                std::string_view key = item.key;
-                if (key.substr(key.rfind('/') + 1) == *name) {
-                    filtered.push_back(item);
-                }
-            }
-            page.items = filtered;
-        } else {
+        if (!filtering) {
             page.items = res.items;
+            if (res.more && !res.items.empty()) {
+                std::string_view last = res.items.back().key;
+                ContinueToken token{res.revision, std::string(last.substr(prefix.size())) + '\0'};
+                page.continueToken = token.encode();
+                page.remainingItemCount = res.remaining;
+            }
+            cb(nullptr, page);
+            return;
         }
-        if (res.more && !res.items.empty()) {
-            std::string_view last = res.items.back().key;
+        std::vector<storage::ObjectView> matched;
+        bool more = false;
+        for (const storage::ObjectView& item : res.items) {
+            if (limit > 0 && matched.size() >= limit) {
+                more = true;
+                break;
+            }
+            if (selected(kind_, opts, item.value)) {
+                matched.push_back(item);
+            }
+        }
+        page.items = matched;
+        if (more) {
+            std::string_view last = matched.back().key;
             ContinueToken token{res.revision, std::string(last.substr(prefix.size())) + '\0'};
             page.continueToken = token.encode();
-            page.remainingItemCount = res.remaining;
         }
         cb(nullptr, page);
     });
@@ -459,7 +571,8 @@ void Store::deleteNow(std::string ns, std::string name, storage::Revision expect
 
 void Store::deleteCollection(std::string_view ns, const ListOptions& opts, ListCallback cb) {
     ListOptions all;
-    all.name = opts.name;
+    all.labelSelector = opts.labelSelector;
+    all.fieldSelector = opts.fieldSelector;
     list(ns, all, [this, cb = std::move(cb)](const meta::Status* err, const ListPage& page) {
         if (err) {
             cb(err, {});

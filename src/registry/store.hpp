@@ -11,7 +11,9 @@
 #include "registry/kind.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
+#include "util/field_selector.hpp"
 #include "util/json.hpp"
+#include "util/label_selector.hpp"
 
 namespace kube::registry {
 
@@ -33,9 +35,22 @@ struct DeleteOptions {
 struct ListOptions {
     size_t limit = 0;
     std::string continueToken;
-    // metadata.name=<x> field selector (kubectl's wait and delete use it).
-    std::optional<std::string> name;
+    // Only objects matching both are listed (or deleted). With either set, a
+    // page is filled to `limit` matching objects as kube's etcd3 store does,
+    // and carries no remainingItemCount.
+    util::LabelSelector labelSelector;
+    util::FieldSelector fieldSelector;
 };
+
+// Parses the labelSelector and fieldSelector parameters into `opts` and
+// checks the selected fields against the kind's, as kube-apiserver decodes
+// ListOptions; false with a 400 BadRequest in `error`.
+bool parseSelectors(const KindInfo& kind, std::string_view labelSelector,
+                    std::string_view fieldSelector, ListOptions& opts, meta::Status* error);
+
+// The value fieldSelector `field` sees in `obj` ("" when unset).
+std::string selectableFieldValue(const KindInfo& kind, const json::Value& obj,
+                                 std::string_view field);
 
 // One page of a list. Item views are valid only inside the callback.
 struct ListPage {

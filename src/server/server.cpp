@@ -215,10 +215,12 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
     const endpoints::RequestInfo& info = *req.info;
     const registry::KindInfo* kind = scheme_.find(info.apiGroup, info.apiVersion, info.resource);
     // Unknown resources, subresources (none served yet), a namespaced
-    // resource's item without a namespace and a cluster resource under a
-    // namespace are all paths without a route.
+    // resource's item without a namespace (a list's name comes from its
+    // metadata.name field selector) and a cluster resource under a namespace
+    // are all paths without a route.
     if (!kind || !info.subresource.empty() ||
-        (kind->namespaced && info.namespace_.empty() && !info.name.empty()) ||
+        (kind->namespaced && info.namespace_.empty() && !info.name.empty() &&
+         info.verb != "list" && info.verb != "watch") ||
         (!kind->namespaced && !info.namespace_.empty() && kind->resource != "namespaces")) {
         respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
         return;

@@ -711,6 +711,11 @@ void a_malformed_continue_token_is_a_bad_request(void**) {
     assert_true(p.error->message.starts_with("invalid continue token: "));
 }
 
+kube::util::FieldSelector nameSelector(const char* name) {
+    std::string err;
+    return *kube::util::FieldSelector::parse(std::string("metadata.name=") + name, &err);
+}
+
 void name_filter_selects_that_object_in_every_namespace(void**) {
     Fixture f;
     registry::Store& cms = f.store("", "configmaps");
@@ -719,20 +724,20 @@ void name_filter_selects_that_object_in_every_namespace(void**) {
     f.mustCreate(cms, "two", R"({"metadata":{"name":"a"}})");
     f.mustCreate(cms, "two", R"({"metadata":{"name":"b"}})");
     registry::ListOptions opts;
-    opts.name = "a";
+    opts.fieldSelector = nameSelector("a");
     Page p = f.list(cms, "", opts);
     assert_int_equal(p.items.size(), 2);
     assert_string_equal(at(p.items[0], {"metadata", "namespace"}).c_str(), "one");
     assert_string_equal(at(p.items[1], {"metadata", "namespace"}).c_str(), "two");
     p = f.list(cms, "two", opts);
     assert_int_equal(p.items.size(), 1);
-    opts.name = "nosuch";
+    opts.fieldSelector = nameSelector("nosuch");
     assert_int_equal(f.list(cms, "", opts).items.size(), 0);
 
     registry::Store& nss = f.store("", "namespaces");
     f.mustCreate(nss, "", R"({"metadata":{"name":"wire"}})");
     f.mustCreate(nss, "", R"({"metadata":{"name":"wire2"}})");
-    opts.name = "wire";
+    opts.fieldSelector = nameSelector("wire");
     p = f.list(nss, "", opts);
     assert_int_equal(p.items.size(), 1);
     assert_string_equal(at(p.items[0], {"metadata", "name"}).c_str(), "wire");

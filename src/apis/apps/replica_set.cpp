@@ -71,6 +71,7 @@ registry::KindInfo replicaSetKind() {
     k.defaults = defaultReplicaSet;
     k.prepareForCreate = prepareReplicaSet;
     k.validate = validateReplicaSet;
+    k.selectableFields = {{"metadata.name"}, {"metadata.namespace"}, {"status.replicas", "", "0"}};
     return k;
 }
 

@@ -178,6 +178,8 @@ registry::KindInfo jobKind() {
     k.defaults = defaultJob;
     k.prepareForCreate = prepareJob;
     k.validate = validateJob;
+    k.selectableFields = {{"metadata.name"}, {"metadata.namespace"},
+                          {"status.successful", "", "0"}};
     return k;
 }
 

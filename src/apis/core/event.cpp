@@ -155,6 +155,12 @@ registry::KindInfo eventKind() {
         cells::nameColumn(1),
     };
     k.validate = validateEvent;
+    k.selectableFields = {
+        {"metadata.name"},        {"metadata.namespace"},       {"involvedObject.kind"},
+        {"involvedObject.namespace"}, {"involvedObject.name"},  {"involvedObject.uid"},
+        {"involvedObject.apiVersion"}, {"involvedObject.resourceVersion"},
+        {"involvedObject.fieldPath"}, {"reason"},               {"reportingComponent"},
+        {"source", "source.component"}, {"type"}};
     return k;
 }
 

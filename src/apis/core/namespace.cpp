@@ -70,6 +70,7 @@ registry::KindInfo namespaceKind() {
     };
     k.defaults = defaultNamespace;
     k.prepareForCreate = prepareNamespace;
+    k.selectableFields = {{"metadata.name"}, {"status.phase"}};
     return k;
 }
 

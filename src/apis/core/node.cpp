@@ -125,6 +125,7 @@ registry::KindInfo nodeKind() {
                           nodeInfo("containerRuntimeVersion"), 1),
     };
     k.defaults = defaultNode;
+    k.selectableFields = {{"metadata.name"}, {"spec.unschedulable", "", "false"}};
     return k;
 }
 

@@ -311,6 +311,12 @@ registry::KindInfo podKind() {
     k.defaults = defaultPod;
     k.prepareForCreate = preparePod;
     k.validate = validatePod;
+    // Mirrors the v1 Pod field label conversion; spec.host is the old name of spec.nodeName.
+    k.selectableFields = {{"metadata.name"}, {"metadata.namespace"}, {"spec.nodeName"},
+                          {"spec.restartPolicy"}, {"spec.schedulerName"},
+                          {"spec.serviceAccountName"}, {"spec.hostNetwork", "", "false"},
+                          {"status.phase"}, {"status.podIP"}, {"status.nominatedNodeName"},
+                          {"spec.host", "spec.nodeName"}};
     return k;
 }
 

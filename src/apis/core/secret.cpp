@@ -133,6 +133,7 @@ registry::KindInfo secretKind() {
     };
     k.defaults = defaultSecret;
     k.validate = validateSecret;
+    k.selectableFields = {{"metadata.name"}, {"metadata.namespace"}, {"type"}};
     return k;
 }
 

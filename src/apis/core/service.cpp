@@ -234,6 +234,8 @@ registry::KindInfo serviceKind() {
     k.defaults = defaultService;
     k.prepareForCreate = prepareService;
     k.validate = validateService;
+    k.selectableFields = {{"metadata.name"}, {"metadata.namespace"}, {"spec.clusterIP"},
+                          {"spec.type"}};
     return k;
 }
 

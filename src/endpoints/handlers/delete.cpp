@@ -83,13 +83,11 @@ void deleteCollection(Scope s) {
         s->fail(err);
         return;
     }
-    for (const char* selector : {"labelSelector", "fieldSelector"}) {
-        if (auto sel = s->query.get(selector); sel && !sel->empty()) {
-            s->fail(meta::Status::badRequest(std::string(selector) +
-                                             " is not supported by deletecollection on this "
-                                             "server yet; nothing was deleted"));
-            return;
-        }
+    registry::ListOptions opts;
+    if (!registry::parseSelectors(s->store.kind(), s->query.get("labelSelector").value_or(""),
+                                  s->query.get("fieldSelector").value_or(""), opts, &err)) {
+        s->fail(err);
+        return;
     }
     auto respond = [s](const meta::Status* e, const registry::ListPage& page) {
         if (e) {
@@ -99,10 +97,10 @@ void deleteCollection(Scope s) {
         s->respond(listResponse(page, s->render));
     };
     if (dryRun) {
-        s->store.list(s->info.namespace_, {}, respond);
+        s->store.list(s->info.namespace_, opts, respond);
         return;
     }
-    s->store.deleteCollection(s->info.namespace_, {}, respond);
+    s->store.deleteCollection(s->info.namespace_, opts, respond);
 }
 
 }  // namespace kube::endpoints
