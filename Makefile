@@ -20,8 +20,17 @@ SAN_FLAGS :=
 endif
 
 CXX := g++
-CXXFLAGS := -std=c++20 -O2 -g -fPIC -Wall -Wextra -Werror -Isrc $(SAN_FLAGS) -MMD -MP
-LDLIBS := -llmdb -lcrypto -lyaml -lcmocka -lpthread
+CXXFLAGS := -std=c++20 -O2 -g -fPIC -Wall -Wextra -Werror -Isrc -I$(BUILD)/gen $(SAN_FLAGS) \
+    -MMD -MP
+LDLIBS := -llmdb -lcrypto -lyaml -lprotobuf -lcmocka -lpthread
+
+# The schema: protoc turns src/apis/proto/kapi/*.proto into C++ under
+# $(BUILD)/gen (never committed), compiled into the library with src/.
+PROTO_DIR := src/apis/proto
+PROTOS := $(sort $(wildcard $(PROTO_DIR)/kapi/*.proto))
+PB_SRCS := $(PROTOS:$(PROTO_DIR)/%.proto=$(BUILD)/gen/%.pb.cc)
+PB_HDRS := $(PB_SRCS:.cc=.h)
+PB_OBJS := $(PB_SRCS:$(BUILD)/gen/%.cc=$(BUILD)/obj/gen/%.o)
 
 SRCS := $(shell find src -name '*.cpp' | sort)
 OBJS := $(SRCS:%.cpp=$(BUILD)/obj/%.o)
@@ -34,7 +43,8 @@ UNIT_SUPPORT := $(filter-out $(UNIT_SRCS),$(wildcard t/unit/*.cpp))
 
 # Debian packages the build, the tests and the benchmark need.
 PACKAGES := nginx nginx-dev rapidjson-dev libssl-dev libjemalloc-dev libjemalloc2 \
-    libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev python3-kubernetes \
+    libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev protobuf-compiler libprotobuf-dev \
+    python3-kubernetes \
     libtest-base-perl libio-socket-ssl-perl wrk curl openssl
 
 .PHONY: all deps run test unit prove bench clean format
@@ -54,11 +64,27 @@ build/.deps-ok: Makefile
 	fi
 	@mkdir -p build && touch $@
 
+# One protoc run writes every generated file; the stamp stands for them all.
+$(BUILD)/gen/.stamp: $(PROTOS) | deps
+	@rm -rf $(BUILD)/gen && mkdir -p $(BUILD)/gen
+	protoc -I$(PROTO_DIR) --cpp_out=$(BUILD)/gen $(PROTOS)
+	@touch $@
+
+$(PB_SRCS) $(PB_HDRS): $(BUILD)/gen/.stamp ;
+
+# Generated headers exist before any object of src/ is compiled (the .d
+# files then track which ones each object really includes).
+$(OBJS): | $(PB_HDRS)
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.cc | $(PB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+
 $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
-$(LIB): $(OBJS)
+$(LIB): $(OBJS) $(PB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -111,4 +137,4 @@ clean:
 
 FORCE:
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(PB_OBJS:.o=.d)

@@ -70,7 +70,7 @@ status_ok(400, 'BadRequest', qr/cannot unmarshal string into Go struct field Con
     call(POST => $path, '{"metadata":"x"}'), 'metadata that is not an object');
 
 status_ok(415, 'UnsupportedMediaType',
-    'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+    'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
     call(POST => $path, 'name=x', headers => {'Content-Type' => 'application/x-www-form-urlencoded'}),
     'an unknown content type');
 

@@ -1,5 +1,6 @@
 #include "endpoints/decode.hpp"
 
+#include "endpoints/protobuf_codec.hpp"
 #include "util/yaml.hpp"
 
 namespace kube::endpoints {
@@ -36,6 +37,58 @@ std::string jsonTypeName(const json::Value& v) {
     return "object";
 }
 
+// The apiVersion and kind a body names (empty: not named) against the
+// endpoint's; mirrors the version check of handlers/create.go and the kind
+// check of the versioning decoder.
+bool checkTypeMeta(std::string_view apiVersion, std::string_view objKind,
+                   const registry::KindInfo& kind, meta::Status* error) {
+    if (!apiVersion.empty() && apiVersion != kind.apiVersion()) {
+        *error = meta::Status::badRequest("the API version in the data (" +
+                                          std::string(apiVersion) +
+                                          ") does not match the expected API version (" +
+                                          kind.apiVersion() + ")");
+        return false;
+    }
+    if (!objKind.empty() && objKind != kind.kind) {
+        std::string version = kind.version;
+        *error = meta::Status::badRequest(
+            std::string(objKind) + " in version \"" + version + "\" cannot be handled as a " +
+            kind.kind + ": the kind of the object (" + std::string(objKind) +
+            ") does not match the kind of the resource (" + kind.kind + ")");
+        return false;
+    }
+    return true;
+}
+
+// Mirrors protobuf.Serializer.Decode as the create handler reports it: a
+// broken envelope is "unrecognized", a broken object "cannot be handled".
+// The envelope's apiVersion and kind default to the endpoint's.
+bool decodeProtobuf(std::string_view body, const registry::KindInfo& kind, json::Document& doc,
+                    meta::Status* error) {
+    ProtobufEnvelope envelope;
+    if (auto why = parseProtobufEnvelope(body, &envelope)) {
+        *error = meta::Status::badRequest("the object provided is unrecognized (must be of type " +
+                                          kind.kind + "): " + *why + " (" + summarizeBody(body) +
+                                          ")");
+        return false;
+    }
+    if (envelope.apiVersion.empty()) {
+        envelope.apiVersion = kind.apiVersion();
+    }
+    if (envelope.kind.empty()) {
+        envelope.kind = kind.kind;
+    }
+    if (!checkTypeMeta(envelope.apiVersion, envelope.kind, kind, error)) {
+        return false;
+    }
+    if (auto why = protobufToJson(envelope, doc)) {
+        *error = meta::Status::badRequest(kind.kind + " in version \"" + kind.version +
+                                          "\" cannot be handled as a " + kind.kind + ": " + *why);
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 std::string summarizeBody(std::string_view body) {
@@ -56,7 +109,11 @@ std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm fo
                                              meta::Status* error) {
     auto doc = std::make_shared<json::Document>();
     std::optional<std::string> parseError;
-    if (form == InputForm::Yaml) {
+    if (form == InputForm::Protobuf) {
+        if (!decodeProtobuf(body, kind, *doc, error)) {
+            return nullptr;
+        }
+    } else if (form == InputForm::Yaml) {
         parseError = util::yaml::toJson(body, *doc);
     } else {
         parseError = json::parse(body, *doc);
@@ -76,19 +133,7 @@ std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm fo
     auto& a = doc->GetAllocator();
     std::string_view apiVersion = json::stringMember(*doc, "apiVersion");
     std::string_view objKind = json::stringMember(*doc, "kind");
-    if (!apiVersion.empty() && apiVersion != kind.apiVersion()) {
-        *error = meta::Status::badRequest("the API version in the data (" +
-                                          std::string(apiVersion) +
-                                          ") does not match the expected API version (" +
-                                          kind.apiVersion() + ")");
-        return nullptr;
-    }
-    if (!objKind.empty() && objKind != kind.kind) {
-        std::string version = kind.version;
-        *error = meta::Status::badRequest(
-            std::string(objKind) + " in version \"" + version + "\" cannot be handled as a " +
-            kind.kind + ": the kind of the object (" + std::string(objKind) +
-            ") does not match the kind of the resource (" + kind.kind + ")");
+    if (!checkTypeMeta(apiVersion, objKind, kind, error)) {
         return nullptr;
     }
     if (const json::Value* m = json::member(*doc, "metadata"); m && !m->IsObject() && !m->IsNull()) {

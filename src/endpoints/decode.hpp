@@ -11,9 +11,9 @@
 namespace kube::endpoints {
 
 // Decodes a create/update body into an object of `kind`; mirrors the decode
-// step of handlers/create.go: JSON or YAML, apiVersion/kind defaulted from
-// the path when absent and rejected when they name something else, with
-// kube-apiserver's BadRequest messages. The object returned always has a
+// step of handlers/create.go: JSON, YAML or protobuf, apiVersion/kind
+// defaulted from the path when absent and rejected when they name something
+// else, with kube-apiserver's BadRequest messages. The object returned always has a
 // metadata object. nullptr with `error` set on failure.
 std::shared_ptr<util::json::Document> decodeObject(std::string_view body, InputForm form,
                                                    const registry::KindInfo& kind,

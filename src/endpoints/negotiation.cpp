@@ -144,9 +144,12 @@ std::optional<InputForm> negotiateInput(std::string_view contentType, meta::Stat
     if (type == "application/yaml") {
         return InputForm::Yaml;
     }
+    if (type == "application/vnd.kubernetes.protobuf") {
+        return InputForm::Protobuf;
+    }
     *error = meta::Status::unsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: "
-        "application/json, application/yaml");
+        "application/json, application/yaml, application/vnd.kubernetes.protobuf");
     return std::nullopt;
 }
 

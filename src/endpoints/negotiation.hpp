@@ -39,7 +39,7 @@ enum class DiscoveryForm { Legacy, AggregatedV2, AggregatedV2Beta1 };
 std::optional<DiscoveryForm> negotiateDiscovery(std::string_view accept, meta::Status* error);
 
 // Request body formats.
-enum class InputForm { Json, Yaml };
+enum class InputForm { Json, Yaml, Protobuf };
 
 // Mirrors NegotiateInputSerializer: empty means JSON; anything unsupported
 // → 415 UnsupportedMediaType.

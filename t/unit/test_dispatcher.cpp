@@ -635,6 +635,12 @@ void bad_bodies_get_kubes_messages(void**) {
                  "the request");
     HttpResponse r = f.write("POST", "/api/v1/namespaces/default/configmaps", "\x6b\x38\x73",
                              "application/vnd.kubernetes.protobuf");
+    expectStatus(r, 400, "BadRequest",
+                 "the object provided is unrecognized (must be of type ConfigMap): provided data "
+                 "does not appear to be a protobuf message, expected prefix [107 56 115 0] "
+                 "(6b3873)");
+    r = f.write("POST", "/api/v1/namespaces/default/configmaps", "\xa1",
+                "application/vnd.kubernetes.cbor");
     expectStatus(r, 415, "UnsupportedMediaType", nullptr);
     assert_string_equal(at(r.body, {"details"}).c_str(), "<absent>");
     r = f.write("POST", "/api/v1/namespaces/default/configmaps",

@@ -193,11 +193,12 @@ void empty_and_json_content_types_decode_as_json(void**) {
     }
     auto yaml = kube::endpoints::negotiateInput("application/yaml", &err);
     assert_true(yaml.has_value() && *yaml == InputForm::Yaml);
+    auto pb = kube::endpoints::negotiateInput("application/vnd.kubernetes.protobuf", &err);
+    assert_true(pb.has_value() && *pb == InputForm::Protobuf);
 }
 
-void protobuf_and_unknown_bodies_are_415_without_details(void**) {
-    for (const char* ct :
-         {"application/vnd.kubernetes.protobuf", "text/plain", "application/xml"}) {
+void unknown_bodies_are_415_without_details(void**) {
+    for (const char* ct : {"text/plain", "application/xml", "application/vnd.kubernetes.cbor"}) {
         Status err;
         auto in = kube::endpoints::negotiateInput(ct, &err);
         assert_false(in.has_value());
@@ -205,7 +206,8 @@ void protobuf_and_unknown_bodies_are_415_without_details(void**) {
         assert_string_equal(err.reason.c_str(), "UnsupportedMediaType");
         assert_string_equal(err.message.c_str(),
                             "the body of the request was in an unknown format - accepted media "
-                            "types include: application/json, application/yaml");
+                            "types include: application/json, application/yaml, "
+                            "application/vnd.kubernetes.protobuf");
         assert_false(err.details.has_value());
     }
 }
@@ -251,7 +253,7 @@ int main() {
         cmocka_unit_test(plain_discovery_accepts_get_the_legacy_documents),
         cmocka_unit_test(unknown_aggregated_discovery_alone_is_406),
         cmocka_unit_test(empty_and_json_content_types_decode_as_json),
-        cmocka_unit_test(protobuf_and_unknown_bodies_are_415_without_details),
+        cmocka_unit_test(unknown_bodies_are_415_without_details),
         cmocka_unit_test(curl_and_wget_user_agents_get_pretty_output),
         cmocka_unit_test(pretty_parameter_overrides_the_user_agent),
     };

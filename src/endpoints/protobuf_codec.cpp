@@ -1,0 +1,398 @@
+#include "endpoints/protobuf_codec.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+
+#include "kapi/core.pb.h"
+#include "kapi/opts.pb.h"
+#include "kapi/runtime.pb.h"
+#include "util/time.hpp"
+
+namespace kube::endpoints {
+
+namespace json = util::json;
+namespace pb = google::protobuf;
+
+namespace {
+
+using FileList = std::vector<const pb::FileDescriptor*>;
+
+// One message of every schema file with top-level kinds; referencing them
+// also keeps their generated code linked in from the static library.
+FileList schemaFiles() {
+    return {kapi::core::v1::Namespace::descriptor()->file()};
+}
+
+void indexMessage(const pb::Descriptor* d, std::map<std::string, const pb::Descriptor*>& index) {
+    const std::string& gvk = d->options().GetExtension(kapi::opt::gvk);
+    if (!gvk.empty()) {
+        index.emplace(gvk, d);
+    }
+    for (int i = 0; i < d->nested_type_count(); ++i) {
+        indexMessage(d->nested_type(i), index);
+    }
+}
+
+// "v1/Namespace", "apps/v1/Deployment" -> message; built once.
+const std::map<std::string, const pb::Descriptor*>& messagesByKind() {
+    static const auto index = [] {
+        std::map<std::string, const pb::Descriptor*> out;
+        for (const pb::FileDescriptor* file : schemaFiles()) {
+            for (int i = 0; i < file->message_type_count(); ++i) {
+                indexMessage(file->message_type(i), out);
+            }
+        }
+        return out;
+    }();
+    return index;
+}
+
+const pb::Descriptor* findMessage(std::string_view apiVersion, std::string_view kind) {
+    const auto& index = messagesByKind();
+    auto it = index.find(std::string(apiVersion) + "/" + std::string(kind));
+    return it == index.end() ? nullptr : it->second;
+}
+
+// Reads one varint at `*i`: 1 read, 0 ran off the end, -1 longer than 10 bytes.
+int readVarint(std::string_view d, size_t* i, uint64_t* v) {
+    uint64_t r = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (*i >= d.size()) {
+            return 0;
+        }
+        auto b = static_cast<uint8_t>(d[(*i)++]);
+        r |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if ((b & 0x80) == 0) {
+            *v = r;
+            return 1;
+        }
+    }
+    return -1;
+}
+
+// Whether some top-level field of `d` runs past its end, which Go reports
+// as io.ErrUnexpectedEOF rather than as malformed data.
+bool truncated(std::string_view d) {
+    size_t i = 0;
+    while (i < d.size()) {
+        uint64_t tag = 0;
+        uint64_t n = 0;
+        int r = readVarint(d, &i, &tag);
+        if (r <= 0) {
+            return r == 0;
+        }
+        switch (tag & 7) {
+            case 0:
+                r = readVarint(d, &i, &n);
+                if (r <= 0) {
+                    return r == 0;
+                }
+                break;
+            case 1:
+            case 5:
+                n = (tag & 7) == 1 ? 8 : 4;
+                if (d.size() - i < n) {
+                    return true;
+                }
+                i += n;
+                break;
+            case 2:
+                r = readVarint(d, &i, &n);
+                if (r <= 0) {
+                    return r == 0;
+                }
+                if (n > d.size() - i) {
+                    return true;
+                }
+                i += n;
+                break;
+            default:
+                return false;
+        }
+    }
+    return false;
+}
+
+std::string parseFailure(std::string_view data) {
+    return truncated(data) ? "unexpected EOF" : "proto: cannot parse invalid wire-format data";
+}
+
+std::string base64(const std::string& bytes) {
+    std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+    int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                            reinterpret_cast<const unsigned char*>(bytes.data()),
+                            static_cast<int>(bytes.size()));
+    out.resize(static_cast<size_t>(n));
+    return out;
+}
+
+// Turns a message into JSON by the options of src/apis/proto/kapi/opts.proto.
+class JsonWriter {
+  public:
+    explicit JsonWriter(json::Allocator& a) : a_(a) {}
+
+    // On a field that cannot be represented, error() is set afterwards.
+    json::Value message(const pb::Message& m) {
+        const pb::Descriptor* d = m.GetDescriptor();
+        switch (d->options().GetExtension(kapi::opt::form)) {
+            case kapi::opt::TIME_RFC3339:
+                return time(m);
+            case kapi::opt::INT_OR_STRING:
+                return intOrString(m);
+            case kapi::opt::QUANTITY:
+                return quantity(m);
+            case kapi::opt::RAW_JSON:
+                return rawJson(m);
+            case kapi::opt::OBJECT:
+                break;
+        }
+        json::Value obj(rapidjson::kObjectType);
+        for (int i = 0; i < d->field_count(); ++i) {
+            field(m, d->field(i), obj);
+        }
+        return obj;
+    }
+
+    const std::optional<std::string>& error() const { return error_; }
+
+  private:
+    void field(const pb::Message& m, const pb::FieldDescriptor* f, json::Value& obj) {
+        const pb::Reflection* r = m.GetReflection();
+        const pb::FieldOptions& o = f->options();
+        bool always = o.GetExtension(kapi::opt::always);
+        json::Value v;
+        if (f->is_map()) {
+            if (r->FieldSize(m, f) == 0 && !always) {
+                return;
+            }
+            v = map(m, f);
+        } else if (f->is_repeated()) {
+            int n = r->FieldSize(m, f);
+            if (n == 0 && !always) {
+                return;
+            }
+            if (n > 0) {
+                v.SetArray();
+                for (int i = 0; i < n; ++i) {
+                    v.PushBack(repeatedItem(m, f, i), a_);
+                }
+            }
+        } else if (o.GetExtension(kapi::opt::ptr)) {
+            if (!r->HasField(m, f)) {
+                return;
+            }
+            v = singular(m, f);
+        } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+            // A Go struct, not a pointer: written even when empty.
+            v = message(r->GetMessage(m, f));
+        } else {
+            v = singular(m, f);
+            if (!always && isZero(v)) {
+                return;
+            }
+        }
+        const std::string& name = o.GetExtension(kapi::opt::json);
+        obj.AddMember(json::stringValue(name.empty() ? f->name() : name, a_), v, a_);
+    }
+
+    static bool isZero(const json::Value& v) {
+        return (v.IsString() && v.GetStringLength() == 0) || (v.IsBool() && !v.GetBool()) ||
+               (v.IsNumber() && v.GetDouble() == 0) || v.IsNull();
+    }
+
+    json::Value map(const pb::Message& m, const pb::FieldDescriptor* f) {
+        const pb::Reflection* r = m.GetReflection();
+        const pb::FieldDescriptor* keyField = f->message_type()->map_key();
+        const pb::FieldDescriptor* valueField = f->message_type()->map_value();
+        // Go writes map keys sorted; a key repeated on the wire keeps its last value.
+        std::map<std::string, const pb::Message*> entries;
+        for (int i = 0; i < r->FieldSize(m, f); ++i) {
+            const pb::Message& entry = r->GetRepeatedMessage(m, f, i);
+            entries[entry.GetReflection()->GetString(entry, keyField)] = &entry;
+        }
+        json::Value out(rapidjson::kObjectType);
+        for (const auto& [key, entry] : entries) {
+            out.AddMember(json::stringValue(key, a_), singular(*entry, valueField), a_);
+        }
+        return out;
+    }
+
+    json::Value singular(const pb::Message& m, const pb::FieldDescriptor* f) {
+        const pb::Reflection* r = m.GetReflection();
+        switch (f->cpp_type()) {
+            case pb::FieldDescriptor::CPPTYPE_INT32:
+                return json::Value(r->GetInt32(m, f));
+            case pb::FieldDescriptor::CPPTYPE_INT64:
+                return json::Value(static_cast<int64_t>(r->GetInt64(m, f)));
+            case pb::FieldDescriptor::CPPTYPE_UINT32:
+                return json::Value(r->GetUInt32(m, f));
+            case pb::FieldDescriptor::CPPTYPE_UINT64:
+                return json::Value(static_cast<uint64_t>(r->GetUInt64(m, f)));
+            case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+                return json::Value(r->GetDouble(m, f));
+            case pb::FieldDescriptor::CPPTYPE_FLOAT:
+                return json::Value(static_cast<double>(r->GetFloat(m, f)));
+            case pb::FieldDescriptor::CPPTYPE_BOOL:
+                return json::Value(r->GetBool(m, f));
+            case pb::FieldDescriptor::CPPTYPE_ENUM:
+                return json::Value(r->GetEnumValue(m, f));
+            case pb::FieldDescriptor::CPPTYPE_STRING:
+                return scalarString(r->GetString(m, f), f);
+            case pb::FieldDescriptor::CPPTYPE_MESSAGE:
+                return message(r->GetMessage(m, f));
+        }
+        return json::Value();
+    }
+
+    json::Value repeatedItem(const pb::Message& m, const pb::FieldDescriptor* f, int i) {
+        const pb::Reflection* r = m.GetReflection();
+        switch (f->cpp_type()) {
+            case pb::FieldDescriptor::CPPTYPE_INT32:
+                return json::Value(r->GetRepeatedInt32(m, f, i));
+            case pb::FieldDescriptor::CPPTYPE_INT64:
+                return json::Value(static_cast<int64_t>(r->GetRepeatedInt64(m, f, i)));
+            case pb::FieldDescriptor::CPPTYPE_UINT32:
+                return json::Value(r->GetRepeatedUInt32(m, f, i));
+            case pb::FieldDescriptor::CPPTYPE_UINT64:
+                return json::Value(static_cast<uint64_t>(r->GetRepeatedUInt64(m, f, i)));
+            case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+                return json::Value(r->GetRepeatedDouble(m, f, i));
+            case pb::FieldDescriptor::CPPTYPE_FLOAT:
+                return json::Value(static_cast<double>(r->GetRepeatedFloat(m, f, i)));
+            case pb::FieldDescriptor::CPPTYPE_BOOL:
+                return json::Value(r->GetRepeatedBool(m, f, i));
+            case pb::FieldDescriptor::CPPTYPE_ENUM:
+                return json::Value(r->GetRepeatedEnumValue(m, f, i));
+            case pb::FieldDescriptor::CPPTYPE_STRING:
+                return scalarString(r->GetRepeatedString(m, f, i), f);
+            case pb::FieldDescriptor::CPPTYPE_MESSAGE:
+                return message(r->GetRepeatedMessage(m, f, i));
+        }
+        return json::Value();
+    }
+
+    // []byte is base64 in Go's JSON.
+    json::Value scalarString(const std::string& s, const pb::FieldDescriptor* f) {
+        if (f->type() == pb::FieldDescriptor::TYPE_BYTES) {
+            return json::stringValue(base64(s), a_);
+        }
+        return json::stringValue(s, a_);
+    }
+
+    const pb::FieldDescriptor* fieldNamed(const pb::Message& m, const char* name) {
+        return m.GetDescriptor()->FindFieldByName(name);
+    }
+
+    json::Value time(const pb::Message& m) {
+        const pb::Reflection* r = m.GetReflection();
+        const pb::FieldDescriptor* seconds = fieldNamed(m, "seconds");
+        const pb::FieldDescriptor* nanos = fieldNamed(m, "nanos");
+        int64_t s = seconds ? r->GetInt64(m, seconds) : 0;
+        int32_t ns = nanos ? r->GetInt32(m, nanos) : 0;
+        if (s == 0 && ns == 0) {
+            return json::Value();
+        }
+        util::time::TimePoint t{std::chrono::seconds(s)};
+        return json::stringValue(util::time::formatRFC3339(t), a_);
+    }
+
+    json::Value intOrString(const pb::Message& m) {
+        const pb::Reflection* r = m.GetReflection();
+        const pb::FieldDescriptor* type = fieldNamed(m, "type");
+        const pb::FieldDescriptor* intVal = fieldNamed(m, "intVal");
+        const pb::FieldDescriptor* strVal = fieldNamed(m, "strVal");
+        if (type && strVal && r->GetInt64(m, type) == 1) {
+            return json::stringValue(r->GetString(m, strVal), a_);
+        }
+        return json::Value(intVal ? r->GetInt32(m, intVal) : 0);
+    }
+
+    json::Value quantity(const pb::Message& m) {
+        const pb::FieldDescriptor* f = fieldNamed(m, "string");
+        std::string s = f ? m.GetReflection()->GetString(m, f) : std::string();
+        return json::stringValue(s.empty() ? "0" : s, a_);
+    }
+
+    json::Value rawJson(const pb::Message& m) {
+        const pb::Descriptor* d = m.GetDescriptor();
+        if (d->field_count() == 0) {
+            return json::Value();
+        }
+        std::string raw = m.GetReflection()->GetString(m, d->field(0));
+        if (raw.empty()) {
+            return json::Value();
+        }
+        json::Document doc;
+        if (auto why = json::parse(raw, doc)) {
+            error_ = d->name() + ": " + *why;
+            return json::Value();
+        }
+        return json::Value(doc, a_);
+    }
+
+    json::Allocator& a_;
+    std::optional<std::string> error_;
+};
+
+}  // namespace
+
+std::optional<std::string> parseProtobufEnvelope(std::string_view body, ProtobufEnvelope* out) {
+    if (body.empty()) {
+        return "empty data";
+    }
+    if (!body.starts_with(kProtobufMagic)) {
+        return "provided data does not appear to be a protobuf message, expected prefix "
+               "[107 56 115 0]";
+    }
+    body.remove_prefix(kProtobufMagic.size());
+    if (body.empty()) {
+        return "empty body";
+    }
+    kapi::runtime::Unknown unknown;
+    if (!unknown.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+        return parseFailure(body);
+    }
+    out->apiVersion = unknown.typemeta().apiversion();
+    out->kind = unknown.typemeta().kind();
+    out->raw = std::move(*unknown.mutable_raw());
+    return std::nullopt;
+}
+
+bool hasProtobufSchema(std::string_view apiVersion, std::string_view kind) {
+    return findMessage(apiVersion, kind) != nullptr;
+}
+
+std::optional<std::string> protobufToJson(const ProtobufEnvelope& envelope, json::Document& out) {
+    const pb::Descriptor* d = findMessage(envelope.apiVersion, envelope.kind);
+    if (!d) {
+        return "no protobuf schema is known for kind \"" + envelope.kind + "\" in version \"" +
+               envelope.apiVersion + "\"";
+    }
+    std::unique_ptr<pb::Message> m(pb::MessageFactory::generated_factory()->GetPrototype(d)->New());
+    if (!m->ParseFromString(envelope.raw)) {
+        return parseFailure(envelope.raw);
+    }
+    auto& a = out.GetAllocator();
+    JsonWriter writer(a);
+    json::Value fields = writer.message(*m);
+    if (writer.error()) {
+        return *writer.error();
+    }
+    out.SetObject();
+    out.AddMember("kind", json::stringValue(envelope.kind, a), a);
+    out.AddMember("apiVersion", json::stringValue(envelope.apiVersion, a), a);
+    for (auto& member : fields.GetObject()) {
+        out.AddMember(member.name, member.value, a);
+    }
+    return std::nullopt;
+}
+
+}  // namespace kube::endpoints

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "util/json.hpp"
+
+// Kubernetes protobuf bodies (application/vnd.kubernetes.protobuf), read
+// generically through the schema in src/apis/proto: no code per kind. This
+// header keeps protobuf's own headers away from its includers.
+namespace kube::endpoints {
+
+// The four bytes ("k8s\0") in front of every Kubernetes protobuf body.
+inline constexpr std::string_view kProtobufMagic{"k8s\0", 4};
+
+// What the envelope (a runtime.Unknown after the magic) carries.
+struct ProtobufEnvelope {
+    std::string apiVersion;  // typeMeta.apiVersion, "" when absent
+    std::string kind;        // typeMeta.kind, "" when absent
+    std::string raw;         // the object without its apiVersion and kind
+};
+
+// Mirrors the first half of protobuf.Serializer.Decode: checks the magic and
+// parses the Unknown. On failure returns Go's wording ("empty data",
+// "provided data does not appear to be a protobuf message, expected prefix
+// [107 56 115 0]", "unexpected EOF", ...).
+std::optional<std::string> parseProtobufEnvelope(std::string_view body, ProtobufEnvelope* out);
+
+// Whether the schema has a message for apiVersion + kind (its `gvk` option).
+bool hasProtobufSchema(std::string_view apiVersion, std::string_view kind);
+
+// Decodes `envelope.raw` as the message of its apiVersion + kind and writes
+// the object's JSON form into `out`: kind and apiVersion first, then the
+// fields as kube-apiserver's JSON would show them (omitempty, pointers,
+// Time, IntOrString, Quantity, base64 bytes, sorted map keys). On failure
+// returns why (no schema for the kind, malformed or truncated bytes).
+std::optional<std::string> protobufToJson(const ProtobufEnvelope& envelope,
+                                          util::json::Document& out);
+
+}  // namespace kube::endpoints
