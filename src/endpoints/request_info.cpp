@@ -4,6 +4,7 @@
 #include <cctype>
 #include <optional>
 
+#include "util/field_selector.hpp"
 #include "util/query.hpp"
 
 namespace kube::endpoints {
@@ -65,94 +66,6 @@ bool isInt64(std::string_view s) {
     return true;
 }
 
-// The comma-separated terms of a field selector; an escaped comma stays in
-// its term (mirrors fields.splitTerms).
-std::vector<std::string> splitTerms(std::string_view selector) {
-    std::vector<std::string> terms;
-    if (selector.empty()) {
-        return terms;
-    }
-    size_t start = 0;
-    bool escaped = false;
-    for (size_t i = 0; i < selector.size(); i++) {
-        if (escaped) {
-            escaped = false;
-        } else if (selector[i] == '\\') {
-            escaped = true;
-        } else if (selector[i] == ',') {
-            terms.emplace_back(selector.substr(start, i - start));
-            start = i + 1;
-        }
-    }
-    terms.emplace_back(selector.substr(start));
-    return terms;
-}
-
-// Mirrors fields.UnescapeValue: \\, \, and \= are escapes; bare ',' or '=' and
-// any other escape are errors.
-std::optional<std::string> unescapeValue(std::string_view s) {
-    std::string out;
-    bool escaped = false;
-    for (char c : s) {
-        if (escaped) {
-            if (c != '\\' && c != ',' && c != '=') {
-                return std::nullopt;
-            }
-            out.push_back(c);
-            escaped = false;
-        } else if (c == '\\') {
-            escaped = true;
-        } else if (c == ',' || c == '=') {
-            return std::nullopt;
-        } else {
-            out.push_back(c);
-        }
-    }
-    if (escaped) {
-        return std::nullopt;
-    }
-    return out;
-}
-
-struct SelectorTerm {
-    std::string field;
-    bool equals;  // "=" or "==" (as opposed to "!=")
-    std::string value;
-};
-
-// Parses a field selector as fields.ParseSelector does; nullopt on error.
-std::optional<std::vector<SelectorTerm>> parseFieldSelector(std::string_view selector) {
-    std::vector<std::string> parts = splitTerms(selector);
-    std::sort(parts.begin(), parts.end());
-    std::vector<SelectorTerm> terms;
-    for (const std::string& part : parts) {
-        if (part.empty()) {
-            continue;
-        }
-        // The first operator occurrence splits the term; "!=" and "==" are
-        // tried before "=" at each position.
-        size_t at = part.find('=');
-        if (at == std::string::npos) {
-            return std::nullopt;
-        }
-        size_t opLen = 1;
-        bool equals = true;
-        if (at > 0 && part[at - 1] == '!') {
-            at--;
-            opLen = 2;
-            equals = false;
-        } else if (at + 1 < part.size() && part[at + 1] == '=') {
-            opLen = 2;
-        }
-        std::optional<std::string> value = unescapeValue(std::string_view(part).substr(at + opLen));
-        if (!value) {
-            return std::nullopt;
-        }
-        terms.push_back({part.substr(0, at), equals, std::move(*value)});
-    }
-    return terms;
-}
-
 // Mirrors path.IsValidPathSegmentName returning no errors.
 bool isValidPathSegment(std::string_view name) {
     return name != "." && name != ".." && name.find('/') == std::string_view::npos &&
@@ -173,17 +86,14 @@ std::optional<std::string> selectedName(const util::Query& q) {
     if (!selector) {
         return std::nullopt;
     }
-    std::optional<std::vector<SelectorTerm>> terms = parseFieldSelector(*selector);
-    if (!terms) {
+    std::string error;
+    std::optional<util::FieldSelector> parsed = util::FieldSelector::parse(*selector, &error);
+    if (!parsed) {
         return std::nullopt;
     }
-    for (const SelectorTerm& t : *terms) {
-        if (t.field == "metadata.name" && t.equals) {
-            if (isValidPathSegment(t.value)) {
-                return t.value;
-            }
-            return std::nullopt;
-        }
+    std::optional<std::string> name = parsed->requiresExactMatch("metadata.name");
+    if (name && isValidPathSegment(*name)) {
+        return name;
     }
     return std::nullopt;
 }
