@@ -1,7 +1,8 @@
 # Protobuf request bodies (application/vnd.kubernetes.protobuf), over TLS:
 # kubectl 1.32 and 1.33 send them for their typed generators (create
-# namespace, configmap, secret generic, serviceaccount); each object is read
-# back with get -o json showing every field kubectl set. Raw requests: a
+# namespace, configmap, secret generic, serviceaccount, role, clusterrole,
+# rolebinding, clusterrolebinding); each object is read back with get -o json
+# showing every field kubectl set. Raw requests: a
 # protobuf ConfigMap is created, garbage and a wrong kind inside the envelope
 # are 400 Status and store nothing.
 use lib 't/lib';
@@ -104,6 +105,55 @@ for my $v (undef, '1.33') {
     json_subset_ok(json_of($out), { kind => 'ServiceAccount', apiVersion => 'v1',
         metadata => { name => 'sa', namespace => $ns, uid => qr/^[0-9a-f-]{36}$/ } },
         "$label: the ServiceAccount");
+
+    my $rbac = 'rbac.authorization.k8s.io';
+    my $rbac_v1 = "$rbac/v1";
+    $out = kc_ok($v, "$label create role", '-n', $ns, 'create', 'role', 'r',
+        '--verb=get,list', '--resource=pods');
+    is($out, "role.$rbac/r created\n", "$label create role: kubectl's message");
+    $out = kc_ok($v, "$label get role -o json", '-n', $ns, 'get', 'role', 'r', '-o', 'json');
+    json_subset_ok(json_of($out), { kind => 'Role', apiVersion => $rbac_v1,
+        metadata => { name => 'r', namespace => $ns, uid => qr/^[0-9a-f-]{36}$/ },
+        rules => [ { verbs => [ 'get', 'list' ], apiGroups => [ '' ],
+            resources => [ 'pods' ] } ] }, "$label: the Role and its rule");
+
+    (my $cr = "cr-$label") =~ s/\./-/g;
+    $out = kc_ok($v, "$label create clusterrole", 'create', 'clusterrole', $cr, '--verb=get',
+        '--resource=nodes');
+    is($out, "clusterrole.$rbac/$cr created\n", "$label create clusterrole: kubectl's message");
+    $out = kc_ok($v, "$label get clusterrole -o json", 'get', 'clusterrole', $cr, '-o', 'json');
+    my $got = json_of($out);
+    json_subset_ok($got, { kind => 'ClusterRole', apiVersion => $rbac_v1,
+        metadata => { name => $cr, uid => qr/^[0-9a-f-]{36}$/ },
+        rules => [ { verbs => [ 'get' ], apiGroups => [ '' ], resources => [ 'nodes' ] } ] },
+        "$label: the ClusterRole and its rule");
+    ok(!exists $got->{aggregationRule}, "$label: the ClusterRole has no aggregationRule");
+
+    $out = kc_ok($v, "$label create rolebinding", '-n', $ns, 'create', 'rolebinding', 'rb',
+        '--role=r', '--user=alice');
+    is($out, "rolebinding.$rbac/rb created\n", "$label create rolebinding: kubectl's message");
+    $out = kc_ok($v, "$label get rolebinding -o json", '-n', $ns, 'get', 'rolebinding', 'rb',
+        '-o', 'json');
+    $got = json_of($out);
+    json_subset_ok($got, { kind => 'RoleBinding', apiVersion => $rbac_v1,
+        metadata => { name => 'rb', namespace => $ns },
+        subjects => [ { kind => 'User', apiGroup => $rbac, name => 'alice' } ],
+        roleRef => { apiGroup => $rbac, kind => 'Role', name => 'r' } },
+        "$label: the RoleBinding, its subject and roleRef");
+    ok(!exists $got->{subjects}[0]{namespace}, "$label: a User subject has no namespace");
+
+    (my $crb = "crb-$label") =~ s/\./-/g;
+    $out = kc_ok($v, "$label create clusterrolebinding", 'create', 'clusterrolebinding', $crb,
+        "--clusterrole=$cr", '--group=devs');
+    is($out, "clusterrolebinding.$rbac/$crb created\n",
+        "$label create clusterrolebinding: kubectl's message");
+    $out = kc_ok($v, "$label get clusterrolebinding -o json", 'get', 'clusterrolebinding', $crb,
+        '-o', 'json');
+    json_subset_ok(json_of($out), { kind => 'ClusterRoleBinding', apiVersion => $rbac_v1,
+        metadata => { name => $crb },
+        subjects => [ { kind => 'Group', apiGroup => $rbac, name => 'devs' } ],
+        roleRef => { apiGroup => $rbac, kind => 'ClusterRole', name => $cr } },
+        "$label: the ClusterRoleBinding, its subject and roleRef");
 }
 
 # --- raw protobuf requests --------------------------------------------------------

@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <utility>
@@ -11,8 +12,10 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
 
+#include "kapi/coordination.pb.h"
 #include "kapi/core.pb.h"
 #include "kapi/opts.pb.h"
+#include "kapi/rbac.pb.h"
 #include "kapi/runtime.pb.h"
 #include "util/time.hpp"
 
@@ -28,7 +31,9 @@ using FileList = std::vector<const pb::FileDescriptor*>;
 // One message of every schema file with top-level kinds; referencing them
 // also keeps their generated code linked in from the static library.
 FileList schemaFiles() {
-    return {kapi::core::v1::Namespace::descriptor()->file()};
+    return {kapi::core::v1::Namespace::descriptor()->file(),
+            kapi::rbac::v1::Role::descriptor()->file(),
+            kapi::coordination::v1::Lease::descriptor()->file()};
 }
 
 void indexMessage(const pb::Descriptor* d, std::map<std::string, const pb::Descriptor*>& index) {
@@ -145,6 +150,8 @@ class JsonWriter {
         switch (d->options().GetExtension(kapi::opt::form)) {
             case kapi::opt::TIME_RFC3339:
                 return time(m);
+            case kapi::opt::MICRO_TIME_RFC3339:
+                return microTime(m);
             case kapi::opt::INT_OR_STRING:
                 return intOrString(m);
             case kapi::opt::QUANTITY:
@@ -302,6 +309,32 @@ class JsonWriter {
         }
         util::time::TimePoint t{std::chrono::seconds(s)};
         return json::stringValue(util::time::formatRFC3339(t), a_);
+    }
+
+    // metav1.MicroTime: Go's layout "2006-01-02T15:04:05.000000Z07:00" in UTC,
+    // the nanoseconds cut (not rounded) to microseconds.
+    json::Value microTime(const pb::Message& m) {
+        const pb::Reflection* r = m.GetReflection();
+        const pb::FieldDescriptor* seconds = fieldNamed(m, "seconds");
+        const pb::FieldDescriptor* nanos = fieldNamed(m, "nanos");
+        int64_t s = seconds ? r->GetInt64(m, seconds) : 0;
+        int64_t ns = nanos ? r->GetInt32(m, nanos) : 0;
+        if (s == 0 && ns == 0) {
+            return json::Value();
+        }
+        // Out-of-range nanos carry into the seconds, as Go's time.Unix does.
+        s += ns / 1000000000;
+        ns %= 1000000000;
+        if (ns < 0) {
+            s -= 1;
+            ns += 1000000000;
+        }
+        util::time::TimePoint t{std::chrono::seconds(s)};
+        std::string text = util::time::formatRFC3339(t);  // ends in 'Z'
+        char micros[16];
+        std::snprintf(micros, sizeof micros, ".%06d", static_cast<int>(ns / 1000));
+        text.insert(text.size() - 1, micros);
+        return json::stringValue(text, a_);
     }
 
     json::Value intOrString(const pb::Message& m) {

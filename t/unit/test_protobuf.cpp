@@ -7,7 +7,9 @@
 
 #include "endpoints/decode.hpp"
 #include "endpoints/protobuf_codec.hpp"
+#include "kapi/coordination.pb.h"
 #include "kapi/core.pb.h"
+#include "kapi/rbac.pb.h"
 #include "kapi/runtime.pb.h"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
@@ -36,6 +38,16 @@ KindInfo coreKind(const char* kind) {
     k.kind = kind;
     return k;
 }
+
+KindInfo groupKind(const char* group, const char* kind) {
+    KindInfo k;
+    k.group = group;
+    k.version = "v1";
+    k.kind = kind;
+    return k;
+}
+
+constexpr const char* kRbac = "rbac.authorization.k8s.io";
 
 std::string unhex(std::string_view hex) {
     std::string out;
@@ -73,6 +85,37 @@ std::string decodeToJson(const std::string& body, const char* kind) {
     }
     assert_non_null(doc.get());
     return json::serialize(*doc);
+}
+
+// Decodes a body of a named-group kind and checks that it equals `expected`
+// as JSON values (member order aside).
+void assertDecodesTo(const std::string& body, const char* group, const char* kind,
+                     const char* expected) {
+    Status err;
+    auto doc = decodeObject(body, InputForm::Protobuf, groupKind(group, kind), &err);
+    if (!doc) {
+        std::fprintf(stderr, "decode failed: %s\n", err.message.c_str());
+    }
+    assert_non_null(doc.get());
+    json::Document want;
+    assert_false(json::parse(expected, want).has_value());
+    if (!(*doc == want)) {
+        std::fprintf(stderr, "got:  %s\nwant: %s\n", json::serialize(*doc).c_str(), expected);
+    }
+    assert_true(*doc == want);
+}
+
+// ObjectMeta as gogo writes it for a new object: every non-pointer field
+// present, the zero ones too.
+void kubectlMetadata(kapi::meta::v1::ObjectMeta* m, const char* name) {
+    m->set_name(name);
+    m->set_generatename("");
+    m->set_namespace_("");
+    m->set_selflink("");
+    m->set_uid("");
+    m->set_resourceversion("");
+    m->set_generation(0);
+    m->mutable_creationtimestamp();
 }
 
 Status decodeError(const std::string& body, const char* kind) {
@@ -241,6 +284,117 @@ void fields_v1_that_is_not_json_is_rejected(void**) {
     assert_non_null(strstr(err.message.c_str(), "cannot be handled as a ConfigMap: FieldsV1: "));
 }
 
+void kubectl_create_role_body_decodes_to_kubectls_json(void**) {
+    // `kubectl create role r --verb=get --resource=pods`
+    kapi::rbac::v1::Role role;
+    kubectlMetadata(role.mutable_metadata(), "r");
+    auto* rule = role.add_rules();
+    rule->add_verbs("get");
+    rule->add_apigroups("");
+    rule->add_resources("pods");
+    assertDecodesTo(envelope("rbac.authorization.k8s.io/v1", "Role", role.SerializeAsString()),
+                    kRbac, "Role",
+                    R"({"kind":"Role","apiVersion":"rbac.authorization.k8s.io/v1",)"
+                    R"("metadata":{"name":"r","creationTimestamp":null},)"
+                    R"("rules":[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}]})");
+}
+
+void kubectl_create_rolebinding_body_decodes_to_kubectls_json(void**) {
+    // `kubectl create rolebinding rb --role=r --user=alice`
+    kapi::rbac::v1::RoleBinding rb;
+    kubectlMetadata(rb.mutable_metadata(), "rb");
+    auto* subject = rb.add_subjects();
+    subject->set_kind("User");
+    subject->set_apigroup("rbac.authorization.k8s.io");
+    subject->set_name("alice");
+    subject->set_namespace_("");
+    rb.mutable_roleref()->set_apigroup("rbac.authorization.k8s.io");
+    rb.mutable_roleref()->set_kind("Role");
+    rb.mutable_roleref()->set_name("r");
+    assertDecodesTo(
+        envelope("rbac.authorization.k8s.io/v1", "RoleBinding", rb.SerializeAsString()), kRbac,
+        "RoleBinding",
+        R"({"kind":"RoleBinding","apiVersion":"rbac.authorization.k8s.io/v1",)"
+        R"("metadata":{"name":"rb","creationTimestamp":null},)"
+        R"("subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"alice"}],)"
+        R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"r"}})");
+}
+
+void rbac_fields_without_omitempty_are_written_when_empty(void**) {
+    // A rule with no verbs and a binding with an empty roleRef and a
+    // subject of only a kind: Go writes null verbs and the empty strings.
+    kapi::rbac::v1::ClusterRole cr;
+    cr.mutable_metadata()->set_name("cr");
+    cr.add_rules()->add_nonresourceurls("/healthz");
+    assertDecodesTo(envelope("rbac.authorization.k8s.io/v1", "ClusterRole", cr.SerializeAsString()),
+                    kRbac, "ClusterRole",
+                    R"({"kind":"ClusterRole","apiVersion":"rbac.authorization.k8s.io/v1",)"
+                    R"("metadata":{"name":"cr","creationTimestamp":null},)"
+                    R"("rules":[{"verbs":null,"nonResourceURLs":["/healthz"]}]})");
+
+    kapi::rbac::v1::ClusterRoleBinding crb;
+    crb.mutable_metadata()->set_name("crb");
+    crb.add_subjects()->set_kind("Group");
+    assertDecodesTo(
+        envelope("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", crb.SerializeAsString()),
+        kRbac, "ClusterRoleBinding",
+        R"({"kind":"ClusterRoleBinding","apiVersion":"rbac.authorization.k8s.io/v1",)"
+        R"("metadata":{"name":"crb","creationTimestamp":null},)"
+        R"("subjects":[{"kind":"Group","name":""}],)"
+        R"("roleRef":{"apiGroup":"","kind":"","name":""}})");
+}
+
+void cluster_role_without_rules_has_null_rules_and_keeps_its_aggregation_rule(void**) {
+    kapi::rbac::v1::ClusterRole cr;
+    cr.mutable_metadata()->set_name("agg");
+    auto* sel = cr.mutable_aggregationrule()->add_clusterroleselectors();
+    (*sel->mutable_matchlabels())["rbac.example.com/aggregate"] = "true";
+    auto* req = sel->add_matchexpressions();
+    req->set_key("tier");
+    req->set_operator_("Exists");
+    cr.mutable_aggregationrule()->add_clusterroleselectors();  // an empty selector: {}
+    assertDecodesTo(envelope("rbac.authorization.k8s.io/v1", "ClusterRole", cr.SerializeAsString()),
+                    kRbac, "ClusterRole",
+                    R"({"kind":"ClusterRole","apiVersion":"rbac.authorization.k8s.io/v1",)"
+                    R"("metadata":{"name":"agg","creationTimestamp":null},"rules":null,)"
+                    R"("aggregationRule":{"clusterRoleSelectors":[{"matchLabels":)"
+                    R"({"rbac.example.com/aggregate":"true"},)"
+                    R"("matchExpressions":[{"key":"tier","operator":"Exists"}]},{}]}})");
+    assert_true(kube::endpoints::hasProtobufSchema("rbac.authorization.k8s.io/v1", "Role"));
+    assert_false(kube::endpoints::hasProtobufSchema("rbac.authorization.k8s.io/v1", "Lease"));
+}
+
+void lease_times_are_micro_rfc3339_and_unset_pointers_are_absent(void**) {
+    kapi::coordination::v1::Lease lease;
+    lease.mutable_metadata()->set_name("leader");
+    lease.mutable_metadata()->set_namespace_("kube-system");
+    auto* spec = lease.mutable_spec();
+    spec->set_holderidentity("node-a");
+    spec->set_leasedurationseconds(15);
+    spec->set_leasetransitions(0);  // a pointer: zero is kept
+    spec->mutable_acquiretime()->set_seconds(1700000000);
+    spec->mutable_acquiretime()->set_nanos(123456789);  // cut to .123456
+    spec->mutable_renewtime()->set_seconds(1700000001);
+    spec->mutable_renewtime()->set_nanos(0);
+    assertDecodesTo(envelope("coordination.k8s.io/v1", "Lease", lease.SerializeAsString()),
+                    "coordination.k8s.io", "Lease",
+                    R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1",)"
+                    R"("metadata":{"name":"leader","namespace":"kube-system",)"
+                    R"("creationTimestamp":null},"spec":{"holderIdentity":"node-a",)"
+                    R"("leaseDurationSeconds":15,)"
+                    R"("acquireTime":"2023-11-14T22:13:20.123456Z",)"
+                    R"("renewTime":"2023-11-14T22:13:21.000000Z","leaseTransitions":0}})");
+
+    kapi::coordination::v1::Lease empty;
+    empty.mutable_metadata()->set_name("idle");
+    empty.mutable_spec()->mutable_renewtime();  // present but zero: null, as Go writes it
+    assertDecodesTo(envelope("coordination.k8s.io/v1", "Lease", empty.SerializeAsString()),
+                    "coordination.k8s.io", "Lease",
+                    R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1",)"
+                    R"("metadata":{"name":"idle","creationTimestamp":null},)"
+                    R"("spec":{"renewTime":null}})");
+}
+
 }  // namespace
 
 int main() {
@@ -258,6 +412,11 @@ int main() {
         cmocka_unit_test(wrong_api_version_in_the_envelope_is_rejected),
         cmocka_unit_test(kind_without_a_schema_is_bad_request),
         cmocka_unit_test(fields_v1_that_is_not_json_is_rejected),
+        cmocka_unit_test(kubectl_create_role_body_decodes_to_kubectls_json),
+        cmocka_unit_test(kubectl_create_rolebinding_body_decodes_to_kubectls_json),
+        cmocka_unit_test(rbac_fields_without_omitempty_are_written_when_empty),
+        cmocka_unit_test(cluster_role_without_rules_has_null_rules_and_keeps_its_aggregation_rule),
+        cmocka_unit_test(lease_times_are_micro_rfc3339_and_unset_pointers_are_absent),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
