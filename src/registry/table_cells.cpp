@@ -198,26 +198,28 @@ std::string join(const json::Value* array, std::string_view sep) {
     return out;
 }
 
-std::string containerNames(const json::Value* containers) {
+namespace {
+
+// `member` of each element of `containers`, comma-separated.
+std::string joinContainerMember(const json::Value* containers, std::string_view member) {
     std::string out;
     if (containers && containers->IsArray()) {
         for (const auto& c : containers->GetArray()) {
             out += &c == containers->Begin() ? "" : ",";
-            out += json::stringMember(c, "name");
+            out += json::stringMember(c, member);
         }
     }
     return out;
 }
 
+}  // namespace
+
+std::string containerNames(const json::Value* containers) {
+    return joinContainerMember(containers, "name");
+}
+
 std::string containerImages(const json::Value* containers) {
-    std::string out;
-    if (containers && containers->IsArray()) {
-        for (const auto& c : containers->GetArray()) {
-            out += &c == containers->Begin() ? "" : ",";
-            out += json::stringMember(c, "image");
-        }
-    }
-    return out;
+    return joinContainerMember(containers, "image");
 }
 
 std::string boolPtr(const json::Value& obj, std::initializer_list<std::string_view> path) {

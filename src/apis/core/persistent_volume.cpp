@@ -154,12 +154,7 @@ registry::KindInfo persistentVolumeKind() {
                               return std::string(cells::text(obj, {"status", "reason"}));
                           }),
         cells::ageColumn(),
-        cells::textColumn(
-            "VolumeMode", "string", "Whether the volume is a filesystem or a block device.",
-            [](const json::Value& obj, const TableContext&) {
-                return textOrUnset(obj, {"spec", "volumeMode"});
-            },
-            1),
+        volumeModeColumn(),
     };
     k.defaults = defaultVolume;
     k.prepareForCreate = prepareVolume;

@@ -81,12 +81,7 @@ registry::KindInfo persistentVolumeClaimKind() {
                               return textOrUnset(obj, {"spec", "volumeAttributesClassName"});
                           }),
         cells::ageColumn(),
-        cells::textColumn(
-            "VolumeMode", "string", "Whether the volume is a filesystem or a block device.",
-            [](const json::Value& obj, const TableContext&) {
-                return textOrUnset(obj, {"spec", "volumeMode"});
-            },
-            1),
+        volumeModeColumn(),
     };
     k.defaults = defaultClaim;
     k.prepareForCreate = prepareClaim;

@@ -76,4 +76,13 @@ std::string textOrUnset(const json::Value& obj, std::initializer_list<std::strin
     return v && v->IsString() ? std::string(json::view(*v)) : "<unset>";
 }
 
+registry::TableColumn volumeModeColumn() {
+    return cells::textColumn(
+        "VolumeMode", "string", "Whether the volume is a filesystem or a block device.",
+        [](const json::Value& obj, const registry::TableContext&) {
+            return textOrUnset(obj, {"spec", "volumeMode"});
+        },
+        1);
+}
+
 }  // namespace kube::apis::core

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "apis/core/field_errors.hpp"
+#include "registry/kind.hpp"
 #include "util/json.hpp"
 
 // What PersistentVolumeClaims share with PersistentVolumes and with
@@ -32,5 +33,8 @@ std::string storageClass(const json::Value& obj);
 
 // The string at `path`, or "<unset>".
 std::string textOrUnset(const json::Value& obj, std::initializer_list<std::string_view> path);
+
+// The -o wide VolumeMode column of volumes and claims.
+registry::TableColumn volumeModeColumn();
 
 }  // namespace kube::apis::core
