@@ -1,8 +1,10 @@
 # Protobuf request bodies (application/vnd.kubernetes.protobuf), over TLS:
 # kubectl 1.32 and 1.33 send them for their typed generators (create
 # namespace, configmap, secret generic, serviceaccount, role, clusterrole,
-# rolebinding, clusterrolebinding); each object is read back with get -o json
-# showing every field kubectl set. Raw requests: a
+# rolebinding, clusterrolebinding, deployment, job, cronjob, service
+# clusterip, quota, priorityclass, pdb, ingress); each object is read back
+# with get -o json showing every field kubectl set, and the kinds new to the
+# schema are listed as kubectl's tables. Raw requests: a
 # protobuf ConfigMap is created, garbage and a wrong kind inside the envelope
 # are 400 Status and store nothing.
 use lib 't/lib';
@@ -154,7 +156,135 @@ for my $v (undef, '1.33') {
         subjects => [ { kind => 'Group', apiGroup => $rbac, name => 'devs' } ],
         roleRef => { apiGroup => $rbac, kind => 'ClusterRole', name => $cr } },
         "$label: the ClusterRoleBinding, its subject and roleRef");
+
+    workload_generators($v, $label, $ns);
 }
+
+# create deployment|job|cronjob|service clusterip|quota|priorityclass|pdb|ingress
+# and each object as get -o json shows it.
+sub workload_generators {
+    my ($v, $label, $ns) = @_;
+
+    my $out = kc_ok($v, "$label create deployment", '-n', $ns, 'create', 'deployment', 'web',
+        '--image=nginx', '--replicas=2', '--port=80');
+    is($out, "deployment.apps/web created\n", "$label create deployment: kubectl's message");
+    $out = kc_ok($v, "$label get deploy -o json", '-n', $ns, 'get', 'deploy', 'web', '-o', 'json');
+    json_subset_ok(json_of($out), { kind => 'Deployment', apiVersion => 'apps/v1',
+        metadata => { name => 'web', namespace => $ns, labels => { app => 'web' },
+            generation => 1 },
+        spec => { replicas => 2, selector => { matchLabels => { app => 'web' } },
+            template => { metadata => { labels => { app => 'web' } },
+                spec => { containers => [ { name => 'nginx', image => 'nginx',
+                    ports => [ { containerPort => 80, protocol => 'TCP' } ] } ] } } } },
+        "$label: the Deployment with its replicas, selector, image and port");
+
+    $out = kc_ok($v, "$label create job", '-n', $ns, 'create', 'job', 'j', '--image=busybox',
+        '--', 'echo', 'hi');
+    is($out, "job.batch/j created\n", "$label create job: kubectl's message");
+    $out = kc_ok($v, "$label get job -o json", '-n', $ns, 'get', 'job', 'j', '-o', 'json');
+    json_subset_ok(json_of($out), { kind => 'Job', apiVersion => 'batch/v1',
+        metadata => { name => 'j', namespace => $ns },
+        spec => { template => { spec => { restartPolicy => 'Never',
+            containers => [ { name => 'j', image => 'busybox',
+                command => [ 'echo', 'hi' ] } ] } } } },
+        "$label: the Job with its command");
+
+    $out = kc_ok($v, "$label create cronjob", '-n', $ns, 'create', 'cronjob', 'c',
+        '--image=busybox', '--schedule=*/5 * * * *');
+    is($out, "cronjob.batch/c created\n", "$label create cronjob: kubectl's message");
+    $out = kc_ok($v, "$label get cronjob -o json", '-n', $ns, 'get', 'cronjob', 'c', '-o', 'json');
+    json_subset_ok(json_of($out), { kind => 'CronJob', apiVersion => 'batch/v1',
+        metadata => { name => 'c', namespace => $ns },
+        spec => { schedule => '*/5 * * * *', jobTemplate => { metadata => { name => 'c' },
+            spec => { template => { spec => { restartPolicy => 'OnFailure',
+                containers => [ { name => 'c', image => 'busybox' } ] } } } } } },
+        "$label: the CronJob with its schedule and job template");
+
+    $out = kc_ok($v, "$label create service clusterip", '-n', $ns, 'create', 'service',
+        'clusterip', 's', '--tcp=80:8080');
+    is($out, "service/s created\n", "$label create service: kubectl's message");
+    $out = kc_ok($v, "$label get svc -o json", '-n', $ns, 'get', 'svc', 's', '-o', 'json');
+    json_subset_ok(json_of($out), { kind => 'Service', apiVersion => 'v1',
+        metadata => { name => 's', namespace => $ns, labels => { app => 's' } },
+        spec => { type => 'ClusterIP', selector => { app => 's' },
+            ports => [ { name => '80-8080', protocol => 'TCP', port => 80,
+                targetPort => 8080 } ] } },
+        "$label: the Service with its port and numeric targetPort");
+
+    $out = kc_ok($v, "$label create quota", '-n', $ns, 'create', 'quota', 'q',
+        '--hard=cpu=1,memory=1G,pods=2');
+    is($out, "resourcequota/q created\n", "$label create quota: kubectl's message");
+    $out = kc_ok($v, "$label get quota -o json", '-n', $ns, 'get', 'quota', 'q', '-o', 'json');
+    my $got = json_of($out);
+    json_subset_ok($got, { kind => 'ResourceQuota', apiVersion => 'v1',
+        metadata => { name => 'q', namespace => $ns, uid => qr/^[0-9a-f-]{36}$/ },
+        spec => { hard => { cpu => '1', memory => '1G', pods => '2' } }, status => {} },
+        "$label: the ResourceQuota with its hard amounts as strings");
+    is_deeply([ sort keys %{ $got->{spec}{hard} || {} } ], [ 'cpu', 'memory', 'pods' ],
+        "$label: no other hard amounts");
+
+    (my $pc = "high-$label") =~ s/\./-/g;
+    $out = kc_ok($v, "$label create priorityclass", 'create', 'priorityclass', $pc,
+        '--value=1000', '--description=x');
+    is($out, "priorityclass.scheduling.k8s.io/$pc created\n",
+        "$label create priorityclass: kubectl's message");
+    $out = kc_ok($v, "$label get pc -o json", 'get', 'pc', $pc, '-o', 'json');
+    $got = json_of($out);
+    json_subset_ok($got, { kind => 'PriorityClass', apiVersion => 'scheduling.k8s.io/v1',
+        metadata => { name => $pc, namespace => ABSENT, generation => 1 },
+        value => 1000, description => 'x', preemptionPolicy => 'PreemptLowerPriority',
+        globalDefault => ABSENT },
+        "$label: the PriorityClass, cluster scoped, with its value and description");
+
+    $out = kc_ok($v, "$label create pdb", '-n', $ns, 'create', 'pdb', 'p', '--selector=app=web',
+        '--min-available=1');
+    is($out, "poddisruptionbudget.policy/p created\n", "$label create pdb: kubectl's message");
+    $out = kc_ok($v, "$label get pdb -o json", '-n', $ns, 'get', 'pdb', 'p', '-o', 'json');
+    json_subset_ok(json_of($out), { kind => 'PodDisruptionBudget', apiVersion => 'policy/v1',
+        metadata => { name => 'p', namespace => $ns, generation => 1 },
+        spec => { minAvailable => 1, selector => { matchLabels => { app => 'web' } },
+            maxUnavailable => ABSENT },
+        status => { disruptionsAllowed => 0, currentHealthy => 0, desiredHealthy => 0,
+            expectedPods => 0 } },
+        "$label: the PodDisruptionBudget, minAvailable a number");
+
+    $out = kc_ok($v, "$label create ingress", '-n', $ns, 'create', 'ingress', 'i',
+        '--rule=foo.com/bar=svc1:8080');
+    is($out, "ingress.networking.k8s.io/i created\n", "$label create ingress: kubectl's message");
+    $out = kc_ok($v, "$label get ing -o json", '-n', $ns, 'get', 'ing', 'i', '-o', 'json');
+    json_subset_ok(json_of($out), { kind => 'Ingress', apiVersion => 'networking.k8s.io/v1',
+        metadata => { name => 'i', namespace => $ns, generation => 1 },
+        spec => { rules => [ { host => 'foo.com', http => { paths => [ { path => '/bar',
+            pathType => 'Exact', backend => { service => { name => 'svc1',
+                port => { number => 8080 } } } } ] } } ] },
+        status => { loadBalancer => {} } },
+        "$label: the Ingress rule with its path, type and service backend");
+}
+
+# --- tables of the kinds new to the schema, as kubectl 1.32 prints them -----------
+{
+    my $ns = 'pb-1-32';
+    my $age = qr/\d+s/;
+    my $out = kc_ok(undef, 'get quota', '-n', $ns, 'get', 'quota');
+    like($out, qr/\ANAME\s+AGE\s+REQUEST\s+LIMIT\nq\s+$age\s*\n\z/,
+        'get quota: Name, Age, Request, Limit (kube 1.32 order)');
+    $out = kc_ok(undef, 'get pc', 'get', 'pc', 'high-1-32');
+    like($out, qr/\ANAME\s+VALUE\s+GLOBAL-DEFAULT\s+AGE\s+PREEMPTIONPOLICY\n
+        high-1-32\s+1000\s+false\s+$age\s+PreemptLowerPriority\n\z/x,
+        'get pc: the value, not a global default, the preemption policy');
+    $out = kc_ok(undef, 'get pdb', '-n', $ns, 'get', 'pdb');
+    like($out, qr/\ANAME\s+MIN\ AVAILABLE\s+MAX\ UNAVAILABLE\s+ALLOWED\ DISRUPTIONS\s+AGE\n
+        p\s+1\s+N\/A\s+0\s+$age\n\z/x,
+        'get pdb: minAvailable 1, maxUnavailable N/A, no disruptions allowed yet');
+    $out = kc_ok(undef, 'get ing', '-n', $ns, 'get', 'ing');
+    like($out, qr/\ANAME\s+CLASS\s+HOSTS\s+ADDRESS\s+PORTS\s+AGE\n
+        i\s+<none>\s+foo\.com\s+80\s+$age\n\z/x,
+        'get ing: no class, the host, no address yet, port 80');
+    $out = kc_ok(undef, 'get quota,pdb,ing -o name', '-n', $ns, 'get', 'quota,pdb,ing', '-o', 'name');
+    is($out, "resourcequota/q\npoddisruptionbudget.policy/p\ningress.networking.k8s.io/i\n",
+        'get quota,pdb,ing -o name: the short names resolve through discovery');
+}
+
 
 # --- raw protobuf requests --------------------------------------------------------
 my $path = '/api/v1/namespaces/pb-1-32/configmaps';

@@ -2,15 +2,19 @@
 #include "apis/batch/kinds.hpp"
 #include "apis/coordination/kinds.hpp"
 #include "apis/core/kinds.hpp"
+#include "apis/networking/kinds.hpp"
+#include "apis/policy/kinds.hpp"
 #include "apis/rbac/kinds.hpp"
+#include "apis/scheduling/kinds.hpp"
 #include "registry/scheme.hpp"
 
 namespace kube::registry {
 
 // Groups in kube-apiserver's discovery priority order (the aggregator's
-// apiVersionPriorities: "" 18000, apps 17800, batch 17400, rbac 17000,
-// coordination 16500); resources alphabetical inside a group-version, as
-// kube's discovery lists them.
+// apiVersionPriorities: "" 18000, apps 17800, batch 17400, networking.k8s.io
+// 17200, policy 17100, rbac 17000, scheduling.k8s.io 16600, coordination
+// 16500); resources alphabetical inside a group-version, as kube's discovery
+// lists them.
 void addBuiltinKinds(Scheme& scheme) {
     namespace core = apis::core;
     namespace apps = apis::apps;
@@ -25,6 +29,7 @@ void addBuiltinKinds(Scheme& scheme) {
              core::persistentVolumeClaimKind,
              core::persistentVolumeKind,
              core::podKind,
+             core::resourceQuotaKind,
              core::secretKind,
              core::serviceAccountKind,
              core::serviceKind,
@@ -34,10 +39,13 @@ void addBuiltinKinds(Scheme& scheme) {
              apps::statefulSetKind,
              batch::cronJobKind,
              batch::jobKind,
+             apis::networking::ingressKind,
+             apis::policy::podDisruptionBudgetKind,
              rbac::clusterRoleBindingKind,
              rbac::clusterRoleKind,
              rbac::roleBindingKind,
              rbac::roleKind,
+             apis::scheduling::priorityClassKind,
              apis::coordination::leaseKind,
          }) {
         scheme.add(kind());

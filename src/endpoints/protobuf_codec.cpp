@@ -12,11 +12,16 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
 
+#include "kapi/apps.pb.h"
+#include "kapi/batch.pb.h"
 #include "kapi/coordination.pb.h"
 #include "kapi/core.pb.h"
+#include "kapi/networking.pb.h"
 #include "kapi/opts.pb.h"
+#include "kapi/policy.pb.h"
 #include "kapi/rbac.pb.h"
 #include "kapi/runtime.pb.h"
+#include "kapi/scheduling.pb.h"
 #include "util/time.hpp"
 
 namespace kube::endpoints {
@@ -32,6 +37,11 @@ using FileList = std::vector<const pb::FileDescriptor*>;
 // also keeps their generated code linked in from the static library.
 FileList schemaFiles() {
     return {kapi::core::v1::Namespace::descriptor()->file(),
+            kapi::apps::v1::Deployment::descriptor()->file(),
+            kapi::batch::v1::Job::descriptor()->file(),
+            kapi::policy::v1::PodDisruptionBudget::descriptor()->file(),
+            kapi::networking::v1::Ingress::descriptor()->file(),
+            kapi::scheduling::v1::PriorityClass::descriptor()->file(),
             kapi::rbac::v1::Role::descriptor()->file(),
             kapi::coordination::v1::Lease::descriptor()->file()};
 }
@@ -176,11 +186,25 @@ class JsonWriter {
         const pb::FieldOptions& o = f->options();
         bool always = o.GetExtension(kapi::opt::always);
         json::Value v;
+        if (o.GetExtension(kapi::opt::flatten)) {
+            // An embedded struct: its members join this object where it sits.
+            json::Value inner = message(r->GetMessage(m, f));
+            if (inner.IsObject()) {
+                for (auto& member : inner.GetObject()) {
+                    obj.AddMember(member.name, member.value, a_);
+                }
+            }
+            return;
+        }
         if (f->is_map()) {
-            if (r->FieldSize(m, f) == 0 && !always) {
+            int n = r->FieldSize(m, f);
+            if (n == 0 && !always) {
                 return;
             }
-            v = map(m, f);
+            // Go cannot tell an empty map from nil after decoding: null.
+            if (n > 0) {
+                v = map(m, f);
+            }
         } else if (f->is_repeated()) {
             int n = r->FieldSize(m, f);
             if (n == 0 && !always) {
@@ -193,10 +217,14 @@ class JsonWriter {
                 }
             }
         } else if (o.GetExtension(kapi::opt::ptr)) {
+            // A nil pointer: omitted, or null when the Go tag has no omitempty.
             if (!r->HasField(m, f)) {
-                return;
+                if (!always) {
+                    return;
+                }
+            } else {
+                v = singular(m, f);
             }
-            v = singular(m, f);
         } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
             // A Go struct, not a pointer: written even when empty.
             v = message(r->GetMessage(m, f));

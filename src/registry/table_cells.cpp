@@ -1,6 +1,7 @@
 #include "registry/table_cells.hpp"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -228,6 +229,27 @@ std::string boolPtr(const json::Value& obj, std::initializer_list<std::string_vi
         return "<unset>";
     }
     return v->GetBool() ? "True" : "False";
+}
+
+std::string loadBalancerIngress(const json::Value& obj) {
+    std::set<std::string> result;
+    const json::Value* ingress = json::at(obj, {"status", "loadBalancer", "ingress"});
+    if (ingress && ingress->IsArray()) {
+        for (const auto& i : ingress->GetArray()) {
+            std::string_view ip = json::stringMember(i, "ip");
+            std::string_view host = json::stringMember(i, "hostname");
+            if (!ip.empty()) {
+                result.emplace(ip);
+            } else if (!host.empty()) {
+                result.emplace(host);
+            }
+        }
+    }
+    std::string out;
+    for (const std::string& s : result) {
+        out += out.empty() ? s : "," + s;
+    }
+    return out;
 }
 
 }  // namespace kube::registry::cells

@@ -51,6 +51,11 @@ std::string formatLabelSelector(const json::Value* selector);
 // Joins the string elements of an array.
 std::string join(const json::Value* array, std::string_view sep);
 
+// status.loadBalancer.ingress as kube's printers show it for Services and
+// Ingresses: each entry's ip, else its hostname, sorted, unique, joined by
+// commas (unclipped: the server prints the wide form).
+std::string loadBalancerIngress(const json::Value& obj);
+
 // layoutContainerCells: container names and images, comma-joined.
 std::string containerNames(const json::Value* containers);
 std::string containerImages(const json::Value* containers);

@@ -59,6 +59,7 @@ const std::map<std::string, std::string> kMinimalBodies = {
      R"({"spec":{"accessModes":["ReadWriteOnce"],"capacity":{"storage":"1Gi"},)"
      R"("hostPath":{"path":"/srv/pv"}}})"},
     {"/pods", R"({"spec":{"containers":[{"name":"c","image":"nginx:1.25"}]}})"},
+    {"/resourcequotas", R"({"spec":{"hard":{"pods":"2"}}})"},
     {"/secrets", "{}"},
     {"/serviceaccounts", "{}"},
     {"/services", R"({"spec":{"ports":[{"port":80}]}})"},
@@ -74,12 +75,16 @@ const std::map<std::string, std::string> kMinimalBodies = {
      R"({"spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{)"
      POD_TEMPLATE(R"("restartPolicy":"OnFailure",)") "}}}}"},
     {"batch/jobs", R"({"spec":{)" POD_TEMPLATE(R"("restartPolicy":"Never",)") "}}"},
+    {"networking.k8s.io/ingresses",
+     R"({"spec":{"defaultBackend":{"service":{"name":"web","port":{"number":80}}}}})"},
+    {"policy/poddisruptionbudgets", R"({"spec":{"minAvailable":1}})"},
     {"rbac.authorization.k8s.io/clusterrolebindings",
      R"({"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"}})"},
     {"rbac.authorization.k8s.io/clusterroles", "{}"},
     {"rbac.authorization.k8s.io/rolebindings",
      R"({"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"r"}})"},
     {"rbac.authorization.k8s.io/roles", "{}"},
+    {"scheduling.k8s.io/priorityclasses", R"({"value":1000})"},
     {"coordination.k8s.io/leases", "{}"},
 };
 // clang-format on

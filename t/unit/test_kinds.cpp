@@ -99,10 +99,16 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
     for (const auto& g : groups) {
         names.push_back(g.name);
     }
-    std::vector<std::string> want = {"", "apps", "batch", "rbac.authorization.k8s.io",
+    std::vector<std::string> want = {"",
+                                     "apps",
+                                     "batch",
+                                     "networking.k8s.io",
+                                     "policy",
+                                     "rbac.authorization.k8s.io",
+                                     "scheduling.k8s.io",
                                      "coordination.k8s.io"};
     assert_true(names == want);
-    assert_int_equal(scheme().all().size(), 22);
+    assert_int_equal(scheme().all().size(), 26);
     std::set<std::string> resources;
     for (const auto& k : scheme().all()) {
         assert_true(resources.insert(k->group + "/" + k->resource).second);
@@ -172,6 +178,10 @@ void short_names_categories_and_verbs_match_kube_discovery(void**) {
         {"batch", "jobs", {}, true},
         {"coordination.k8s.io", "leases", {}, false},
         {"rbac.authorization.k8s.io", "roles", {}, false},
+        {"", "resourcequotas", {"quota"}, false},
+        {"scheduling.k8s.io", "priorityclasses", {"pc"}, false},
+        {"policy", "poddisruptionbudgets", {"pdb"}, false},
+        {"networking.k8s.io", "ingresses", {"ing"}, false},
     };
     for (const Want& w : wants) {
         const KindInfo& k = kind(w.group, w.resource);

@@ -5,12 +5,23 @@
 #include <cstring>
 #include <string>
 
+#include <memory>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/message.h>
+
 #include "endpoints/decode.hpp"
 #include "endpoints/protobuf_codec.hpp"
+#include "kapi/apps.pb.h"
+#include "kapi/batch.pb.h"
 #include "kapi/coordination.pb.h"
 #include "kapi/core.pb.h"
+#include "kapi/networking.pb.h"
+#include "kapi/policy.pb.h"
 #include "kapi/rbac.pb.h"
 #include "kapi/runtime.pb.h"
+#include "kapi/scheduling.pb.h"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
 // clang-format off
@@ -265,15 +276,15 @@ void wrong_api_version_in_the_envelope_is_rejected(void**) {
 }
 
 void kind_without_a_schema_is_bad_request(void**) {
-    KindInfo k = coreKind("Pod");
+    KindInfo k = coreKind("Node");
     Status err;
-    auto doc = decodeObject(envelope("v1", "Pod", ""), InputForm::Protobuf, k, &err);
+    auto doc = decodeObject(envelope("v1", "Node", ""), InputForm::Protobuf, k, &err);
     assert_null(doc.get());
     assert_int_equal(err.code, 400);
     assert_string_equal(err.message.c_str(),
-                        "Pod in version \"v1\" cannot be handled as a Pod: no protobuf schema is "
-                        "known for kind \"Pod\" in version \"v1\"");
-    assert_false(kube::endpoints::hasProtobufSchema("v1", "Pod"));
+                        "Node in version \"v1\" cannot be handled as a Node: no protobuf schema is "
+                        "known for kind \"Node\" in version \"v1\"");
+    assert_false(kube::endpoints::hasProtobufSchema("v1", "Node"));
     assert_true(kube::endpoints::hasProtobufSchema("v1", "Secret"));
 }
 
@@ -395,6 +406,301 @@ void lease_times_are_micro_rfc3339_and_unset_pointers_are_absent(void**) {
                     R"("spec":{"renewTime":null}})");
 }
 
+// One `kubectl <command>` body as kubectl 1.32 and 1.33 send it (their bytes
+// are the same) and the object `--dry-run=client -o json` prints for it.
+struct KubectlCapture {
+    const char* command;
+    const char* group;
+    const char* kind;
+    const google::protobuf::Message* prototype;
+    const char* hex;   // the whole body: magic, envelope, object
+    const char* json;  // kubectl's JSON of the same object
+};
+
+// clang-format off
+const KubectlCapture kCaptures[] = {
+    {"create deployment web --image=nginx --replicas=2 --port=80",
+     "apps", "Deployment", &kapi::apps::v1::Deployment::default_instance(),
+     "6b3873000a150a07617070732f7631120a4465706c6f796d656e7412b8010a1f0a0377656212001a0022002a"
+     "003200380042005a0a0a0361707012037765621286010802120c0a0a0a0361707012037765621a6c0a1c0a00"
+     "12001a0022002a003200380042005a0a0a036170701203776562124c122e0a056e67696e7812056e67696e78"
+     "2a00320a0a001000185022002a0042006a007200800100880100900100a201001a00320042004a0052005800"
+     "600068008201008a01009a0100c2010022020a00280038001a0c0800100018002000280038001a002200",
+     R"({"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"web","creationTimestamp")"
+     R"(:null,"labels":{"app":"web"}},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web)"
+     R"("}},"template":{"metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"co)"
+     R"(ntainers":[{"name":"nginx","image":"nginx","ports":[{"containerPort":80}],"resources":{})"
+     R"(}]}},"strategy":{}},"status":{}})"},
+    {"create job j --image=busybox -- echo hi",
+     "batch", "Job", &kapi::batch::v1::Job::default_instance(),
+     "6b3873000a0f0a0862617463682f763112034a6f621282010a110a016a12001a0022002a0032003800420012"
+     "6332610a100a0012001a0022002a00320038004200124d122a0a016a120762757379626f781a046563686f1a"
+     "0268692a0042006a007200800100880100900100a201001a054e65766572320042004a005200580060006800"
+     "8201008a01009a0100c201001a082000280030003a001a002200",
+     R"({"kind":"Job","apiVersion":"batch/v1","metadata":{"name":"j","creationTimestamp":null},")"
+     R"(spec":{"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":[{"name":")"
+     R"(j","image":"busybox","command":["echo","hi"],"resources":{}}],"restartPolicy":"Never"}}})"
+     R"(,"status":{}})"},
+    {"create cronjob c --image=busybox --schedule=\"*/5 * * * *\"",
+     "batch", "CronJob", &kapi::batch::v1::CronJob::default_instance(),
+     "6b3873000a130a0862617463682f7631120743726f6e4a6f62129b010a110a016312001a0022002a00320038"
+     "0042001283010a0b2a2f35202a202a202a202a1a002a720a110a016312001a0022002a00320038004200125d"
+     "325b0a100a0012001a0022002a00320038004200124712200a0163120762757379626f782a0042006a007200"
+     "800100880100900100a201001a094f6e4661696c757265320042004a0052005800600068008201008a01009a"
+     "0100c201001a001a002200",
+     R"({"kind":"CronJob","apiVersion":"batch/v1","metadata":{"name":"c","creationTimestamp":nul)"
+     R"(l},"spec":{"schedule":"*/5 * * * *","jobTemplate":{"metadata":{"name":"c","creationTimes)"
+     R"(tamp":null},"spec":{"template":{"metadata":{"creationTimestamp":null},"spec":{"container)"
+     R"(s":[{"name":"c","image":"busybox","resources":{}}],"restartPolicy":"OnFailure"}}}}},"sta)"
+     R"(tus":{}})"},
+    {"create service clusterip s --tcp=80:8080",
+     "", "Service", &kapi::core::v1::Service::default_instance(),
+     "6b3873000a0d0a02763112075365727669636512630a1b0a017312001a0022002a003200380042005a080a03"
+     "61707012017312400a1b0a0738302d38303830120354435018502207080010903f1a00280012080a03617070"
+     "1201731a002209436c757374657249503a00420052005a00600068001a020a001a002200",
+     R"({"kind":"Service","apiVersion":"v1","metadata":{"name":"s","creationTimestamp":null,"lab)"
+     R"(els":{"app":"s"}},"spec":{"ports":[{"name":"80-8080","protocol":"TCP","port":80,"targetP)"
+     R"(ort":8080}],"selector":{"app":"s"},"type":"ClusterIP"},"status":{"loadBalancer":{}}})"},
+    {"create quota q --hard=cpu=1,memory=1G,pods=2",
+     "", "ResourceQuota", &kapi::core::v1::ResourceQuota::default_instance(),
+     "6b3873000a130a027631120d5265736f7572636551756f746112400a110a017112001a0022002a0032003800"
+     "420012290a0a0a0363707512030a01310a0e0a066d656d6f727912040a0231470a0b0a04706f647312030a01"
+     "321a001a002200",
+     R"({"kind":"ResourceQuota","apiVersion":"v1","metadata":{"name":"q","creationTimestamp":nul)"
+     R"(l},"spec":{"hard":{"cpu":"1","memory":"1G","pods":"2"}},"status":{}})"},
+    {"create priorityclass high --value=1000 --description=x",
+     "scheduling.k8s.io", "PriorityClass", &kapi::scheduling::v1::PriorityClass::default_instance(),
+     "6b3873000a250a147363686564756c696e672e6b38732e696f2f7631120d5072696f72697479436c61737312"
+     "340a140a046869676812001a0022002a0032003800420010e80718002201782a14507265656d70744c6f7765"
+     "725072696f726974791a002200",
+     R"({"kind":"PriorityClass","apiVersion":"scheduling.k8s.io/v1","metadata":{"name":"high","c)"
+     R"(reationTimestamp":null},"value":1000,"description":"x","preemptionPolicy":"PreemptLowerP)"
+     R"(riority"})"},
+    {"create pdb p --selector=app=web --min-available=1",
+     "policy", "PodDisruptionBudget", &kapi::policy::v1::PodDisruptionBudget::default_instance(),
+     "6b3873000a200a09706f6c6963792f76311213506f6444697372757074696f6e42756467657412370a110a01"
+     "7012001a0022002a0032003800420012160a06080010011a00120c0a0a0a0361707012037765621a0a080018"
+     "002000280030001a002200",
+     R"({"kind":"PodDisruptionBudget","apiVersion":"policy/v1","metadata":{"name":"p","creationT)"
+     R"(imestamp":null},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}},"stat)"
+     R"(us":{"disruptionsAllowed":0,"currentHealthy":0,"desiredHealthy":0,"expectedPods":0}})"},
+    {"create ingress i --rule=\"foo.com/bar=svc1:8080\"",
+     "networking.k8s.io", "Ingress", &kapi::networking::v1::Ingress::default_instance(),
+     "6b3873000a1f0a146e6574776f726b696e672e6b38732e696f2f76311207496e677265737312480a110a0169"
+     "12001a0022002a00320038004200122f1a2d0a07666f6f2e636f6d12220a200a1e0a042f626172120f220d0a"
+     "047376633112050a0010903f1a0545786163741a020a001a002200",
+     R"({"kind":"Ingress","apiVersion":"networking.k8s.io/v1","metadata":{"name":"i","creationTi)"
+     R"(mestamp":null},"spec":{"rules":[{"host":"foo.com","http":{"paths":[{"path":"/bar","pathT)"
+     R"(ype":"Exact","backend":{"service":{"name":"svc1","port":{"number":8080}}}}]}}]},"status")"
+     R"(:{"loadBalancer":{}}})"},
+};
+// clang-format on
+
+// Whether any message in `m`, nested ones included, holds a field the schema
+// does not know: it would be dropped without a word.
+bool hasUnknownFields(const google::protobuf::Message& m) {
+    namespace pb = google::protobuf;
+    const pb::Reflection* r = m.GetReflection();
+    if (!r->GetUnknownFields(m).empty()) {
+        return true;
+    }
+    std::vector<const pb::FieldDescriptor*> fields;
+    r->ListFields(m, &fields);
+    for (const pb::FieldDescriptor* f : fields) {
+        if (f->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+            continue;
+        }
+        if (f->is_repeated()) {
+            for (int i = 0; i < r->FieldSize(m, f); i++) {
+                if (hasUnknownFields(r->GetRepeatedMessage(m, f, i))) {
+                    return true;
+                }
+            }
+        } else if (hasUnknownFields(r->GetMessage(m, f))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Serializes as gogo does: fields by number, map keys sorted.
+std::string serializeDeterministic(const google::protobuf::Message& m) {
+    std::string out;
+    {
+        google::protobuf::io::StringOutputStream stream(&out);
+        google::protobuf::io::CodedOutputStream coded(&stream);
+        coded.SetSerializationDeterministic(true);
+        m.SerializeToCodedStream(&coded);
+    }
+    return out;
+}
+
+std::shared_ptr<json::Document> decodeAs(const std::string& body, InputForm form,
+                                         const KubectlCapture& c) {
+    Status err;
+    auto doc = decodeObject(body, form, groupKind(c.group, c.kind), &err);
+    if (!doc) {
+        std::fprintf(stderr, "%s: decode failed: %s\n", c.command, err.message.c_str());
+    }
+    assert_non_null(doc.get());
+    return doc;
+}
+
+void kubectl_create_bodies_decode_to_kubectls_own_json(void**) {
+    for (const KubectlCapture& c : kCaptures) {
+        auto doc = decodeAs(unhex(c.hex), InputForm::Protobuf, c);
+        std::string got = json::serialize(*doc);
+        if (got != c.json) {
+            std::fprintf(stderr, "%s\ngot:  %s\nwant: %s\n", c.command, got.c_str(), c.json);
+        }
+        assert_string_equal(got.c_str(), c.json);
+    }
+}
+
+void kubectl_create_bodies_decode_to_what_the_json_path_decodes(void**) {
+    for (const KubectlCapture& c : kCaptures) {
+        auto fromProtobuf = decodeAs(unhex(c.hex), InputForm::Protobuf, c);
+        auto fromJson = decodeAs(c.json, InputForm::Json, c);
+        assert_true(*fromProtobuf == *fromJson);
+    }
+}
+
+void kubectl_create_bodies_hold_only_known_fields_and_reserialize_byte_for_byte(void**) {
+    for (const KubectlCapture& c : kCaptures) {
+        kube::endpoints::ProtobufEnvelope envelope;
+        std::string body = unhex(c.hex);
+        assert_false(kube::endpoints::parseProtobufEnvelope(body, &envelope).has_value());
+        assert_string_equal(envelope.kind.c_str(), c.kind);
+        std::unique_ptr<google::protobuf::Message> m(c.prototype->New());
+        assert_true(m->ParseFromString(envelope.raw));
+        if (hasUnknownFields(*m)) {
+            std::fprintf(stderr, "%s: fields the schema lacks\n", c.command);
+        }
+        assert_false(hasUnknownFields(*m));
+        assert_true(serializeDeterministic(*m) == envelope.raw);
+        std::string apiVersion = std::string(c.group).empty() ? "v1" : std::string(c.group) + "/v1";
+        assert_true(kube::endpoints::hasProtobufSchema(apiVersion, c.kind));
+    }
+}
+
+void int_or_string_is_the_bare_number_or_the_string(void**) {
+    kapi::policy::v1::PodDisruptionBudget pdb;
+    pdb.mutable_metadata()->set_name("p");
+    auto* min = pdb.mutable_spec()->mutable_minavailable();
+    min->set_type(0);
+    min->set_intval(0);  // a pointer to zero: kept
+    min->set_strval("");
+    auto* max = pdb.mutable_spec()->mutable_maxunavailable();
+    max->set_type(1);
+    max->set_intval(0);
+    max->set_strval("50%");
+    pdb.mutable_status()->set_disruptionsallowed(2);
+    std::string body = envelope("policy/v1", "PodDisruptionBudget", pdb.SerializeAsString());
+    assertDecodesTo(body, "policy", "PodDisruptionBudget",
+                    R"({"kind":"PodDisruptionBudget","apiVersion":"policy/v1",)"
+                    R"("metadata":{"name":"p","creationTimestamp":null},)"
+                    R"("spec":{"minAvailable":0,"maxUnavailable":"50%"},)"
+                    R"("status":{"disruptionsAllowed":2,"currentHealthy":0,"desiredHealthy":0,)"
+                    R"("expectedPods":0}})");
+    // The same object through the JSON path.
+    Status err;
+    auto fromJson = decodeObject(
+        R"({"metadata":{"name":"p","creationTimestamp":null},)"
+        R"("spec":{"minAvailable":0,"maxUnavailable":"50%"},"status":{"disruptionsAllowed":2,)"
+        R"("currentHealthy":0,"desiredHealthy":0,"expectedPods":0}})",
+        InputForm::Json, groupKind("policy", "PodDisruptionBudget"), &err);
+    assert_non_null(fromJson.get());
+    auto fromProtobuf =
+        decodeObject(body, InputForm::Protobuf, groupKind("policy", "PodDisruptionBudget"), &err);
+    assert_true(*fromJson == *fromProtobuf);
+
+    kapi::core::v1::Service svc;
+    svc.mutable_metadata()->set_name("s");
+    auto* port = svc.mutable_spec()->add_ports();
+    port->set_port(443);
+    port->mutable_targetport()->set_type(1);
+    port->mutable_targetport()->set_strval("https");
+    auto* numbered = svc.mutable_spec()->add_ports();
+    numbered->set_port(80);
+    numbered->mutable_targetport()->set_intval(8080);
+    assert_string_equal(
+        decodeToJson(envelope("v1", "Service", svc.SerializeAsString()), "Service").c_str(),
+        R"({"kind":"Service","apiVersion":"v1","metadata":{"name":"s","creationTimestamp":null},)"
+        R"("spec":{"ports":[{"port":443,"targetPort":"https"},{"port":80,"targetPort":8080}]},)"
+        R"("status":{"loadBalancer":{}}})");
+}
+
+void quantities_are_their_strings_and_an_empty_one_is_zero(void**) {
+    kapi::core::v1::ResourceQuota q;
+    q.mutable_metadata()->set_name("q");
+    auto& hard = *q.mutable_spec()->mutable_hard();
+    hard["requests.cpu"].set_string("500m");
+    hard["limits.memory"].set_string("1Gi");
+    hard["pods"];  // no string at all: Go's zero Quantity
+    q.mutable_spec()->add_scopes("NotBestEffort");
+    std::string body = envelope("v1", "ResourceQuota", q.SerializeAsString());
+    assert_string_equal(decodeToJson(body, "ResourceQuota").c_str(),
+                        R"({"kind":"ResourceQuota","apiVersion":"v1","metadata":{"name":"q",)"
+                        R"("creationTimestamp":null},"spec":{"hard":{"limits.memory":"1Gi",)"
+                        R"("pods":"0","requests.cpu":"500m"},"scopes":["NotBestEffort"]},)"
+                        R"("status":{}})");
+}
+
+void embedded_structs_flatten_into_their_parent(void**) {
+    // Volume embeds VolumeSource, Probe embeds ProbeHandler: one nested
+    // message on the wire, one flat object in JSON.
+    kapi::core::v1::Pod pod;
+    pod.mutable_metadata()->set_name("p");
+    auto* volume = pod.mutable_spec()->add_volumes();
+    volume->set_name("cfg");
+    volume->mutable_volumesource()->mutable_configmap()->mutable_localobjectreference()->set_name(
+        "cm");
+    auto* c = pod.mutable_spec()->add_containers();
+    c->set_name("web");
+    c->set_image("nginx");
+    auto* probe = c->mutable_livenessprobe();
+    probe->mutable_handler()->mutable_httpget()->set_path("/healthz");
+    probe->mutable_handler()->mutable_httpget()->mutable_port()->set_type(1);
+    probe->mutable_handler()->mutable_httpget()->mutable_port()->set_strval("http");
+    probe->set_periodseconds(5);
+    (*c->mutable_resources()->mutable_limits())["cpu"].set_string("1");
+    assert_string_equal(
+        decodeToJson(envelope("v1", "Pod", pod.SerializeAsString()), "Pod").c_str(),
+        R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","creationTimestamp":null},)"
+        R"("spec":{"volumes":[{"name":"cfg","configMap":{"name":"cm"}}],"containers":[{)"
+        R"("name":"web","image":"nginx","resources":{"limits":{"cpu":"1"}},)"
+        R"("livenessProbe":{"httpGet":{"path":"/healthz","port":"http"},"periodSeconds":5}}]},)"
+        R"("status":{}})");
+}
+
+void nil_pointers_without_omitempty_are_null(void**) {
+    // DeploymentSpec.selector and HTTPIngressPath.pathType are pointers
+    // whose Go tags lack omitempty.
+    kapi::apps::v1::Deployment d;
+    d.mutable_metadata()->set_name("d");
+    d.mutable_spec()->set_replicas(0);
+    assertDecodesTo(envelope("apps/v1", "Deployment", d.SerializeAsString()), "apps", "Deployment",
+                    R"({"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d",)"
+                    R"("creationTimestamp":null},"spec":{"replicas":0,"selector":null,)"
+                    R"("template":{"metadata":{"creationTimestamp":null},)"
+                    R"("spec":{"containers":null}},"strategy":{}},"status":{}})");
+
+    kapi::networking::v1::Ingress ing;
+    ing.mutable_metadata()->set_name("i");
+    auto* rule = ing.mutable_spec()->add_rules();
+    auto* path = rule->mutable_ingressrulevalue()->mutable_http()->add_paths();
+    path->set_path("/");
+    path->mutable_backend()->mutable_resource()->set_kind("Bucket");
+    path->mutable_backend()->mutable_resource()->set_name("b");
+    assertDecodesTo(
+        envelope("networking.k8s.io/v1", "Ingress", ing.SerializeAsString()), "networking.k8s.io",
+        "Ingress",
+        R"({"kind":"Ingress","apiVersion":"networking.k8s.io/v1","metadata":{"name":"i",)"
+        R"("creationTimestamp":null},"spec":{"rules":[{"http":{"paths":[{"path":"/",)"
+        R"("pathType":null,"backend":{"resource":{"apiGroup":null,"kind":"Bucket","name":"b"}}}]}}]},)"
+        R"("status":{"loadBalancer":{}}})");
+}
+
 }  // namespace
 
 int main() {
@@ -417,6 +723,14 @@ int main() {
         cmocka_unit_test(rbac_fields_without_omitempty_are_written_when_empty),
         cmocka_unit_test(cluster_role_without_rules_has_null_rules_and_keeps_its_aggregation_rule),
         cmocka_unit_test(lease_times_are_micro_rfc3339_and_unset_pointers_are_absent),
+        cmocka_unit_test(kubectl_create_bodies_decode_to_kubectls_own_json),
+        cmocka_unit_test(kubectl_create_bodies_decode_to_what_the_json_path_decodes),
+        cmocka_unit_test(
+            kubectl_create_bodies_hold_only_known_fields_and_reserialize_byte_for_byte),
+        cmocka_unit_test(int_or_string_is_the_bare_number_or_the_string),
+        cmocka_unit_test(quantities_are_their_strings_and_an_empty_one_is_zero),
+        cmocka_unit_test(embedded_structs_flatten_into_their_parent),
+        cmocka_unit_test(nil_pointers_without_omitempty_are_null),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -13,6 +13,7 @@ registry::KindInfo nodeKind();
 registry::KindInfo persistentVolumeClaimKind();
 registry::KindInfo persistentVolumeKind();
 registry::KindInfo podKind();
+registry::KindInfo resourceQuotaKind();
 registry::KindInfo secretKind();
 registry::KindInfo serviceAccountKind();
 registry::KindInfo serviceKind();

@@ -16,28 +16,6 @@ namespace cells = registry::cells;
 namespace json = util::json;
 using registry::TableContext;
 
-// loadBalancerStatusStringer for the wide (unclipped) output the server sends.
-std::string loadBalancerIngress(const json::Value& svc) {
-    std::set<std::string> result;
-    const json::Value* ingress = json::at(svc, {"status", "loadBalancer", "ingress"});
-    if (ingress && ingress->IsArray()) {
-        for (const auto& i : ingress->GetArray()) {
-            std::string_view ip = json::stringMember(i, "ip");
-            std::string_view host = json::stringMember(i, "hostname");
-            if (!ip.empty()) {
-                result.emplace(ip);
-            } else if (!host.empty()) {
-                result.emplace(host);
-            }
-        }
-    }
-    std::string out;
-    for (const auto& s : result) {
-        out += out.empty() ? s : "," + s;
-    }
-    return out;
-}
-
 // getServiceExternalIP.
 std::string externalIP(const json::Value& svc) {
     std::string_view type = cells::text(svc, {"spec", "type"});
@@ -46,7 +24,7 @@ std::string externalIP(const json::Value& svc) {
         return external.empty() ? "<none>" : external;
     }
     if (type == "LoadBalancer") {
-        std::string lb = loadBalancerIngress(svc);
+        std::string lb = cells::loadBalancerIngress(svc);
         if (!external.empty()) {
             return lb.empty() ? external : lb + "," + external;
         }

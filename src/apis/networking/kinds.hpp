@@ -1,0 +1,10 @@
+#pragma once
+
+#include "registry/kind.hpp"
+
+// The networking.k8s.io/v1 kinds served.
+namespace kube::apis::networking {
+
+registry::KindInfo ingressKind();
+
+}  // namespace kube::apis::networking
