@@ -126,8 +126,13 @@ test: all unit prove
 run: all
 	@PORT=$(PORT) BUILD=$(CURDIR)/$(BUILD) ./conf/run.sh
 
-bench: all
+bench: all $(BUILD)/watch_load
 	@BUILD=$(CURDIR)/$(BUILD) ./bench/run
+
+# The watch load client of bench/run: libc and libstdc++ only, nothing of src/.
+$(BUILD)/watch_load: bench/watch_load.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror $< -o $@
 
 format:
 	clang-format -i $$(find src module t/unit -name '*.cpp' -o -name '*.hpp')

@@ -19,6 +19,35 @@ struct NginxLoop::Job {
 };
 
 
+// One startTimer(): an nginx timer owned by this object. The task may
+// destroy its own Timer, so fire() touches nothing of it after the call.
+class NginxLoop::NginxTimer : public util::EventLoop::Timer {
+public:
+    NginxTimer(ngx_msec_t delay, Task task, ngx_log_t* log)
+        : task_(std::move(task))
+    {
+        ev_.handler = fire;
+        ev_.data = this;
+        ev_.log = log;
+        ev_.cancelable = 1;
+        ngx_add_timer(&ev_, delay);
+    }
+
+    ~NginxTimer() override
+    {
+        if (ev_.timer_set) {
+            ngx_del_timer(&ev_);
+        }
+    }
+
+private:
+    static void fire(ngx_event_t* ev);
+
+    ngx_event_t ev_{};
+    Task task_;
+};
+
+
 NginxLoop::NginxLoop(ngx_thread_pool_t* pool, ngx_log_t* log)
     : pool_(pool), log_(log)
 {
@@ -85,6 +114,37 @@ NginxLoop::runPosted(ngx_event_t* ev)
             ngx_log_error(NGX_LOG_ALERT, loop->log_, 0,
                           "kube-apiserver: posted task failed");
         }
+    }
+}
+
+
+std::unique_ptr<util::EventLoop::Timer>
+NginxLoop::startTimer(std::chrono::milliseconds delay, Task task)
+{
+    ngx_msec_t ms = delay.count() > 0 ? static_cast<ngx_msec_t>(delay.count())
+                                      : 0;
+
+    return std::make_unique<NginxTimer>(ms, std::move(task), log_);
+}
+
+
+void
+NginxLoop::NginxTimer::fire(ngx_event_t* ev)
+{
+    NginxTimer* timer = static_cast<NginxTimer*>(ev->data);
+    ngx_log_t* log = ev->log;
+    Task task = std::move(timer->task_);
+
+    /* from here on the task may destroy the timer */
+
+    try {
+        task();
+    } catch (const std::exception& e) {
+        ngx_log_error(NGX_LOG_ALERT, log, 0,
+                      "kube-apiserver: timer task failed: %s", e.what());
+    } catch (...) {
+        ngx_log_error(NGX_LOG_ALERT, log, 0,
+                      "kube-apiserver: timer task failed");
     }
 }
 

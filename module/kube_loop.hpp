@@ -10,8 +10,8 @@
 namespace kube::module {
 
 // src/'s EventLoop on nginx's event loop: tasks run from a posted event,
-// blocking jobs on an nginx thread pool whose completion event brings
-// `done` back to the loop.
+// timers are cancelable nginx timers, blocking jobs run on an nginx thread
+// pool whose completion event brings `done` back to the loop.
 class NginxLoop : public util::EventLoop {
 public:
     NginxLoop(ngx_thread_pool_t* pool, ngx_log_t* log);
@@ -19,6 +19,8 @@ public:
 
     void post(Task task) override;
     void runBlocking(Task job, Task done) override;
+    std::unique_ptr<Timer> startTimer(std::chrono::milliseconds delay,
+                                      Task task) override;
     std::chrono::system_clock::time_point now() const override;
 
     // Blocking jobs handed out and not yet completed.
@@ -26,6 +28,7 @@ public:
 
 private:
     struct Job;
+    class NginxTimer;
 
     static void runPosted(ngx_event_t* ev);
     static void runJob(void* data, ngx_log_t* log);

@@ -15,6 +15,10 @@
 
 extern "C" ngx_module_t ngx_http_kube_apiserver_module;
 
+namespace kube::module {
+class NginxStream;
+}
+
 #define NGX_HTTP_KUBE_ALWAYS_ALLOW  0
 #define NGX_HTTP_KUBE_ALWAYS_DENY   1
 
@@ -25,6 +29,11 @@ struct ngx_http_kube_main_conf_t {
     ngx_str_t            thread_pool_name;  /* kube_thread_pool */
     ngx_thread_pool_t   *thread_pool;
     ngx_flag_t           enabled;           /* some location has kube_api */
+    ngx_flag_t           watch_cache;       /* kube_watch_cache */
+    /* kube_compaction_interval */
+    ngx_msec_t           compaction_interval;
+    /* kube_min_request_timeout */
+    time_t               min_request_timeout;
 };
 
 struct ngx_http_kube_loc_conf_t {
@@ -34,6 +43,8 @@ struct ngx_http_kube_loc_conf_t {
     ngx_uint_t                 authorization_mode;
     /* kube_max_request_body_size */
     size_t                     max_body_size;
+    /* kube_stream_max_buffered */
+    size_t                     stream_max_buffered;
     ngx_http_core_loc_conf_t  *clcf;
 };
 
@@ -52,6 +63,9 @@ struct ngx_http_kube_ctx_t {
     bool                          substitute_sent = false;
     /* Cleared by the pool cleanup: a late asynchronous answer checks it. */
     std::shared_ptr<ngx_http_request_t*>  alive;
+    /* The streamed answer in progress (kube_stream.cpp), owned by its own
+     * pool cleanup. */
+    kube::module::NginxStream     *stream = nullptr;
 };
 
 /* kube_request.cpp */
@@ -70,6 +84,26 @@ ngx_int_t ngx_http_kube_content_handler(ngx_http_request_t *r);
 
 /* kube_filters.cpp */
 ngx_int_t ngx_http_kube_filters_init(ngx_conf_t *cf);
+
+/* kube_stream.cpp */
+
+/* Streamed responses of this worker: open now, and cut since it started
+ * (more than kube_stream_max_buffered unread, or send_timeout). */
+struct ngx_http_kube_stream_stats_t {
+    ngx_uint_t  open;
+    ngx_uint_t  cut;
+};
+
+ngx_int_t ngx_http_kube_stream_start(ngx_http_request_t *r,
+    std::shared_ptr<kube::server::StreamSource> source);
+void ngx_http_kube_streams_release(ngx_cycle_t *cycle);
+const ngx_http_kube_stream_stats_t &ngx_http_kube_stream_stats();
+
+/* kube_wake.cpp */
+ngx_int_t ngx_http_kube_wake_create(ngx_cycle_t *cycle);
+ngx_int_t ngx_http_kube_wake_init_worker(ngx_cycle_t *cycle);
+void ngx_http_kube_wake_commit();
+void ngx_http_kube_wake_exit_worker(ngx_cycle_t *cycle);
 
 /* kube_worker.cpp */
 ngx_int_t ngx_http_kube_init_worker(ngx_cycle_t *cycle);

@@ -1,7 +1,8 @@
 /*
  * The per-request context and the two ways an answer leaves the module:
- * ngx_http_kube_send() from a content handler or an asynchronous callback,
- * ngx_http_kube_reject() from a PREACCESS/ACCESS handler.
+ * ngx_http_kube_send() from a content handler or an asynchronous callback
+ * (a streamed answer continues in kube_stream.cpp), ngx_http_kube_reject()
+ * from a PREACCESS/ACCESS handler.
  */
 
 #include <new>
@@ -49,6 +50,44 @@ ngx_http_kube_set_header(ngx_http_request_t *r, const std::string &name,
     h->value.data[value.size()] = '\0';
 
     return NGX_OK;
+}
+
+
+/* The status line and headers of `resp`; the body's length is the caller's. */
+ngx_int_t
+ngx_http_kube_send_header(ngx_http_request_t *r,
+    const kube::server::HttpResponse &resp)
+{
+    r->headers_out.status = resp.status;
+
+    r->headers_out.content_type.len = resp.contentType.size();
+    r->headers_out.content_type.data = static_cast<u_char *>(
+        ngx_pnalloc(r->pool, resp.contentType.size()));
+    if (r->headers_out.content_type.data == NULL) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+    ngx_memcpy(r->headers_out.content_type.data, resp.contentType.data(),
+               resp.contentType.size());
+    r->headers_out.content_type_len = resp.contentType.size();
+    r->headers_out.content_type_lowcase = NULL;
+
+    bool cacheControl = false;
+    for (const auto &[name, value] : resp.headers) {
+        cacheControl = cacheControl || name == "Cache-Control";
+        if (ngx_http_kube_set_header(r, name, value) != NGX_OK) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+    }
+
+    /* kube-apiserver's WithCacheControl default */
+    if (!cacheControl
+        && ngx_http_kube_set_header(r, "Cache-Control", "no-cache, private")
+           != NGX_OK)
+    {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    return ngx_http_send_header(r);
 }
 
 }  // namespace
@@ -107,40 +146,25 @@ ngx_http_kube_send(ngx_http_request_t *r,
 
     ctx->response_sent = true;
 
-    r->headers_out.status = resp.status;
-    r->headers_out.content_length_n = resp.body.size();
+    /* a stream has no length: chunked on HTTP/1.1, DATA frames on h2 */
+    r->headers_out.content_length_n = resp.stream ? -1 : resp.body.size();
 
-    r->headers_out.content_type.len = resp.contentType.size();
-    r->headers_out.content_type.data = static_cast<u_char *>(
-        ngx_pnalloc(r->pool, resp.contentType.size()));
-    if (r->headers_out.content_type.data == NULL) {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+#if (NGX_HTTP_GZIP)
+    if (!resp.compressible) {
+        /* the gzip filter takes this as "tested, not acceptable" */
+        r->gzip_tested = 1;
+        r->gzip_ok = 0;
     }
-    ngx_memcpy(r->headers_out.content_type.data, resp.contentType.data(),
-               resp.contentType.size());
-    r->headers_out.content_type_len = resp.contentType.size();
-    r->headers_out.content_type_lowcase = NULL;
+#endif
 
-    bool cacheControl = false;
-    for (const auto &[name, value] : resp.headers) {
-        cacheControl = cacheControl || name == "Cache-Control";
-        if (ngx_http_kube_set_header(r, name, value) != NGX_OK) {
-            return NGX_HTTP_INTERNAL_SERVER_ERROR;
-        }
-    }
-
-    /* kube-apiserver's WithCacheControl default */
-    if (!cacheControl
-        && ngx_http_kube_set_header(r, "Cache-Control", "no-cache, private")
-           != NGX_OK)
-    {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    rc = ngx_http_send_header(r);
+    rc = ngx_http_kube_send_header(r, resp);
 
     if (rc == NGX_ERROR || rc > NGX_OK || r->header_only) {
         return rc;
+    }
+
+    if (resp.stream) {
+        return ngx_http_kube_stream_start(r, resp.stream);
     }
 
     b = static_cast<ngx_buf_t *>(ngx_calloc_buf(r->pool));

@@ -111,7 +111,22 @@ try {
         return NGX_ERROR;
     }
 
-    w->server = std::make_unique<kube::server::Server>(*w->loop, *w->storage);
+    kube::server::ServerOptions options;
+    options.watchCache = kmcf->watch_cache;
+    options.compactionInterval =
+        std::chrono::milliseconds(kmcf->compaction_interval);
+    /* one compactor per host */
+    options.compactor = (ngx_worker == 0);
+    options.minRequestTimeout = std::chrono::seconds(kmcf->min_request_timeout);
+
+    w->server = std::make_unique<kube::server::Server>(*w->loop, *w->storage,
+                                                       options);
+
+    /* this worker's commits: wake the other workers and feed our watchers */
+    w->storage->setCommitListener([](kube::storage::Revision) {
+        ngx_http_kube_wake_commit();
+    });
+
     w->server->start();
 
     w->reader_check.handler = ngx_http_kube_reader_check;
@@ -121,6 +136,10 @@ try {
     ngx_add_timer(&w->reader_check, kReaderCheckInterval);
 
     ngx_http_kube_worker = w.release();
+
+    if (ngx_http_kube_wake_init_worker(cycle) != NGX_OK) {
+        return NGX_ERROR;
+    }
 
     return NGX_OK;
 
@@ -140,9 +159,15 @@ ngx_http_kube_exit_worker(ngx_cycle_t *cycle)
         return;
     }
 
-    ngx_http_kube_worker = NULL;
-
     try {
+        ngx_http_kube_wake_exit_worker(cycle);
+
+        /* streams still open are abandoned with the process; their sources
+         * let go of the server first */
+        ngx_http_kube_streams_release(cycle);
+
+        ngx_http_kube_worker = NULL;
+
         if (w->reader_check.timer_set) {
             ngx_del_timer(&w->reader_check);
         }

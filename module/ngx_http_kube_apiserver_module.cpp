@@ -17,6 +17,12 @@ constexpr size_t kDefaultMaxBody = 3 * 1024 * 1024;
 /* Address space only: the file grows with use (spec/storage.md §1.4). */
 constexpr size_t kDefaultMapSize = size_t(8) << 30;
 constexpr ngx_uint_t kDefaultMaxReaders = 1024;
+/* What a watcher may leave unread before it is cut (spec §5: loopback
+ * buffers already absorb a few MB before nginx holds anything). */
+constexpr size_t kDefaultStreamMaxBuffered = 1024 * 1024;
+/* kube-apiserver's --min-request-timeout default, in seconds */
+constexpr time_t kDefaultMinRequestTimeout = 1800;
+constexpr ngx_msec_t kDefaultCompactionInterval = 5 * 60 * 1000;
 
 ngx_int_t ngx_http_kube_init(ngx_conf_t *cf);
 void *ngx_http_kube_create_main_conf(ngx_conf_t *cf);
@@ -27,6 +33,7 @@ char *ngx_http_kube_api(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
 char *ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
 char *ngx_http_kube_authorization_mode(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
+char *ngx_http_kube_positive_sec(ngx_conf_t *cf, void *post, void *data);
 ngx_int_t ngx_http_kube_init_module(ngx_cycle_t *cycle);
 ngx_int_t ngx_http_kube_init_process(ngx_cycle_t *cycle);
 void ngx_http_kube_exit_process(ngx_cycle_t *cycle);
@@ -36,6 +43,11 @@ ngx_conf_enum_t ngx_http_kube_authorization_modes[] = {
     { ngx_string("AlwaysAllow"), NGX_HTTP_KUBE_ALWAYS_ALLOW },
     { ngx_string("AlwaysDeny"), NGX_HTTP_KUBE_ALWAYS_DENY },
     { ngx_null_string, 0 }
+};
+
+
+ngx_conf_post_t ngx_http_kube_min_request_timeout_post = {
+    ngx_http_kube_positive_sec
 };
 
 
@@ -82,6 +94,34 @@ ngx_command_t ngx_http_kube_commands[] = {
       NGX_HTTP_LOC_CONF_OFFSET,
       offsetof(ngx_http_kube_loc_conf_t, max_body_size),
       NULL },
+
+    { ngx_string("kube_stream_max_buffered"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_size_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_kube_loc_conf_t, stream_max_buffered),
+      NULL },
+
+    { ngx_string("kube_watch_cache"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_FLAG,
+      ngx_conf_set_flag_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, watch_cache),
+      NULL },
+
+    { ngx_string("kube_compaction_interval"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_msec_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, compaction_interval),
+      NULL },
+
+    { ngx_string("kube_min_request_timeout"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_sec_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, min_request_timeout),
+      &ngx_http_kube_min_request_timeout_post },
 
       ngx_null_command
 };
@@ -144,6 +184,9 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
 
     kmcf->map_size = NGX_CONF_UNSET_SIZE;
     kmcf->max_readers = NGX_CONF_UNSET_UINT;
+    kmcf->watch_cache = NGX_CONF_UNSET;
+    kmcf->compaction_interval = NGX_CONF_UNSET_MSEC;
+    kmcf->min_request_timeout = NGX_CONF_UNSET;
 
     return kmcf;
 }
@@ -157,6 +200,11 @@ ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf)
 
     ngx_conf_init_size_value(kmcf->map_size, kDefaultMapSize);
     ngx_conf_init_uint_value(kmcf->max_readers, kDefaultMaxReaders);
+    ngx_conf_init_value(kmcf->watch_cache, 1);
+    ngx_conf_init_msec_value(kmcf->compaction_interval,
+                             kDefaultCompactionInterval);
+    ngx_conf_init_value(kmcf->min_request_timeout,
+                        kDefaultMinRequestTimeout);
 
     if (kmcf->thread_pool_name.data == NULL) {
         ngx_str_set(&kmcf->thread_pool_name, "default");
@@ -187,6 +235,7 @@ ngx_http_kube_create_loc_conf(ngx_conf_t *cf)
     klcf->anonymous_auth = NGX_CONF_UNSET;
     klcf->authorization_mode = NGX_CONF_UNSET_UINT;
     klcf->max_body_size = NGX_CONF_UNSET_SIZE;
+    klcf->stream_max_buffered = NGX_CONF_UNSET_SIZE;
 
     return klcf;
 }
@@ -206,6 +255,9 @@ ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
                               NGX_HTTP_KUBE_ALWAYS_ALLOW);
     ngx_conf_merge_size_value(conf->max_body_size, prev->max_body_size,
                               kDefaultMaxBody);
+    ngx_conf_merge_size_value(conf->stream_max_buffered,
+                              prev->stream_max_buffered,
+                              kDefaultStreamMaxBuffered);
 
     if (conf->api && conf->clcf) {
         /*
@@ -337,6 +389,20 @@ ngx_http_kube_authorization_mode(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 }
 
 
+/* a watch's timeout is drawn between this and twice this: zero is no time */
+char *
+ngx_http_kube_positive_sec(ngx_conf_t *cf, void *post, void *data)
+{
+    time_t  *sp = static_cast<time_t *>(data);
+
+    if (*sp <= 0) {
+        return const_cast<char *>("must be greater than 0");
+    }
+
+    return NGX_CONF_OK;
+}
+
+
 ngx_int_t
 ngx_http_kube_init(ngx_conf_t *cf)
 {
@@ -428,7 +494,8 @@ ngx_http_kube_init_module(ngx_cycle_t *cycle)
         }
     }
 
-    return NGX_OK;
+    /* before fork: every worker inherits every worker's eventfd */
+    return ngx_http_kube_wake_create(cycle);
 }
 
 

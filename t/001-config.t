@@ -145,3 +145,83 @@ GET /api/v1/namespaces/default
 {"kind": "Namespace"}
 --- no_error_log
 [error]
+
+
+
+=== TEST 12: kube_stream_max_buffered takes a size
+--- config
+    location / {
+        kube_api;
+        kube_stream_max_buffered lots;
+    }
+--- must_die
+--- error_log
+"kube_stream_max_buffered" directive invalid value
+
+
+
+=== TEST 13: kube_watch_cache is a flag
+--- http_config
+    kube_watch_cache sometimes;
+--- must_die
+--- error_log
+invalid value "sometimes" in "kube_watch_cache" directive, it must be "on" or "off"
+
+
+
+=== TEST 14: kube_watch_cache belongs to the http block
+--- config
+    location / {
+        kube_api;
+        kube_watch_cache off;
+    }
+--- must_die
+--- error_log
+"kube_watch_cache" directive is not allowed here
+
+
+
+=== TEST 15: kube_compaction_interval takes a time
+--- http_config
+    kube_compaction_interval often;
+--- must_die
+--- error_log
+"kube_compaction_interval" directive invalid value
+
+
+
+=== TEST 16: kube_min_request_timeout takes a time
+--- http_config
+    kube_min_request_timeout forever;
+--- must_die
+--- error_log
+"kube_min_request_timeout" directive invalid value
+
+
+
+=== TEST 17: kube_min_request_timeout must be greater than zero
+--- http_config
+    kube_min_request_timeout 0;
+--- must_die
+--- error_log
+"kube_min_request_timeout" directive must be greater than 0
+
+
+
+=== TEST 18: the watch and stream directives accept good values
+--- http_config
+    kube_watch_cache off;
+    kube_compaction_interval 0;
+    kube_min_request_timeout 60s;
+--- config
+    location / {
+        kube_api;
+        kube_anonymous_auth on;
+        kube_stream_max_buffered 64k;
+    }
+--- request
+GET /api/v1/namespaces/default/configmaps
+--- response_body_json
+{"kind": "ConfigMapList"}
+--- no_error_log
+[error]

@@ -77,14 +77,14 @@ GET /apis/batch
 === TEST 6: /apis/<group>/<version> is an APIResourceList with apiVersion
 --- request
 GET /apis/apps/v1
---- response_body_like: ^\{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":\[.*\{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":\["create","delete","deletecollection","get","list","update"\],"shortNames":\["deploy"\],"categories":\["all"\],"storageVersionHash":"[^"]+"\}
+--- response_body_like: ^\{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":\[.*\{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":\["create","delete","deletecollection","get","list","update","watch"\],"shortNames":\["deploy"\],"categories":\["all"\],"storageVersionHash":"[^"]+"\}
 
 
 
 === TEST 7: /api/v1 lists namespaces as cluster scoped without deletecollection
 --- request
 GET /api/v1
---- response_body_like: ^\{"kind":"APIResourceList","groupVersion":"v1","resources":\[.*\{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":\["create","delete","get","list","update"\],"shortNames":\["ns"\]
+--- response_body_like: ^\{"kind":"APIResourceList","groupVersion":"v1","resources":\[.*\{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":\["create","delete","get","list","update","watch"\],"shortNames":\["ns"\]
 
 
 

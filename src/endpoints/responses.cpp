@@ -65,36 +65,46 @@ void addRow(json::Value& rows, std::string_view stored, const RenderOptions& r,
     rows.PushBack(row, a);
 }
 
-server::HttpResponse tableResponse(const RenderOptions& r, const json::Value& listMeta,
-                                   std::span<const std::string_view> objects) {
+std::string tableJson(const RenderOptions& r, const json::Value& listMeta,
+                      std::span<const std::string_view> objects, bool withColumns, bool pretty) {
     json::Document t(rapidjson::kObjectType);
     auto& a = t.GetAllocator();
     t.AddMember("kind", "Table", a);
     t.AddMember("apiVersion", json::stringValue(r.output.tableGroupVersion, a), a);
     t.AddMember("metadata", json::Value(listMeta, a), a);
-    t.AddMember("columnDefinitions", columnDefinitions(*r.kind, a), a);
+    t.AddMember("columnDefinitions",
+                withColumns ? columnDefinitions(*r.kind, a) : json::Value(), a);
     json::Value rows(rapidjson::kArrayType);
     for (std::string_view o : objects) {
         addRow(rows, o, r, a);
     }
     t.AddMember("rows", rows, a);
-    return server::HttpResponse::json(200,
-                                      r.pretty ? json::serializePretty(t) : json::serialize(t));
+    return pretty ? json::serializePretty(t) : json::serialize(t);
+}
+
+server::HttpResponse tableResponse(const RenderOptions& r, const json::Value& listMeta,
+                                   std::span<const std::string_view> objects) {
+    return server::HttpResponse::json(200, tableJson(r, listMeta, objects, true, r.pretty));
+}
+
+// A one-row table carries the object's resourceVersion.
+json::Document objectTableMeta(std::string_view stored) {
+    json::Document meta(rapidjson::kObjectType);
+    json::Document obj;
+    if (!json::parse(stored, obj)) {
+        if (const json::Value* rv = json::at(obj, {"metadata", "resourceVersion"})) {
+            meta.AddMember("resourceVersion", json::Value(*rv, meta.GetAllocator()),
+                           meta.GetAllocator());
+        }
+    }
+    return meta;
 }
 
 }  // namespace
 
 server::HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r) {
     if (r.output.form == OutputForm::Table) {
-        // A one-row table carries the object's resourceVersion.
-        json::Document meta(rapidjson::kObjectType);
-        json::Document obj;
-        if (!json::parse(stored, obj)) {
-            if (const json::Value* rv = json::at(obj, {"metadata", "resourceVersion"})) {
-                meta.AddMember("resourceVersion", json::Value(*rv, meta.GetAllocator()),
-                               meta.GetAllocator());
-            }
-        }
+        json::Document meta = objectTableMeta(stored);
         std::string_view one[] = {stored};
         server::HttpResponse resp = tableResponse(r, meta, one);
         resp.status = code;
@@ -103,51 +113,80 @@ server::HttpResponse objectResponse(int code, std::string_view stored, const Ren
     return jsonResponse(code, std::string(stored), r.pretty);
 }
 
-server::HttpResponse listResponse(const registry::ListPage& page, const RenderOptions& r) {
-    if (r.output.form == OutputForm::Table) {
-        json::Document meta(rapidjson::kObjectType);
-        auto& a = meta.GetAllocator();
-        meta.AddMember("resourceVersion", json::stringValue(std::to_string(page.revision), a), a);
-        if (!page.continueToken.empty()) {
-            meta.AddMember("continue", json::stringValue(page.continueToken, a), a);
-        }
-        if (page.remainingItemCount) {
-            meta.AddMember("remainingItemCount", *page.remainingItemCount, a);
-        }
-        std::vector<std::string_view> objects;
-        objects.reserve(page.items.size());
-        for (const storage::ObjectView& item : page.items) {
-            objects.push_back(item.value);
-        }
-        return tableResponse(r, meta, objects);
+std::string watchTable(std::string_view stored, const RenderOptions& r, bool withColumns) {
+    json::Document meta = objectTableMeta(stored);
+    std::string_view one[] = {stored};
+    return tableJson(r, meta, one, withColumns, false);
+}
+
+ListEncoder::ListEncoder(const RenderOptions& render, const registry::ListPage& page)
+    : render_(render), prefix_(registry::storedPrefix(*render.kind)) {
+    meta_ = "{\"resourceVersion\":\"" + std::to_string(page.revision) + "\"";
+    if (!page.continueToken.empty()) {
+        meta_ += ",\"continue\":";
+        json::appendQuoted(meta_, page.continueToken);
     }
-    std::string prefix = registry::storedPrefix(*r.kind);
+    if (page.remainingItemCount) {
+        meta_ += ",\"remainingItemCount\":" + std::to_string(*page.remainingItemCount);
+    }
+    meta_ += '}';
+}
+
+void ListEncoder::head(std::string& out) const {
+    if (render_.output.form == OutputForm::Table) {
+        json::Document cols(rapidjson::kObjectType);
+        json::Value defs = columnDefinitions(*render_.kind, cols.GetAllocator());
+        out += "{\"kind\":\"Table\",\"apiVersion\":";
+        json::appendQuoted(out, render_.output.tableGroupVersion);
+        out += ",\"metadata\":" + meta_ + ",\"columnDefinitions\":" + json::serialize(defs) +
+               ",\"rows\":[";
+        return;
+    }
+    out += "{\"kind\":";
+    json::appendQuoted(out, render_.kind->listKind());
+    out += ",\"apiVersion\":";
+    json::appendQuoted(out, render_.kind->apiVersion());
+    out += ",\"metadata\":" + meta_ + ",\"items\":[";
+}
+
+void ListEncoder::item(std::string& out, std::string_view stored) {
+    if (render_.output.form == OutputForm::Table) {
+        json::Document rows(rapidjson::kArrayType);
+        addRow(rows, stored, render_, rows.GetAllocator());
+        if (rows.Empty()) {
+            return;
+        }
+        if (!first_) {
+            out += ',';
+        }
+        first_ = false;
+        out += json::serialize(rows[0]);
+        return;
+    }
+    if (!first_) {
+        out += ',';
+    }
+    first_ = false;
+    registry::appendListItem(out, stored, prefix_);
+}
+
+void ListEncoder::tail(std::string& out) const {
+    out += "]}";
+}
+
+server::HttpResponse listResponse(const registry::ListPage& page, const RenderOptions& r) {
+    ListEncoder enc(r, page);
     size_t total = 0;
     for (const storage::ObjectView& item : page.items) {
         total += item.value.size() + 1;
     }
     std::string out;
     out.reserve(total + 256);
-    out += "{\"kind\":";
-    json::appendQuoted(out, r.kind->listKind());
-    out += ",\"apiVersion\":";
-    json::appendQuoted(out, r.kind->apiVersion());
-    out += ",\"metadata\":{\"resourceVersion\":\"" + std::to_string(page.revision) + "\"";
-    if (!page.continueToken.empty()) {
-        out += ",\"continue\":";
-        json::appendQuoted(out, page.continueToken);
+    enc.head(out);
+    for (const storage::ObjectView& item : page.items) {
+        enc.item(out, item.value);
     }
-    if (page.remainingItemCount) {
-        out += ",\"remainingItemCount\":" + std::to_string(*page.remainingItemCount);
-    }
-    out += "},\"items\":[";
-    for (size_t i = 0; i < page.items.size(); i++) {
-        if (i) {
-            out += ',';
-        }
-        registry::appendListItem(out, page.items[i].value, prefix);
-    }
-    out += "]}";
+    enc.tail(out);
     return jsonResponse(200, std::move(out), r.pretty);
 }
 

@@ -24,6 +24,31 @@ struct RenderOptions {
 // An object as stored (JSON bytes), as JSON or a one-row Table.
 server::HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r);
 
+// The object of a Table watch event: a one-row Table of `stored`. Only a
+// watch's first event carries the column definitions; later ones have
+// "columnDefinitions":null, as kube-apiserver sends them.
+std::string watchTable(std::string_view stored, const RenderOptions& r, bool withColumns);
+
+// Writes a list response piece by piece, so that a large list can be sent
+// while it is produced: the head (kind, list metadata and, for a Table, the
+// column definitions), each item (a list item or a Table row), and the
+// tail. The pieces joined are the compact form of listResponse().
+class ListEncoder {
+public:
+    ListEncoder(const RenderOptions& render, const registry::ListPage& page);
+
+    void head(std::string& out) const;
+    // Appends one stored object, after a comma unless it is the first.
+    void item(std::string& out, std::string_view stored);
+    void tail(std::string& out) const;
+
+private:
+    const RenderOptions& render_;
+    std::string meta_;    // the list metadata, serialized
+    std::string prefix_;  // `{"kind":...,"apiVersion":...,` of stored objects
+    bool first_ = true;
+};
+
 // A list page as <Kind>List JSON or a Table.
 server::HttpResponse listResponse(const registry::ListPage& page, const RenderOptions& r);
 

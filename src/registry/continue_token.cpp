@@ -92,4 +92,13 @@ std::optional<ContinueToken> ContinueToken::decode(std::string_view token, std::
     return ContinueToken{rv->GetUint64(), std::string(s)};
 }
 
+std::optional<ContinueToken> ContinueToken::decode(std::string_view token, meta::Status* error) {
+    std::string why;
+    auto parsed = decode(token, &why);
+    if (!parsed) {
+        *error = meta::Status::badRequest("invalid continue token: " + why);
+    }
+    return parsed;
+}
+
 }  // namespace kube::registry

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "apis/meta/status.hpp"
 #include "storage/interface.hpp"
 
 namespace kube::registry {
@@ -18,6 +19,8 @@ struct ContinueToken {
     std::string encode() const;
     // nullopt with the reason in `error` for a malformed token.
     static std::optional<ContinueToken> decode(std::string_view token, std::string* error);
+    // The same, failing with the list handler's 400 BadRequest.
+    static std::optional<ContinueToken> decode(std::string_view token, meta::Status* error);
 };
 
 }  // namespace kube::registry

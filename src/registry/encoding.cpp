@@ -119,6 +119,37 @@ void appendListItem(std::string& out, std::string_view stored, std::string_view 
     }
 }
 
+std::string withResourceVersion(std::string_view stored, uint64_t revision) {
+    // Stored objects are written by encodeObject: metadata's keys before
+    // resourceVersion (name, generateName, namespace, selfLink, uid) are
+    // names and UIDs, which cannot hold a quote, so the first match after
+    // "metadata" is the field itself.
+    constexpr std::string_view field = "\"resourceVersion\":\"";
+    size_t meta = stored.find("\"metadata\":{");
+    size_t at = meta == std::string_view::npos ? meta : stored.find(field, meta);
+    size_t end = at == std::string_view::npos ? at : stored.find('"', at + field.size());
+    if (end != std::string_view::npos) {
+        std::string out;
+        out.reserve(stored.size() + 20);
+        out.append(stored.substr(0, at + field.size()));
+        out += std::to_string(revision);
+        out.append(stored.substr(end));
+        return out;
+    }
+    json::Document doc;
+    if (json::parse(stored, doc) || !doc.IsObject()) {
+        return std::string(stored);
+    }
+    json::Value* m = json::member(doc, "metadata");
+    if (!m || !m->IsObject()) {
+        return std::string(stored);
+    }
+    auto& a = doc.GetAllocator();
+    m->RemoveMember("resourceVersion");
+    m->AddMember("resourceVersion", json::stringValue(std::to_string(revision), a), a);
+    return encodeObject(doc, false).bytes;
+}
+
 std::string objectKey(const KindInfo& kind, std::string_view ns, std::string_view name) {
     std::string k = collectionPrefix(kind, ns);
     k.append(name);

@@ -27,6 +27,10 @@ std::string storedPrefix(const KindInfo& kind);
 // Appends a stored object to `out` as a list item (kind/apiVersion dropped).
 void appendListItem(std::string& out, std::string_view stored, std::string_view prefix);
 
+// A stored object with metadata.resourceVersion set to `revision` (a
+// DELETED watch event carries the deletion's revision).
+std::string withResourceVersion(std::string_view stored, uint64_t revision);
+
 // Storage keys in kube-apiserver's etcd layout.
 std::string objectKey(const KindInfo& kind, std::string_view ns, std::string_view name);
 // The prefix of every object of `kind` in `ns` ("" = all namespaces).

@@ -203,6 +203,14 @@ bool selected(const KindInfo& kind, const ListOptions& opts, std::string_view by
 // with them it is filled with up to `limit` matching objects, read from one
 // snapshot, and the continue token resumes after the last one returned.
 void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) {
+    if (cacher_ && listsFromCache_) {
+        listFromCache(ns, opts, std::move(cb));
+    } else {
+        listFromStore(ns, opts, std::move(cb));
+    }
+}
+
+void Store::listFromStore(std::string_view ns, const ListOptions& opts, ListCallback cb) {
     bool filtering = !opts.labelSelector.empty() || !opts.fieldSelector.empty();
     std::string listNs(ns);
     if (auto selNs = opts.fieldSelector.requiresExactMatch("metadata.namespace");
@@ -214,11 +222,10 @@ void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) 
     so.prefix = prefix;
     so.limit = filtering ? 0 : opts.limit;
     if (!opts.continueToken.empty()) {
-        std::string why;
-        auto token = ContinueToken::decode(opts.continueToken, &why);
+        meta::Status invalid;
+        auto token = ContinueToken::decode(opts.continueToken, &invalid);
         if (!token) {
-            meta::Status s = meta::Status::badRequest("invalid continue token: " + why);
-            cb(&s, {});
+            cb(&invalid, {});
             return;
         }
         so.startKey = prefix + token->start;

@@ -9,6 +9,8 @@
 
 #include "apis/meta/status.hpp"
 #include "registry/kind.hpp"
+#include "registry/resource_version.hpp"
+#include "storage/cacher/cacher.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
 #include "util/field_selector.hpp"
@@ -40,6 +42,8 @@ struct ListOptions {
     // and carries no remainingItemCount.
     util::LabelSelector labelSelector;
     util::FieldSelector fieldSelector;
+    // Which state to list (resourceVersion, resourceVersionMatch).
+    ReadVersion version;
 };
 
 // Parses the labelSelector and fieldSelector parameters into `opts` and
@@ -52,12 +56,23 @@ bool parseSelectors(const KindInfo& kind, std::string_view labelSelector,
 std::string selectableFieldValue(const KindInfo& kind, const json::Value& obj,
                                  std::string_view field);
 
+// The selector attributes of a stored object (labels and the kind's
+// selectable fields), as a watch cache memoizes them.
+storage::cacher::Attrs objectAttrs(const KindInfo& kind, std::string_view bytes);
+
+// True when the object passes both selectors of `opts`.
+bool selectorsMatch(const KindInfo& kind, const ListOptions& opts,
+                    const storage::cacher::CachedObject& obj);
+
 // One page of a list. Item views are valid only inside the callback.
 struct ListPage {
     std::span<const storage::ObjectView> items;
     storage::Revision revision = 0;
     std::string continueToken;
     std::optional<uint64_t> remainingItemCount;
+    // When the page came from the watch cache: the items' objects, which
+    // the views point into; a caller may keep them beyond the callback.
+    std::vector<storage::cacher::ObjectRef> objects;
 };
 
 // What a delete answers with: the object (when deletion is graceful, as for
@@ -93,6 +108,20 @@ public:
     // the kind's terminating state), runs `finalizer`, then deletes it.
     void setFinalizer(Finalizer finalizer) { finalizer_ = std::move(finalizer); }
 
+    // Watches are served from `cacher`'s watch cache of this kind, and so
+    // are lists when `lists` is set (kube's cacher in front of etcd);
+    // otherwise every list reads the store.
+    void setCacher(storage::cacher::Cacher* cacher, bool lists) {
+        cacher_ = cacher;
+        listsFromCache_ = lists;
+    }
+    storage::cacher::Cacher* cacher() { return cacher_; }
+    util::EventLoop& loop() { return loop_; }
+
+    // This kind's watch cache, filled on first use; null with a Status in
+    // `error` when the store cannot be read. Needs a cacher (watch does).
+    storage::cacher::WatchCache* watchCache(meta::Status* error);
+
     void get(std::string_view ns, std::string_view name, ObjectCallback cb);
     void list(std::string_view ns, const ListOptions& opts, ListCallback cb);
     // `obj` is the decoded body; its namespace already checked by the caller.
@@ -115,12 +144,16 @@ private:
     void finalizeAndDelete(std::string ns, std::string name, std::string terminating,
                            DeleteCallback cb);
     meta::Status statusFromStorage(const storage::Error& err, std::string_view name) const;
+    void listFromStore(std::string_view ns, const ListOptions& opts, ListCallback cb);
+    void listFromCache(std::string_view ns, const ListOptions& opts, ListCallback cb);
 
     const KindInfo& kind_;
     storage::Interface& storage_;
     util::EventLoop& loop_;
     Finalizer finalizer_;
     std::string prefix_;
+    storage::cacher::Cacher* cacher_ = nullptr;
+    bool listsFromCache_ = false;
 };
 
 }  // namespace kube::registry

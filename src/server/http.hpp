@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,11 +28,57 @@ struct HttpRequest {
     const authn::UserInfo* user = nullptr;
 };
 
+// Where a streamed response's bytes go (a watch, later a streamed list);
+// the module implements it for one request. Never calls back into the
+// source from send() or finish(): stop() always comes later, from the loop.
+class StreamSink {
+public:
+    virtual ~StreamSink() = default;
+
+    // Queues `bytes` (one watch event) for the client and flushes it. The
+    // bytes are shared, not copied, and kept alive until written. False once
+    // the stream is closed: the client went away, it was cut for leaving
+    // more than kube_stream_max_buffered unread, or finish() was called.
+    virtual bool send(std::shared_ptr<const std::string> bytes) = 0;
+
+    // Bytes accepted by send() and not yet written to the connection.
+    virtual size_t buffered() const = 0;
+
+    // Ends the response cleanly (the terminating chunk / END_STREAM).
+    virtual void finish() = 0;
+};
+
+// A response body produced over time.
+class StreamSource {
+public:
+    virtual ~StreamSource() = default;
+
+    // The status line and headers are out; produce into `sink` from now on.
+    // `sink` stays valid until stop().
+    virtual void start(StreamSink& sink) = 0;
+
+    // Everything buffered was written to the connection; a producer that
+    // paused on back-pressure continues here.
+    virtual void drained() {}
+
+    // The stream is over, for whatever reason (finish(), client gone, cut,
+    // worker exiting): release everything and never touch the sink again.
+    // Called once, after start(), from the loop.
+    virtual void stop() = 0;
+};
+
 struct HttpResponse {
     int status = 200;
     std::string contentType;
     std::string body;
     std::vector<std::pair<std::string, std::string>> headers;
+    // Set for a streamed response: `body` is ignored, no Content-Length is
+    // sent (chunked on HTTP/1.1, DATA frames on h2), and the stream's bytes
+    // follow the headers.
+    std::shared_ptr<StreamSource> stream;
+    // False keeps nginx's gzip filter off this response (watch streams: a
+    // compressor per open stream would cost more memory than the stream).
+    bool compressible = true;
 
     static HttpResponse json(int status, std::string body);
     // A Status answer, indented when `pretty`.

@@ -1,6 +1,7 @@
 #include "server/server.hpp"
 
 #include "endpoints/handlers/scope.hpp"
+#include "registry/encoding.hpp"
 #include "registry/namespace_finalizer.hpp"
 #include "server/version.hpp"
 #include "util/json.hpp"
@@ -13,7 +14,7 @@ namespace {
 
 // The verbs this server implements; discovery advertises no others.
 const std::vector<std::string> kServedVerbs = {"create", "delete", "deletecollection",
-                                               "get",    "list",   "update"};
+                                               "get",    "list",   "update", "watch"};
 
 const char* const kDefaultNamespaces[] = {"default", "kube-system", "kube-public",
                                           "kube-node-lease"};
@@ -44,11 +45,21 @@ Route routeFor(std::string_view path) {
     return Route::None;
 }
 
-Server::Server(util::EventLoop& loop, storage::Interface& storage)
-    : loop_(loop), storage_(storage), discovery_(scheme_, kServedVerbs) {
+Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions options)
+    : loop_(loop),
+      storage_(storage),
+      options_(options),
+      discovery_(scheme_, kServedVerbs),
+      cacher_(storage, loop, registry::withResourceVersion) {
     registry::addBuiltinKinds(scheme_);
     for (const auto& k : scheme_.all()) {
-        stores_.emplace(k.get(), std::make_unique<registry::Store>(*k, storage_, loop_));
+        auto store = std::make_unique<registry::Store>(*k, storage_, loop_);
+        store->setCacher(&cacher_, options_.watchCache);
+        stores_.emplace(k.get(), std::move(store));
+    }
+    if (options_.compactor && options_.compactionInterval.count() > 0) {
+        compactor_ =
+            std::make_unique<storage::Compactor>(storage_, loop_, options_.compactionInterval);
     }
     const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     namespaces_ = std::make_unique<admission::NamespaceLifecycle>(storage_, *ns);
@@ -77,6 +88,10 @@ void Server::start() {
             }
         });
     }
+}
+
+void Server::pollChanges() {
+    cacher_.poll();
 }
 
 // Mirrors WithPanicRecovery: an unexpected exception while handling the
@@ -230,7 +245,8 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
         // /api/v1/namespaces/<name> names the namespace object itself.
         effective.namespace_.clear();
     }
-    bool tableVerb = effective.verb == "get" || effective.verb == "list";
+    bool tableVerb =
+        effective.verb == "get" || effective.verb == "list" || effective.verb == "watch";
     meta::Status err;
     auto output = endpoints::negotiateOutput(req.accept, tableVerb, &err);
     util::Query query = util::Query::parse(req.query);
@@ -260,6 +276,8 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
         endpoints::getResource(scope);
     } else if (verb == "list") {
         endpoints::listResource(scope);
+    } else if (verb == "watch") {
+        endpoints::watchResource(scope, options_.minRequestTimeout);
     } else if (verb == "create" && collection && (!kind->namespaced || !info.namespace_.empty())) {
         endpoints::createResource(scope);
     } else if (verb == "update" && !collection) {

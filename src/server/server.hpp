@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string_view>
@@ -9,6 +10,8 @@
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
 #include "server/http.hpp"
+#include "storage/cacher/cacher.hpp"
+#include "storage/compactor.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
 
@@ -24,11 +27,26 @@ enum class Route {
 
 Route routeFor(std::string_view path);
 
+// What nginx.conf says about the server's behaviour (see README).
+struct ServerOptions {
+    // kube_watch_cache: lists are served from this worker's watch cache;
+    // off, every list reads the store.
+    bool watchCache = true;
+    // kube_compaction_interval: history older than one to two intervals is
+    // compacted; zero turns compaction off. Only the server with `compactor`
+    // set compacts (one worker per host).
+    std::chrono::milliseconds compactionInterval = std::chrono::minutes(5);
+    bool compactor = false;
+    // kube_min_request_timeout: a watch without timeoutSeconds ends after a
+    // random time between this and twice this (kube's --min-request-timeout).
+    std::chrono::seconds minRequestTimeout{1800};
+};
+
 // The embedded API server of one nginx worker: the REST dispatcher over the
 // registry of built-in kinds, their stores and discovery.
 class Server {
   public:
-    Server(util::EventLoop& loop, storage::Interface& storage);
+    Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions options = {});
 
     // Answers one request the director routed here. `req.info` and
     // `req.user` are set (authentication and authorization already ran).
@@ -40,6 +58,12 @@ class Server {
     void start();
     bool ready() const { return ready_; }
 
+    // Reads the store's change feed up to its latest revision and delivers
+    // what is new to this worker's watchers. Call it after this process's
+    // own commits, when another process wakes this one (eventfd), and from a
+    // periodic safety poll; calls merge, and a call with nothing new is cheap.
+    void pollChanges();
+
     const registry::Scheme& scheme() const { return scheme_; }
 
   private:
@@ -50,10 +74,13 @@ class Server {
 
     util::EventLoop& loop_;
     storage::Interface& storage_;
+    ServerOptions options_;
     registry::Scheme scheme_;
     endpoints::Discovery discovery_;
     std::map<const registry::KindInfo*, std::unique_ptr<registry::Store>> stores_;
     std::unique_ptr<admission::NamespaceLifecycle> namespaces_;
+    storage::cacher::Cacher cacher_;
+    std::unique_ptr<storage::Compactor> compactor_;
     int startsPending_ = 0;
     bool ready_ = false;
 };

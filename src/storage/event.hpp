@@ -16,13 +16,14 @@ struct Event {
 
     Type type = Put;
     Revision revision = 0;
+    // Put: the key did not exist before this revision (kube's ADDED; etcd's
+    // CreateRevision == ModRevision).
+    bool created = false;
     std::string_view key;
     // Put: the stored bytes. Delete: the object's last state before deletion.
     std::string_view value;
 };
 
-// Receives the revision-log entries after a revision, in revision order.
-// Error Compacted when entries that should follow that revision were compacted away.
-using HistoryCallback = std::function<void(const Error&, std::span<const Event>)>;
+using HistoryCallback = Interface::HistoryCallback;
 
 }  // namespace kube::storage

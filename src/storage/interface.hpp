@@ -9,6 +9,8 @@
 
 namespace kube::storage {
 
+struct Event;
+
 // The store's global revision; every object's resourceVersion.
 using Revision = uint64_t;
 
@@ -110,6 +112,11 @@ public:
     using GetCallback = std::function<void(const Error&, const ObjectView*)>;
     using ListCallback = std::function<void(const Error&, const ListResult&)>;
     using WriteCallback = std::function<void(WriteResult&&)>;
+    // Revision-log entries after a revision, in revision order; error
+    // Compacted when some that should follow it were compacted away.
+    using HistoryCallback = std::function<void(const Error&, std::span<const Event>)>;
+    using CommitListener = std::function<void(Revision)>;
+    using CompactCallback = std::function<void(const Error&)>;
 
     virtual ~Interface() = default;
 
@@ -128,6 +135,26 @@ public:
 
     // The latest committed revision this process knows of.
     virtual Revision currentRevision() = 0;
+
+    // The change feed watch caches are built on: the revision-log entries
+    // with revision > `after`, oldest first, at most `limit` of them (0 = all),
+    // read from one snapshot. May call back inline.
+    virtual void history(Revision after, size_t limit, HistoryCallback cb) = 0;
+
+    // Runs on the loop after each batch this process committed, with the
+    // highest revision it wrote. Writes by other processes are not reported
+    // here; the caller learns of them by its own means (eventfd, polling).
+    virtual void setCommitListener(CommitListener listener) = 0;
+
+    // Drops the revision-log entries with revision < `revision`; history()
+    // from before it then answers Compacted. Runs off the loop; the callback
+    // runs on the loop. Compacting to a revision at or below the current
+    // compacted one does nothing and succeeds.
+    virtual void compact(Revision revision, CompactCallback cb) = 0;
+
+    // The oldest revision history() can still return entries from (entries
+    // below it were compacted); 0 when nothing was ever compacted.
+    virtual Revision compactedRevision() = 0;
 };
 
 }  // namespace kube::storage

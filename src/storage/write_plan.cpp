@@ -84,4 +84,10 @@ Error keyError(ErrorCode code, std::string_view key, std::string_view what) {
     return {code, "key \"" + std::string(key) + "\" " + std::string(what)};
 }
 
+Error compactedError(Revision after, Revision compacted) {
+    return {ErrorCode::Compacted,
+            "required revision " + std::to_string(after + 1) +
+                " has been compacted (oldest kept: " + std::to_string(compacted) + ")"};
+}
+
 }  // namespace kube::storage

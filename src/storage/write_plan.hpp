@@ -34,4 +34,8 @@ bool planWrite(const std::vector<WriteOp>& ops, Revision base, const Lookup& loo
 // The error for one key, worded as every backend words it: key "<key>" <what>.
 Error keyError(ErrorCode code, std::string_view key, std::string_view what);
 
+// The Compacted error of history(after) when entries below `compacted` are
+// gone, worded as every backend words it.
+Error compactedError(Revision after, Revision compacted);
+
 }  // namespace kube::storage

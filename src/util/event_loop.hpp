@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 
 namespace kube::util {
 
@@ -15,6 +16,12 @@ class EventLoop {
 public:
     using Task = std::function<void()>;
 
+    // A pending timer; destroying it cancels the task if it has not run.
+    class Timer {
+    public:
+        virtual ~Timer() = default;
+    };
+
     virtual ~EventLoop() = default;
 
     // Runs `task` on the loop soon, after the current handler returns.
@@ -23,6 +30,11 @@ public:
     // Runs `job` on a thread off the loop, then `done` on the loop. `job`
     // may block (fsync, lock waits) and must touch nothing the loop owns.
     virtual void runBlocking(Task job, Task done) = 0;
+
+    // Runs `task` once on the loop after `delay`, unless the returned Timer
+    // is destroyed first. Timers never keep a worker that is shutting down
+    // alive (nginx's cancelable timers).
+    virtual std::unique_ptr<Timer> startTimer(std::chrono::milliseconds delay, Task task) = 0;
 
     // Wall-clock time, for creationTimestamp and table ages.
     virtual std::chrono::system_clock::time_point now() const = 0;

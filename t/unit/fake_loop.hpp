@@ -4,6 +4,8 @@
 // when the test calls run(); the clock only moves when the test moves it.
 
 #include <deque>
+#include <map>
+#include <memory>
 
 #include "util/event_loop.hpp"
 
@@ -22,6 +24,13 @@ public:
 
     std::chrono::system_clock::time_point now() const override { return now_; }
 
+    // Due when the fake clock reaches it (advance()), then run by run().
+    std::unique_ptr<Timer> startTimer(std::chrono::milliseconds delay, Task task) override {
+        auto alive = std::make_shared<bool>(true);
+        timers_.emplace(now_ + delay, Pending{std::move(task), alive});
+        return std::make_unique<FakeTimer>(alive);
+    }
+
     // Runs queued work until none is left; returns how many tasks ran.
     int run() {
         int n = 0;
@@ -34,9 +43,46 @@ public:
         return n;
     }
 
-    void advance(std::chrono::seconds s) { now_ += s; }
+    // Moves the clock and queues the timers that fell due, in due order.
+    void advance(std::chrono::milliseconds d) {
+        now_ += d;
+        while (!timers_.empty() && timers_.begin()->first <= now_) {
+            Pending p = std::move(timers_.begin()->second);
+            timers_.erase(timers_.begin());
+            queue_.push_back([p = std::move(p)] {
+                if (*p.alive) {
+                    *p.alive = false;
+                    p.task();
+                }
+            });
+        }
+    }
+
+    // Timers started and neither run nor cancelled.
+    size_t timersPending() const {
+        size_t n = 0;
+        for (const auto& [due, p] : timers_) {
+            n += *p.alive ? 1 : 0;
+        }
+        return n;
+    }
 
 private:
+    struct Pending {
+        Task task;
+        std::shared_ptr<bool> alive;
+    };
+
+    class FakeTimer : public Timer {
+    public:
+        explicit FakeTimer(std::shared_ptr<bool> alive) : alive_(std::move(alive)) {}
+        ~FakeTimer() override { *alive_ = false; }
+
+    private:
+        std::shared_ptr<bool> alive_;
+    };
+
+    std::multimap<std::chrono::system_clock::time_point, Pending> timers_;
     std::deque<Task> queue_;
     std::chrono::system_clock::time_point now_ =
         std::chrono::system_clock::from_time_t(1790000000);  // 2026-09-21

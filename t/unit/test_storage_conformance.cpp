@@ -1,5 +1,7 @@
 // The storage::Interface contract, run against every backend: the same
 // tests with the memory store and with an LMDB store in a fresh directory.
+// Covers reads, atomic writes, the revision log (history, created flags),
+// compaction and the commit listener.
 
 #include <stdlib.h>
 
@@ -39,18 +41,12 @@ namespace {
 struct Harness {
     testing::FakeLoop loop;
     std::unique_ptr<storage::Interface> store;
-    std::function<void(Revision, size_t, storage::HistoryCallback)> history;
     std::string dir;
 };
 
 int setupMemory(void** state) {
     auto h = std::make_unique<Harness>();
-    auto store = std::make_unique<storage::memory::Store>(h->loop);
-    auto* raw = store.get();
-    h->history = [raw](Revision after, size_t limit, storage::HistoryCallback cb) {
-        raw->history(after, limit, std::move(cb));
-    };
-    h->store = std::move(store);
+    h->store = std::make_unique<storage::memory::Store>(h->loop);
     *state = h.release();
     return 0;
 }
@@ -66,16 +62,11 @@ int setupLmdb(void** state) {
     options.dir = h->dir + "/db";  // not there yet: open creates it
     options.mapSize = 64ull << 20;
     std::string error;
-    auto store = storage::lmdb::Store::open(options, h->loop, &error);
-    if (!store) {
+    h->store = storage::lmdb::Store::open(options, h->loop, &error);
+    if (!h->store) {
         print_error("open: %s\n", error.c_str());
         return -1;
     }
-    auto* raw = store.get();
-    h->history = [raw](Revision after, size_t limit, storage::HistoryCallback cb) {
-        raw->history(after, limit, std::move(cb));
-    };
-    h->store = std::move(store);
     *state = h.release();
     return 0;
 }
@@ -202,31 +193,79 @@ ListOut listSync(Harness& h, std::string prefix, size_t limit = 0, std::string s
     return out;
 }
 
+void assertOk(const WriteResult& r) {
+    if (!r.error.ok()) {
+        fail_msg("write failed: %s", r.error.message.c_str());
+    }
+}
+
 struct EventCopy {
     storage::Event::Type type;
     Revision revision;
+    bool created;
     std::string key;
     std::string value;
 };
 
-std::vector<EventCopy> historySync(Harness& h, Revision after, size_t limit = 0) {
+// The history after `after`; `*code` gets the error code, or the call must succeed.
+std::vector<EventCopy> historySync(Harness& h, Revision after, size_t limit = 0,
+                                   ErrorCode* code = nullptr) {
     bool called = false;
     std::vector<EventCopy> out;
-    h.history(after, limit, [&](const storage::Error& err, std::span<const storage::Event> es) {
-        called = true;
-        assert_true(err.ok());
-        for (const auto& e : es) {
-            out.push_back({e.type, e.revision, std::string(e.key), std::string(e.value)});
-        }
-    });
+    h.store->history(
+        after, limit, [&](const storage::Error& err, std::span<const storage::Event> es) {
+            called = true;
+            if (code != nullptr) {
+                *code = err.code;
+            } else if (!err.ok()) {
+                fail_msg("history(%llu): %s", static_cast<unsigned long long>(after),
+                         err.message.c_str());
+            }
+            for (const auto& e : es) {
+                out.push_back(
+                    {e.type, e.revision, e.created, std::string(e.key), std::string(e.value)});
+            }
+        });
     h.loop.run();
     assert_true(called);
     return out;
 }
 
-void assertOk(const WriteResult& r) {
-    if (!r.error.ok()) {
-        fail_msg("write failed: %s", r.error.message.c_str());
+ErrorCode historyCode(Harness& h, Revision after) {
+    ErrorCode code = ErrorCode::Internal;
+    std::vector<EventCopy> events = historySync(h, after, 0, &code);
+    if (code != ErrorCode::Ok) {
+        assert_int_equal(events.size(), 0);
+    }
+    return code;
+}
+
+// Compacts and waits for the callback, which must not run inside compact().
+storage::Error compactSync(Harness& h, Revision revision) {
+    bool called = false;
+    storage::Error out;
+    h.store->compact(revision, [&](const storage::Error& err) {
+        called = true;
+        out = err;
+    });
+    assert_false(called);
+    h.loop.run();
+    assert_true(called);
+    return out;
+}
+
+void assertCompacted(Harness& h, Revision revision) {
+    const storage::Error err = compactSync(h, revision);
+    if (!err.ok()) {
+        fail_msg("compact(%llu): %s", static_cast<unsigned long long>(revision),
+                 err.message.c_str());
+    }
+}
+
+// Revisions 1..n, one create per call.
+void writeRevisions(Harness& h, int n) {
+    for (int i = 0; i < n; i++) {
+        assertOk(write1(h, createOp("/r/" + std::to_string(i), "v")));
     }
 }
 
@@ -584,6 +623,161 @@ void reads_and_writes_nest_inside_read_callbacks(void** state) {
     assert_string_equal(getSync(h, "/n/1")->value.c_str(), "uno");
 }
 
+void put_events_mark_creations_but_not_updates_or_deletes(void** state) {
+    Harness& h = harness(state);
+    assertOk(write1(h, createOp("/a", "a1")));
+    assertOk(write1(h, updateOp("/a", "a2", 1)));
+    assertOk(write1(h, deleteOp("/a", 2)));
+    assertOk(write1(h, createOp("/a", "again")));
+    std::vector<WriteOp> ops;
+    ops.push_back(createOp("/b", "b1"));
+    ops.push_back(updateOp("/b", "b2", 5));
+    assertOk(writeSync(h, std::move(ops)));
+
+    auto events = historySync(h, 0);
+    assert_int_equal(events.size(), 6);
+    const storage::Event::Type types[] = {storage::Event::Put,    storage::Event::Put,
+                                          storage::Event::Delete, storage::Event::Put,
+                                          storage::Event::Put,    storage::Event::Put};
+    const bool created[] = {true, false, false, true, true, false};
+    for (size_t i = 0; i < events.size(); i++) {
+        assert_int_equal(events[i].revision, i + 1);
+        assert_int_equal(events[i].type, types[i]);
+        if (events[i].created != created[i]) {
+            fail_msg("revision %zu: created is %d", i + 1, events[i].created);
+        }
+    }
+}
+
+void history_after_compaction_is_compacted_below_the_boundary_and_complete_above(void** state) {
+    Harness& h = harness(state);
+    writeRevisions(h, 10);
+    assert_int_equal(h.store->compactedRevision(), 0);
+    assertCompacted(h, 6);
+    assert_int_equal(h.store->compactedRevision(), 6);
+
+    // Entries with revision >= 6 are kept: a reader that has seen 5 loses nothing.
+    assert_int_equal(historyCode(h, 0), ErrorCode::Compacted);
+    assert_int_equal(historyCode(h, 4), ErrorCode::Compacted);
+    auto kept = historySync(h, 5);
+    assert_int_equal(kept.size(), 5);
+    for (size_t i = 0; i < kept.size(); i++) {
+        assert_int_equal(kept[i].revision, 6 + i);
+        assert_string_equal(kept[i].key.c_str(), ("/r/" + std::to_string(5 + i)).c_str());
+    }
+    assert_int_equal(historySync(h, 7).size(), 3);
+    auto limited = historySync(h, 5, 2);
+    assert_int_equal(limited.size(), 2);
+    assert_int_equal(limited[1].revision, 7);
+    // The objects themselves are untouched.
+    assert_int_equal(listSync(h, "/r/").items.size(), 10);
+    assert_int_equal(h.store->currentRevision(), 10);
+}
+
+void compaction_is_idempotent_and_never_lowers_the_boundary(void** state) {
+    Harness& h = harness(state);
+    writeRevisions(h, 10);
+    assertCompacted(h, 6);
+    assertCompacted(h, 6);
+    assert_int_equal(h.store->compactedRevision(), 6);
+    assertCompacted(h, 3);
+    assertCompacted(h, 0);
+    assert_int_equal(h.store->compactedRevision(), 6);
+    assert_int_equal(historySync(h, 5).size(), 5);
+
+    assertCompacted(h, 8);
+    assert_int_equal(h.store->compactedRevision(), 8);
+    assert_int_equal(historyCode(h, 6), ErrorCode::Compacted);
+    assert_int_equal(historySync(h, 7).size(), 3);
+}
+
+void compaction_stops_at_the_current_revision(void** state) {
+    Harness& h = harness(state);
+    // Nothing written yet: nothing to compact.
+    assertCompacted(h, 5);
+    assert_int_equal(h.store->compactedRevision(), 0);
+    assert_int_equal(historySync(h, 0).size(), 0);
+
+    writeRevisions(h, 5);
+    assertCompacted(h, 100);
+    assert_int_equal(h.store->compactedRevision(), 5);
+    // The newest entry stays, so a reader at the current revision can go on.
+    auto last = historySync(h, 4);
+    assert_int_equal(last.size(), 1);
+    assert_int_equal(last[0].revision, 5);
+    assert_int_equal(historySync(h, 5).size(), 0);
+    assert_int_equal(historyCode(h, 3), ErrorCode::Compacted);
+
+    assertOk(write1(h, createOp("/after", "v")));
+    auto next = historySync(h, 5);
+    assert_int_equal(next.size(), 1);
+    assert_int_equal(next[0].revision, 6);
+    assertCompacted(h, 100);
+    assert_int_equal(h.store->compactedRevision(), 6);
+}
+
+void compaction_of_a_large_log_keeps_exactly_the_entries_from_the_boundary(void** state) {
+    Harness& h = harness(state);
+    // More entries than LMDB deletes per transaction (10,000): several chunks.
+    constexpr int kCalls = 25;
+    constexpr int kOpsPerCall = 1000;
+    for (int c = 0; c < kCalls; c++) {
+        std::vector<WriteOp> ops;
+        for (int i = 0; i < kOpsPerCall; i++) {
+            ops.push_back(createOp("/big/" + std::to_string(c * kOpsPerCall + i), "v"));
+        }
+        assertOk(writeSync(h, std::move(ops)));
+    }
+    const Revision total = kCalls * kOpsPerCall;
+    assert_int_equal(h.store->currentRevision(), total);
+
+    assertCompacted(h, total - 999);
+    assert_int_equal(h.store->compactedRevision(), total - 999);
+    assert_int_equal(historyCode(h, total - 1001), ErrorCode::Compacted);
+    auto kept = historySync(h, total - 1000);
+    assert_int_equal(kept.size(), 1000);
+    assert_int_equal(kept.front().revision, total - 999);
+    assert_int_equal(kept.back().revision, total);
+    assert_int_equal(listSync(h, "/big/").items.size(), total);
+}
+
+void commit_listener_gets_each_batch_highest_revision_before_its_callback(void** state) {
+    Harness& h = harness(state);
+    std::vector<Revision> seen;
+    h.store->setCommitListener([&](Revision r) { seen.push_back(r); });
+
+    std::vector<WriteOp> ops;
+    ops.push_back(createOp("/l/a", "a"));
+    ops.push_back(createOp("/l/b", "b"));
+    ops.push_back(updateOp("/l/a", "a2", 0));
+    size_t seenAtCallback = 0;
+    h.store->write(std::move(ops), [&](WriteResult&& r) {
+        assertOk(r);
+        seenAtCallback = seen.size();
+    });
+    h.loop.run();
+    assert_int_equal(seenAtCallback, 1);
+    assert_int_equal(seen.size(), 1);
+    assert_int_equal(seen[0], 3);
+
+    // Failed and empty batches commit nothing and are not reported.
+    assert_int_equal(write1(h, createOp("/l/a", "dup")).error.code, ErrorCode::KeyExists);
+    assertOk(writeSync(h, {}));
+    assert_int_equal(seen.size(), 1);
+
+    assertOk(write1(h, deleteOp("/l/b", 0)));
+    assert_int_equal(seen.size(), 2);
+    assert_int_equal(seen[1], 4);
+
+    // Compaction commits no revision.
+    assertCompacted(h, 3);
+    assert_int_equal(seen.size(), 2);
+
+    h.store->setCommitListener(nullptr);
+    assertOk(write1(h, createOp("/l/c", "c")));
+    assert_int_equal(seen.size(), 2);
+}
+
 }  // namespace
 
 // Each case runs with a fresh store of the backend under test.
@@ -610,6 +804,12 @@ int main() {
         CASE(empty_batch_succeeds_without_a_revision),
         CASE(history_returns_events_after_a_revision_in_order),
         CASE(reads_and_writes_nest_inside_read_callbacks),
+        CASE(put_events_mark_creations_but_not_updates_or_deletes),
+        CASE(history_after_compaction_is_compacted_below_the_boundary_and_complete_above),
+        CASE(compaction_is_idempotent_and_never_lowers_the_boundary),
+        CASE(compaction_stops_at_the_current_revision),
+        CASE(compaction_of_a_large_log_keeps_exactly_the_entries_from_the_boundary),
+        CASE(commit_listener_gets_each_batch_highest_revision_before_its_callback),
     };
     gBackend = Backend::Memory;
     int failed =

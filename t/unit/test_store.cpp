@@ -54,6 +54,16 @@ class DeferredWrites : public storage::Interface {
         });
     }
     storage::Revision currentRevision() override { return inner_.currentRevision(); }
+    void history(storage::Revision after, size_t limit, HistoryCallback cb) override {
+        inner_.history(after, limit, std::move(cb));
+    }
+    void setCommitListener(CommitListener listener) override {
+        inner_.setCommitListener(std::move(listener));
+    }
+    void compact(storage::Revision revision, CompactCallback cb) override {
+        inner_.compact(revision, std::move(cb));
+    }
+    storage::Revision compactedRevision() override { return inner_.compactedRevision(); }
 
     int writes = 0;
 

@@ -1,10 +1,19 @@
 #include <charconv>
 
 #include "endpoints/handlers/scope.hpp"
+#include "endpoints/list_stream.hpp"
 
 namespace kube::endpoints {
 
-// Mirrors handlers.ListResource (watch excluded: it is not served yet).
+namespace {
+
+// Lists larger than this are streamed; it is also the size above which
+// kube-apiserver gzips a response (see README for nginx's gzip settings).
+constexpr size_t kStreamAbove = 128 * 1024;
+
+}  // namespace
+
+// Mirrors handlers.ListResource for a list (watchResource serves watches).
 void listResource(Scope s) {
     registry::ListOptions opts;
     if (auto limit = s->query.get("limit"); limit && !limit->empty()) {
@@ -25,13 +34,41 @@ void listResource(Scope s) {
         s->fail(err);
         return;
     }
+    if (s->query.has("sendInitialEvents")) {
+        s->fail(meta::Status::invalid(
+            {"meta.k8s.io", "ListOptions"}, "",
+            {{"FieldValueForbidden", "Forbidden: sendInitialEvents is forbidden for list",
+              "sendInitialEvents"}}));
+        return;
+    }
+    if (!registry::parseListVersion(s->query.get("resourceVersion").value_or(""),
+                                    s->query.get("resourceVersionMatch").value_or(""),
+                                    opts.limit > 0, !opts.continueToken.empty(), &opts.version,
+                                    &err)) {
+        s->fail(err);
+        return;
+    }
     s->store.list(s->info.namespace_, opts, [s](const meta::Status* e,
                                                  const registry::ListPage& page) {
         if (e) {
             s->fail(*e);
             return;
         }
-        s->respond(listResponse(page, s->render));
+        size_t bytes = 0;
+        for (const storage::ObjectView& item : page.items) {
+            bytes += item.value.size();
+        }
+        if (bytes <= kStreamAbove || page.objects.size() != page.items.size()) {
+            s->respond(listResponse(page, s->render));
+            return;
+        }
+        // Large lists are written while they are produced, compact even when
+        // pretty output was asked for, so that memory does not grow with them.
+        server::HttpResponse resp;
+        resp.contentType = "application/json";
+        resp.stream = std::make_shared<ListStream>(s->store.loop(), s->render, page,
+                                                   page.objects);
+        s->respond(std::move(resp));
     });
 }
 

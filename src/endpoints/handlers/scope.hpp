@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,9 @@ using Scope = std::shared_ptr<RequestScope>;
 // One function per verb, each a straight line from request to response.
 void getResource(Scope s);
 void listResource(Scope s);
+// A watch; without timeoutSeconds it lasts between `minRequestTimeout` and
+// twice that.
+void watchResource(Scope s, std::chrono::seconds minRequestTimeout);
 void createResource(Scope s);
 void updateResource(Scope s);
 void deleteResource(Scope s);

@@ -21,6 +21,9 @@ uint64_t getBe64(const char* in) {
     return v;
 }
 
+// The revlog type byte.
+enum RevlogType : unsigned char { kUpdated = 0, kDeleted = 1, kCreated = 2 };
+
 }  // namespace
 
 Be64 encodeBe64(uint64_t v) {
@@ -57,8 +60,13 @@ bool decodeObject(std::string_view key, std::string_view stored, ObjectView* out
     return true;
 }
 
-void encodeRevlog(char* out, Event::Type type, std::string_view key, std::string_view value) {
-    out[0] = static_cast<char>(type == Event::Delete ? 1 : 0);
+void encodeRevlog(char* out, const Event& event) {
+    const std::string_view key = event.key;
+    const std::string_view value = event.value;
+    const RevlogType type = event.type == Event::Delete ? kDeleted
+                            : event.created             ? kCreated
+                                                        : kUpdated;
+    out[0] = static_cast<char>(type);
     out[1] = static_cast<char>((key.size() >> 8) & 0xff);
     out[2] = static_cast<char>(key.size() & 0xff);
     std::memcpy(out + kRevlogHeaderSize, key.data(), key.size());
@@ -74,10 +82,11 @@ bool decodeRevlog(Revision revision, std::string_view stored, Event* out) {
     const auto type = static_cast<unsigned char>(stored[0]);
     const size_t keySize = (static_cast<size_t>(static_cast<unsigned char>(stored[1])) << 8) |
                            static_cast<unsigned char>(stored[2]);
-    if (type > 1 || stored.size() < kRevlogHeaderSize + keySize) {
+    if (type > kCreated || stored.size() < kRevlogHeaderSize + keySize) {
         return false;
     }
-    out->type = type == 1 ? Event::Delete : Event::Put;
+    out->type = type == kDeleted ? Event::Delete : Event::Put;
+    out->created = type == kCreated;
     out->revision = revision;
     out->key = stored.substr(kRevlogHeaderSize, keySize);
     out->value = stored.substr(kRevlogHeaderSize + keySize);

@@ -10,7 +10,8 @@
 
 // The byte layout of the three LMDB databases (spec/storage.md §1.5):
 //   objects  key         -> [be64 mod_rev][be64 create_rev][object bytes]
-//   revlog   be64(rev)   -> [u8 type: 0 PUT, 1 DELETE][be16 keylen][key][object bytes]
+//   revlog   be64(rev)   -> [u8 type][be16 keylen][key][object bytes]
+//            type: 0 a Put that updated the key, 1 a Delete, 2 a Put that created it
 //   meta     "rev", "compact_rev" -> be64
 // Big-endian revisions sort numerically under LMDB's memcmp key order, which
 // is what lets the revlog be appended with MDB_APPEND and scanned in order.
@@ -47,9 +48,10 @@ constexpr size_t revlogSize(size_t keySize, size_t valueSize) {
     return kRevlogHeaderSize + keySize + valueSize;
 }
 
-// Writes revlogSize(key.size(), value.size()) bytes to `out`; the key must be
-// at most kMaxRevlogKeySize bytes.
-void encodeRevlog(char* out, Event::Type type, std::string_view key, std::string_view value);
+// Writes revlogSize(key.size(), value.size()) bytes to `out` for `event`
+// (its revision is the entry's key, not part of the value); the key must be at
+// most kMaxRevlogKeySize bytes.
+void encodeRevlog(char* out, const Event& event);
 
 // Fills `out` from a revlog entry of revision `revision`; false when malformed.
 bool decodeRevlog(Revision revision, std::string_view stored, Event* out);

@@ -20,6 +20,18 @@ void GroupCommit::submit(std::vector<WriteOp> ops, Interface::WriteCallback cb) 
         std::lock_guard<std::mutex> lock(queue_->mutex);
         queue_->calls.push_back({std::move(ops), std::move(cb)});
     }
+    kick();
+}
+
+void GroupCommit::submitChore(ChoreStep step, ChoreDone done) {
+    auto chore = std::make_shared<Chore>();
+    chore->step = std::move(step);
+    chore->done = std::move(done);
+    chores_.push_back(std::move(chore));
+    kick();
+}
+
+void GroupCommit::kick() {
     if (inFlight_ || kickPosted_) {
         return;
     }
@@ -38,12 +50,23 @@ void GroupCommit::startNext() {
     if (inFlight_) {
         return;
     }
+    bool writes = false;
     {
         std::lock_guard<std::mutex> lock(queue_->mutex);
-        if (queue_->calls.empty()) {
-            return;
-        }
+        writes = !queue_->calls.empty();
     }
+    // Turns alternate, so a long compaction neither stalls this process's
+    // writes nor starves behind them.
+    if (!chores_.empty() && (!writes || choreTurn_)) {
+        choreTurn_ = false;
+        startChore();
+    } else if (writes) {
+        choreTurn_ = true;
+        startBatch();
+    }
+}
+
+void GroupCommit::startBatch() {
     auto batch = std::make_shared<Batch>();
     inFlight_ = true;
     // The job takes its calls once it holds the write lock. Both closures
@@ -65,6 +88,55 @@ void GroupCommit::startNext() {
                 finish(batch);
             }
         });
+}
+
+void GroupCommit::startChore() {
+    std::shared_ptr<Chore> chore = chores_.front();
+    inFlight_ = true;
+    loop_.runBlocking(
+        [env = env_, chore] {
+            chore->finished = false;
+            chore->rc = chore->step(*env, &chore->finished);
+        },
+        [this, alive = alive_, env = env_, chore] {
+            if (*alive) {
+                finishChore(chore);
+            }
+        });
+}
+
+bool GroupCommit::settleAndContinue() {
+    // User code below may destroy the Store (and this).
+    std::shared_ptr<bool> alive = alive_;
+    if (settled_) {
+        settled_();
+    }
+    if (!*alive) {
+        return false;
+    }
+    startNext();
+    return true;
+}
+
+void GroupCommit::finishChore(const std::shared_ptr<Chore>& chore) {
+    inFlight_ = false;
+    int rc = chore->rc;
+    if (rc == MDB_MAP_RESIZED) {
+        // As for a batch: nothing of this process uses the map now.
+        rc = env_->adoptMapSize();
+        if (rc == MDB_SUCCESS) {
+            settleAndContinue();
+            return;
+        }
+    }
+    if (rc == MDB_SUCCESS && !chore->finished) {
+        // The next step takes a later turn.
+        settleAndContinue();
+        return;
+    }
+    chores_.pop_front();
+    settleAndContinue();
+    chore->done(rc);
 }
 
 void GroupCommit::finish(const std::shared_ptr<Batch>& batch) {
@@ -92,18 +164,10 @@ void GroupCommit::finish(const std::shared_ptr<Batch>& batch) {
         }
     }
 
-    // User code below may destroy the Store (and this): check after each.
-    std::shared_ptr<bool> alive = alive_;
-    if (settled_) {
-        settled_();
-    }
-    if (*alive) {
-        // Start the next commit before answering, so the writer works while
-        // the loop runs the callbacks.
-        startNext();
-        if (outcome.lastRevision != 0 && commitListener_) {
-            commitListener_(outcome.lastRevision);
-        }
+    // The next commit starts before the answers, so the writer works while
+    // the loop runs the callbacks.
+    if (settleAndContinue() && outcome.lastRevision != 0 && commitListener_) {
+        commitListener_(outcome.lastRevision);
     }
     for (size_t i = 0; i < batch->calls.size(); i++) {
         batch->calls[i].cb(std::move(outcome.results[i]));

@@ -20,12 +20,24 @@ namespace kube::storage::lmdb {
 // waited shares one write transaction and one durable commit. Under load the
 // batches grow by themselves.
 //
+// The same slot runs the Store's own write transactions (chores: compaction),
+// one step per turn, taking turns with the batches, so that this process
+// never has two write transactions at once and the map is never remapped
+// under one (adoptMapSize needs every transaction of the process finished).
+//
 // Threads: every method runs on the loop. The job touches only the queue
-// (under its mutex), its batch and the environment; it co-owns the queue and
-// the environment so that the Store may be destroyed while it runs, and the
-// batch's callbacks are then dropped, never called.
+// (under its mutex), its batch or chore and the environment; it co-owns the
+// queue and the environment so that the Store may be destroyed while it runs,
+// and the batch's callbacks (the chore's `done`) are then dropped, never
+// called.
 class GroupCommit {
 public:
+    // One step of a chore: a write transaction of its own, run off the loop.
+    // Returns an LMDB error code; sets `*finished` once no step is left.
+    using ChoreStep = std::function<int(const Env& env, bool* finished)>;
+    // Runs on the loop after the last step, or the first failing one.
+    using ChoreDone = std::function<void(int rc)>;
+
     GroupCommit(util::EventLoop& loop, std::shared_ptr<Env> env, size_t maxBatch);
     ~GroupCommit();
     GroupCommit(const GroupCommit&) = delete;
@@ -34,7 +46,12 @@ public:
     // Queues one call; `cb` runs on the loop once its batch is committed.
     void submit(std::vector<WriteOp> ops, Interface::WriteCallback cb);
 
-    // True while a batch's job has not come back to the loop.
+    // Queues a chore. Its steps run in the writer's slot until one reports it
+    // finished or fails; write batches queued meanwhile get every other turn.
+    // A step that meets MDB_MAP_RESIZED is retried once the map is adopted.
+    void submitChore(ChoreStep step, ChoreDone done);
+
+    // True while a batch's or a chore step's job has not come back to the loop.
     bool inFlight() const { return inFlight_; }
 
     // Runs after each committed batch with the highest revision it wrote.
@@ -59,13 +76,32 @@ private:
         std::deque<WriteCall> calls;
     };
 
+    struct Chore {
+        ChoreStep step;
+        ChoreDone done;
+        // Filled by the job.
+        int rc = MDB_SUCCESS;
+        bool finished = false;
+    };
+
+    void kick();
     void startNext();
+    void startBatch();
+    void startChore();
     void finish(const std::shared_ptr<Batch>& batch);
+    void finishChore(const std::shared_ptr<Chore>& chore);
+    // After a job came back: lets the Store settle, then starts the next job.
+    // False when the Store was destroyed meanwhile.
+    bool settleAndContinue();
 
     util::EventLoop& loop_;
     std::shared_ptr<Env> env_;
     size_t maxBatch_;
     std::shared_ptr<Queue> queue_;
+    // Loop-only: chores run one at a time, the front one first.
+    std::deque<std::shared_ptr<Chore>> chores_;
+    // Whose turn it is when both batches and chores wait.
+    bool choreTurn_ = false;
     bool inFlight_ = false;
     bool kickPosted_ = false;
     // Cleared by the destructor; posted tasks and job completions check it.

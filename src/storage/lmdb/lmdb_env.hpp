@@ -17,6 +17,9 @@ struct Options {
     unsigned maxReaders = 1024;
     // At most this many write() calls go into one write transaction.
     size_t maxBatch = 1000;
+    // compact() deletes at most this many revision-log entries per write
+    // transaction (~3 ms each, spec/storage.md §1.5).
+    size_t compactChunk = 10000;
 };
 
 // One process's handle on an LMDB environment and its three named databases.

@@ -4,7 +4,9 @@
 #include <limits>
 
 #include "storage/lmdb/codec.hpp"
+#include "storage/lmdb/compaction.hpp"
 #include "storage/lmdb/tables.hpp"
+#include "storage/write_plan.hpp"
 
 namespace kube::storage::lmdb {
 
@@ -106,14 +108,15 @@ std::unique_ptr<Store> Store::open(const Options& options, util::EventLoop& loop
     if (!env) {
         return nullptr;
     }
-    return std::unique_ptr<Store>(new Store(std::move(env), loop, options.maxBatch));
+    return std::unique_ptr<Store>(new Store(std::move(env), loop, options));
 }
 
-Store::Store(std::shared_ptr<Env> env, util::EventLoop& loop, size_t maxBatch)
+Store::Store(std::shared_ptr<Env> env, util::EventLoop& loop, const Options& options)
     : env_(std::move(env)),
       loop_(loop),
       snapshots_(env_->env()),
-      commit_(loop, env_, maxBatch),
+      commit_(loop, env_, options.maxBatch),
+      compactChunk_(std::max<size_t>(options.compactChunk, 1)),
       alive_(std::make_shared<bool>(true)) {
     commit_.setSettledHook([this] { settle(); });
     commit_.setCommitListener([this](Revision r) { committed(r); });
@@ -177,14 +180,26 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
     commit_.submit(std::move(ops), std::move(cb));
 }
 
-Revision Store::currentRevision() {
+bool Store::readCounter(std::string_view name, Revision* out) {
     Snapshot snap(snapshots_);
+    return openSnapshot(snap) == MDB_SUCCESS &&
+           getCounter(*env_, snap.txn(), name, out) == MDB_SUCCESS;
+}
+
+Revision Store::currentRevision() {
     Revision revision = 0;
-    if (openSnapshot(snap) == MDB_SUCCESS &&
-        getCounter(*env_, snap.txn(), kMetaRevision, &revision) == MDB_SUCCESS) {
+    if (readCounter(kMetaRevision, &revision)) {
         lastRevision_ = std::max(lastRevision_, revision);
     }
     return lastRevision_;
+}
+
+Revision Store::compactedRevision() {
+    Revision compacted = 0;
+    if (readCounter(kMetaCompactRevision, &compacted)) {
+        compactedRevision_ = std::max(compactedRevision_, compacted);
+    }
+    return compactedRevision_;
 }
 
 void Store::history(Revision after, size_t limit, HistoryCallback cb) {
@@ -209,10 +224,7 @@ void Store::history(Revision after, size_t limit, HistoryCallback cb) {
     // Entries below the compacted revision are gone: a reader that needs
     // one of them must relist (etcd's ErrCompacted, HTTP 410).
     if (after + 1 < compacted) {
-        cb(Error{ErrorCode::Compacted,
-                 "required revision " + std::to_string(after + 1) +
-                     " has been compacted (oldest kept: " + std::to_string(compacted) + ")"},
-           {});
+        cb(compactedError(after, compacted), {});
         return;
     }
     std::vector<Event> events;
@@ -228,8 +240,37 @@ int Store::checkStaleReaders() {
     return env_->checkStaleReaders();
 }
 
-void Store::setCommitListener(std::function<void(Revision)> listener) {
+void Store::setCommitListener(CommitListener listener) {
     commitListener_ = std::move(listener);
+}
+
+void Store::compact(Revision revision, CompactCallback cb) {
+    // Nothing to delete: answered without taking the write lock.
+    if (std::min(revision, currentRevision()) <= compactedRevision()) {
+        loop_.post([alive = alive_, cb = std::move(cb)] {
+            if (*alive) {
+                cb(Error{});
+            }
+        });
+        return;
+    }
+    commit_.submitChore(
+        [revision, chunk = compactChunk_](const Env& env, bool* finished) {
+            return compactStep(env, revision, chunk, finished);
+        },
+        [this, alive = alive_, cb = std::move(cb)](int rc) {
+            if (!*alive) {
+                return;
+            }
+            if (rc == MDB_SUCCESS) {
+                compactedRevision();
+                cb(Error{});
+            } else if (rc == MDB_MAP_FULL) {
+                cb(Error{ErrorCode::NoSpace, lmdbError("compact the revision log", rc)});
+            } else {
+                cb(Error{ErrorCode::Internal, lmdbError("compact the revision log", rc)});
+            }
+        });
 }
 
 void Store::committed(Revision revision) {

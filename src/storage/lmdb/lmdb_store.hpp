@@ -22,9 +22,14 @@ namespace kube::storage::lmdb {
 // only during that callback. Writes go through GroupCommit and call back
 // after the commit is durable. Everything is called on the loop thread.
 //
+// compact() deletes the revision log in chunks (Options::compactChunk
+// entries per write transaction), each chunk a turn of the writer that
+// alternates with this process's write batches.
+//
 // Do not destroy a Store inside one of its own read callbacks. Destroying it
-// otherwise is safe at any time: queued and in-flight write callbacks are
-// dropped without being called.
+// otherwise is safe at any time: queued and in-flight write and compaction
+// callbacks are dropped without being called, and a compaction stops after
+// the chunk in flight.
 class Store : public Interface {
 public:
     using Options = lmdb::Options;
@@ -44,20 +49,31 @@ public:
     // meta.rev as committed by any process.
     Revision currentRevision() override;
 
-    // The revision-log entries with revision > `after`, oldest first, at most
-    // `limit` of them (0 = all); Compacted when some of them were compacted.
-    void history(Revision after, size_t limit, HistoryCallback cb);
+    // Read inline from one snapshot. Compacted when after + 1 is below
+    // meta.compact_rev.
+    void history(Revision after, size_t limit, HistoryCallback cb) override;
+
+    // Runs on the loop after each batch this Store committed, with the
+    // highest revision the batch wrote, before the batch's write callbacks.
+    void setCommitListener(CommitListener listener) override;
+
+    // Clamped to meta.rev; the callback gets NoSpace when even deleting does
+    // not fit in the map, Internal for other LMDB errors.
+    void compact(Revision revision, CompactCallback cb) override;
+
+    // meta.compact_rev as committed by any process.
+    Revision compactedRevision() override;
 
     // Frees the reader slots of dead processes (mdb_reader_check); returns
     // how many, or -1 when the check failed. Call it from a timer.
     int checkStaleReaders();
 
-    // Runs on the loop after each batch this Store committed, with the
-    // highest revision the batch wrote.
-    void setCommitListener(std::function<void(Revision)> listener);
-
 private:
-    Store(std::shared_ptr<Env> env, util::EventLoop& loop, size_t maxBatch);
+    Store(std::shared_ptr<Env> env, util::EventLoop& loop, const Options& options);
+
+    // Reads a meta counter in a snapshot; false when the map is busy or the
+    // read failed.
+    bool readCounter(std::string_view name, Revision* out);
 
     // Opens `snap`. When another process has grown the map and nothing in
     // this process uses it, adopts the new size and retries; MDB_MAP_RESIZED
@@ -75,9 +91,12 @@ private:
     // Reads waiting for the map to be remapped (see openSnapshot).
     std::vector<std::function<void()>> deferred_;
     bool settlePosted_ = false;
-    // The highest meta.rev this Store has seen, for when the map is busy.
+    size_t compactChunk_;
+    // The highest meta.rev and meta.compact_rev this Store has seen, for when
+    // the map is busy.
     Revision lastRevision_ = 0;
-    std::function<void(Revision)> commitListener_;
+    Revision compactedRevision_ = 0;
+    CommitListener commitListener_;
     // Cleared by the destructor; posted tasks check it.
     std::shared_ptr<bool> alive_;
 };

@@ -50,14 +50,13 @@ int putCounter(const Env& env, MDB_txn* txn, std::string_view name, Revision val
     return mdb_put(txn, env.meta(), &k, &v, 0);
 }
 
-int appendRevlog(const Env& env, MDB_txn* txn, Revision revision, Event::Type type,
-                 std::string_view key, std::string_view value) {
-    Be64 keyBytes = encodeBe64(revision);
+int appendRevlog(const Env& env, MDB_txn* txn, const Event& event) {
+    Be64 keyBytes = encodeBe64(event.revision);
     MDB_val k{keyBytes.size(), keyBytes.data()};
-    MDB_val v{revlogSize(key.size(), value.size()), nullptr};
+    MDB_val v{revlogSize(event.key.size(), event.value.size()), nullptr};
     const int rc = mdb_put(txn, env.revlog(), &k, &v, MDB_APPEND | MDB_RESERVE);
     if (rc == MDB_SUCCESS) {
-        encodeRevlog(static_cast<char*>(v.mv_data), type, key, value);
+        encodeRevlog(static_cast<char*>(v.mv_data), event);
     }
     return rc;
 }

@@ -32,9 +32,8 @@ int getCounter(const Env& env, MDB_txn* txn, std::string_view name, Revision* ou
 
 int putCounter(const Env& env, MDB_txn* txn, std::string_view name, Revision value);
 
-// Appends the revlog entry for `revision`, which must exceed every revision
-// already logged (MDB_KEYEXIST otherwise).
-int appendRevlog(const Env& env, MDB_txn* txn, Revision revision, Event::Type type,
-                 std::string_view key, std::string_view value);
+// Appends the revlog entry for event.revision, which must exceed every
+// revision already logged (MDB_KEYEXIST otherwise).
+int appendRevlog(const Env& env, MDB_txn* txn, const Event& event);
 
 }  // namespace kube::storage::lmdb

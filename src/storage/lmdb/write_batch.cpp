@@ -54,18 +54,22 @@ int applyCall(const Env& env, MDB_txn* txn, const std::vector<WriteOp>& ops,
               const std::vector<Object>& objects) {
     for (size_t i = 0; i < ops.size(); i++) {
         const Object& o = objects[i];
+        Event event;
+        event.revision = o.modRevision;
+        event.key = o.key;
+        event.value = o.value;
         int rc;
         if (ops[i].type == WriteOp::Type::Delete) {
             MDB_val k = toVal(o.key);
             rc = mdb_del(txn, env.objects(), &k, nullptr);
-            if (rc == MDB_SUCCESS) {
-                rc = appendRevlog(env, txn, o.modRevision, Event::Delete, o.key, o.value);
-            }
+            event.type = Event::Delete;
         } else {
             rc = putObject(env, txn, o.view());
-            if (rc == MDB_SUCCESS) {
-                rc = appendRevlog(env, txn, o.modRevision, Event::Put, o.key, o.value);
-            }
+            // Only a Create may find the key absent (planWrite checked it).
+            event.created = ops[i].type == WriteOp::Type::Create;
+        }
+        if (rc == MDB_SUCCESS) {
+            rc = appendRevlog(env, txn, event);
         }
         if (rc != MDB_SUCCESS) {
             return rc;

@@ -7,7 +7,11 @@
 
 namespace kube::storage::memory {
 
-Store::Store(util::EventLoop& loop) : loop_(loop) {}
+Store::Store(util::EventLoop& loop) : loop_(loop), alive_(std::make_shared<bool>(true)) {}
+
+Store::~Store() {
+    *alive_ = false;
+}
 
 void Store::get(std::string_view key, GetCallback cb) {
     auto it = objects_.find(key);
@@ -49,8 +53,15 @@ void Store::list(const ListOptions& opts, ListCallback cb) {
 
 void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
     WriteResult result = apply(ops);
+    // The highest revision written, as LMDB reports a committed batch.
+    const Revision last = result.error.ok() && !ops.empty() ? revision_ : 0;
     loop_.post(
-        [cb = std::move(cb), result = std::move(result)]() mutable { cb(std::move(result)); });
+        [this, alive = alive_, last, cb = std::move(cb), result = std::move(result)]() mutable {
+            if (last != 0 && *alive && commitListener_) {
+                commitListener_(last);
+            }
+            cb(std::move(result));
+        });
 }
 
 // Plans the whole batch with planWrite() against the stored state, and only
@@ -72,10 +83,11 @@ WriteResult Store::apply(const std::vector<WriteOp>& ops) {
         const Object& o = result.objects[i];
         if (ops[i].type == WriteOp::Type::Delete) {
             objects_.erase(o.key);
-            log_.push_back({Event::Delete, o.modRevision, o.key, o.value});
+            log_.push_back({Event::Delete, o.modRevision, false, o.key, o.value});
         } else {
             objects_[o.key] = Entry{o.value, o.modRevision, o.createRevision};
-            log_.push_back({Event::Put, o.modRevision, o.key, o.value});
+            const bool created = ops[i].type == WriteOp::Type::Create;
+            log_.push_back({Event::Put, o.modRevision, created, o.key, o.value});
         }
     }
     revision_ += ops.size();
@@ -87,6 +99,10 @@ Revision Store::currentRevision() {
 }
 
 void Store::history(Revision after, size_t limit, HistoryCallback cb) {
+    if (after + 1 < compacted_) {
+        cb(compactedError(after, compacted_), {});
+        return;
+    }
     auto it = std::upper_bound(log_.begin(), log_.end(), after,
                                [](Revision r, const LogEntry& e) { return r < e.revision; });
     std::vector<LogEntry> copies;
@@ -96,9 +112,35 @@ void Store::history(Revision after, size_t limit, HistoryCallback cb) {
     std::vector<Event> events;
     events.reserve(copies.size());
     for (const LogEntry& e : copies) {
-        events.push_back({e.type, e.revision, e.key, e.value});
+        events.push_back({e.type, e.revision, e.created, e.key, e.value});
     }
     cb(Error{}, events);
+}
+
+void Store::setCommitListener(CommitListener listener) {
+    commitListener_ = std::move(listener);
+}
+
+void Store::compact(Revision revision, CompactCallback cb) {
+    loop_.post([this, alive = alive_, revision, cb = std::move(cb)] {
+        if (!*alive) {
+            return;
+        }
+        // As LMDB: never past the current revision, never lower.
+        const Revision target = std::min(revision, revision_);
+        if (target > compacted_) {
+            auto end =
+                std::lower_bound(log_.begin(), log_.end(), target,
+                                 [](const LogEntry& e, Revision r) { return e.revision < r; });
+            log_.erase(log_.begin(), end);
+            compacted_ = target;
+        }
+        cb(Error{});
+    });
+}
+
+Revision Store::compactedRevision() {
+    return compacted_;
 }
 
 }  // namespace kube::storage::memory

@@ -1380,6 +1380,13 @@ sub request {
     return Test::Kube::http_request($method, $self->url . $path, %o);
 }
 
+# watch($path, %opts) -> a Test::Kube::Watch streaming GET on its own
+# connection (HTTP/1.1; admin certificate over TLS unless cert => ...).
+sub watch {
+    my ($self, $path, %o) = @_;
+    return Test::Kube::Watch->open($self, $path, %o);
+}
+
 sub _ready_path {
     my $self = shift;
     return $self->{opts}{ready_path} if exists $self->{opts}{ready_path};
@@ -1534,5 +1541,169 @@ sub kill9_all {
     $self->{running_text} = undef;
     return @all;
 }
+
+# ---------------------------------------------------------------------------
+# A streaming watch: one connection, events read as they arrive.
+
+package Test::Kube::Watch;
+
+use IO::Socket::INET;
+use Time::HiRes ();
+
+sub open {
+    my ($class, $server, $path, %o) = @_;
+    local $SIG{PIPE} = 'IGNORE';
+    my $tls = $server->{opts}{tls};
+    my $sock;
+    if ($tls) {
+        require IO::Socket::SSL;
+        my $dir = Test::Kube::cert_dir();
+        my $cert = exists $o{cert} ? $o{cert} : 'admin';
+        $sock = IO::Socket::SSL->new(
+            PeerAddr => '127.0.0.1', PeerPort => $server->port, Timeout => 10,
+            SSL_ca_file => "$dir/ca.crt", SSL_verifycn_name => '127.0.0.1',
+            SSL_verifycn_scheme => 'http',
+            defined $cert ? (SSL_cert_file => "$dir/$cert.crt", SSL_key_file => "$dir/$cert.key")
+                          : (),
+        ) or die "watch connect: $IO::Socket::SSL::SSL_ERROR";
+    } else {
+        $sock = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $server->port,
+            Proto => 'tcp', Timeout => 10) or die "watch connect: $!";
+    }
+    $sock->blocking(0);
+    my $headers = join '', map { "$_: $o{headers}{$_}\r\n" } sort keys %{ $o{headers} || {} };
+    my $req = "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
+        . "${headers}Connection: close\r\n\r\n";
+    my $self = bless { sock => $sock, tls => $tls, raw => '', body => '', lines => [],
+        head => undef, ended => 0, closed => 0 }, $class;
+    $self->_write($req);
+    return $self;
+}
+
+sub _write {
+    my ($self, $bytes) = @_;
+    my $deadline = Time::HiRes::time() + 10;
+    while (length $bytes && Time::HiRes::time() < $deadline) {
+        my $n = syswrite($self->{sock}, $bytes);
+        if (defined $n) {
+            substr($bytes, 0, $n, '');
+        } else {
+            select(undef, undef, undef, 0.01);
+        }
+    }
+}
+
+# Reads what is available within `timeout` seconds; false once the server closed.
+sub _fill {
+    my ($self, $timeout) = @_;
+    return 0 if $self->{closed};
+    my $sock = $self->{sock};
+    my $pending = $self->{tls} ? $sock->pending : 0;
+    unless ($pending) {
+        my $rin = '';
+        vec($rin, fileno($sock), 1) = 1;
+        return 1 unless select($rin, undef, undef, $timeout);
+    }
+    my $n = sysread($sock, my $buf, 1 << 20);
+    if (defined $n && $n == 0) {
+        $self->{closed} = 1;
+        return 0;
+    }
+    if (!defined $n) {
+        return 1 if $!{EAGAIN} || $!{EWOULDBLOCK} || ($self->{tls} && $IO::Socket::SSL::SSL_ERROR
+            && $IO::Socket::SSL::SSL_ERROR =~ /want/i);
+        $self->{closed} = 1;
+        return 0;
+    }
+    $self->{raw} .= $buf;
+    $self->_parse;
+    return 1;
+}
+
+sub _parse {
+    my $self = shift;
+    if (!$self->{head}) {
+        my $end = index $self->{raw}, "\r\n\r\n";
+        return if $end < 0;
+        $self->{head} = Test::Kube::_parse_head(substr($self->{raw}, 0, $end));
+        substr($self->{raw}, 0, $end + 4, '');
+    }
+    my $chunked = ($self->{head}{headers}{'transfer-encoding'} || '') =~ /chunked/i;
+    if (!$chunked) {
+        $self->{body} .= $self->{raw};
+        $self->{raw} = '';
+    }
+    while ($chunked && $self->{raw} =~ /\A([0-9a-fA-F]+)[^\r\n]*\r\n/) {
+        my $len = hex $1;
+        my $hl = length($&);
+        last if length($self->{raw}) < $hl + $len + 2;
+        if ($len == 0) {
+            $self->{ended} = 1;
+            $self->{raw} = '';
+            last;
+        }
+        $self->{body} .= substr($self->{raw}, $hl, $len);
+        substr($self->{raw}, 0, $hl + $len + 2, '');
+    }
+    while ((my $nl = index $self->{body}, "\n") >= 0) {
+        push @{ $self->{lines} }, substr($self->{body}, 0, $nl + 1, '');
+    }
+}
+
+# The status line and headers, waiting up to `timeout` seconds for them.
+sub head {
+    my ($self, $timeout) = @_;
+    my $deadline = Time::HiRes::time() + ($timeout // 10);
+    while (!$self->{head} && Time::HiRes::time() < $deadline) {
+        last unless $self->_fill(0.05);
+    }
+    return $self->{head};
+}
+
+sub status { my $h = $_[0]->head; return $h ? $h->{status} : 599 }
+
+# The next event (decoded), or undef after `timeout` seconds or at the end.
+sub next_event {
+    my ($self, $timeout) = @_;
+    my $deadline = Time::HiRes::time() + ($timeout // 10);
+    while (!@{ $self->{lines} } && Time::HiRes::time() < $deadline) {
+        last unless $self->_fill(0.05);
+        last if $self->{ended} && !@{ $self->{lines} };
+    }
+    my $line = shift @{ $self->{lines} };
+    return undef unless defined $line;
+    return Test::Kube::decode_json($line);
+}
+
+# Every event that arrives until `timeout` seconds pass without one.
+sub drain {
+    my ($self, $timeout) = @_;
+    my @events;
+    while (my $e = $self->next_event($timeout // 1)) {
+        push @events, $e;
+    }
+    return @events;
+}
+
+# True once the stream ended cleanly (the terminating chunk arrived).
+sub ended {
+    my ($self, $timeout) = @_;
+    my $deadline = Time::HiRes::time() + ($timeout // 10);
+    while (!$self->{ended} && Time::HiRes::time() < $deadline) {
+        last unless $self->_fill(0.05);
+    }
+    return $self->{ended};
+}
+
+sub closed { $_[0]{closed} }
+
+sub close {
+    my $self = shift;
+    close $self->{sock} if $self->{sock};
+    $self->{sock} = undef;
+    $self->{closed} = 1;
+}
+
+sub DESTROY { $_[0]->close if $_[0]{sock} }
 
 1;

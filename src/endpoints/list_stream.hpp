@@ -1,0 +1,48 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "endpoints/responses.hpp"
+#include "server/http.hpp"
+#include "storage/cacher/cached_object.hpp"
+#include "util/event_loop.hpp"
+
+namespace kube::endpoints {
+
+// A large list written while it is produced, from the watch cache's
+// immutable objects (no store snapshot is held across a slow client). It
+// writes about kChunk bytes at a time, pauses while more than kLowWater
+// bytes wait unsent (the connection's back-pressure) and yields to the loop
+// after kSlice of work, so a huge list neither grows memory with its size
+// nor delays the small requests served beside it.
+class ListStream : public server::StreamSource, public std::enable_shared_from_this<ListStream> {
+public:
+    static constexpr size_t kChunk = 64 * 1024;
+    static constexpr size_t kLowWater = 256 * 1024;
+    static constexpr std::chrono::microseconds kSlice{1000};
+
+    // `items` are the page's objects; `page` gives the list metadata.
+    ListStream(util::EventLoop& loop, RenderOptions render, const registry::ListPage& page,
+               std::vector<storage::cacher::ObjectRef> items);
+
+    void start(server::StreamSink& sink) override;
+    void drained() override;
+    void stop() override;
+
+private:
+    void pump();
+
+    util::EventLoop& loop_;
+    RenderOptions render_;
+    ListEncoder encoder_;
+    std::vector<storage::cacher::ObjectRef> items_;
+    size_t next_ = 0;
+    server::StreamSink* sink_ = nullptr;
+    bool done_ = false;
+    bool posted_ = false;
+};
+
+}  // namespace kube::endpoints

@@ -1,0 +1,384 @@
+#include "endpoints/watch_stream.hpp"
+
+#include "registry/encoding.hpp"
+#include "storage/event.hpp"
+#include "util/json.hpp"
+
+namespace kube::endpoints {
+
+namespace json = util::json;
+using storage::cacher::CachedObject;
+using storage::cacher::WatchEvent;
+
+namespace {
+
+const char* typeName(WatchEvent::Type t) {
+    switch (t) {
+        case WatchEvent::Type::Added:
+            return "ADDED";
+        case WatchEvent::Type::Modified:
+            return "MODIFIED";
+        case WatchEvent::Type::Deleted:
+            return "DELETED";
+    }
+    return "ERROR";
+}
+
+std::string jsonLine(std::string_view type, std::string_view object) {
+    std::string line;
+    line.reserve(object.size() + 32);
+    line += "{\"type\":\"";
+    line += type;
+    line += "\",\"object\":";
+    line += object;
+    line += "}\n";
+    return line;
+}
+
+}  // namespace
+
+WatchStream::WatchStream(util::EventLoop& loop, storage::cacher::Cacher& cacher,
+                         storage::cacher::WatchCache& cache, const registry::KindInfo& kind,
+                         std::string scope, registry::ListOptions selectors, RenderOptions render,
+                         WatchStart start)
+    : loop_(loop),
+      cacher_(cacher),
+      cache_(cache),
+      kind_(kind),
+      scope_(std::move(scope)),
+      selectors_(std::move(selectors)),
+      render_(std::move(render)),
+      start_(start) {
+    filtering_ = !selectors_.labelSelector.empty() || !selectors_.fieldSelector.empty();
+}
+
+void WatchStream::start(server::StreamSink& sink) {
+    sink_ = &sink;
+    deadline_ = std::chrono::steady_clock::now() + start_.timeout;
+    cache_.addWatcher(this);
+    if (start_.initialEvents) {
+        storage::cacher::WatchCache::Page page;
+        storage::cacher::WatchCache::Filter filter;
+        if (filtering_) {
+            filter = [this](const CachedObject& o) { return matches(o); };
+        }
+        cache_.list(scope_, "", 0, filter, 0, &page);
+        initial_ = std::move(page.items);
+        sentUpTo_ = page.revision;
+        endBookmarkDue_ = start_.initialEventsEnd;
+    } else {
+        sentUpTo_ = start_.revision;
+        std::vector<EventRef> buffered;
+        if (start_.revision >= cache_.revision()) {
+            // Nothing to replay: events after the revision arrive live.
+        } else if (cache_.eventsAfter(start_.revision, &buffered)) {
+            replay_.assign(buffered.begin(), buffered.end());
+        } else {
+            fromLog_ = true;
+            logNext_ = start_.revision;
+        }
+    }
+    std::weak_ptr<WatchStream> self = weak_from_this();
+    timeoutTimer_ = loop_.startTimer(
+        std::chrono::duration_cast<std::chrono::milliseconds>(start_.timeout), [self] {
+            if (auto s = self.lock()) {
+                s->finish();
+            }
+        });
+    armBookmark();
+    pump();
+}
+
+void WatchStream::drained() {
+    if (!live_ && !closed_) {
+        pump();
+    }
+}
+
+void WatchStream::stop() {
+    closed_ = true;
+    if (sink_) {
+        cache_.removeWatcher(this);
+    }
+    sink_ = nullptr;
+    timeoutTimer_.reset();
+    bookmarkTimer_.reset();
+    initial_.clear();
+    replay_.clear();
+    pending_.clear();
+}
+
+void WatchStream::onEvent(const EventRef& e) {
+    if (closed_) {
+        return;
+    }
+    if (live_) {
+        deliver(e);
+        return;
+    }
+    if (pending_.size() >= kMaxPending) {
+        // The replay cannot keep up with the live events: give up, as kube's
+        // cacher ends a watcher whose buffer is full.
+        finish();
+        return;
+    }
+    pending_.push_back(e);
+}
+
+void WatchStream::onReset() {
+    finish();
+}
+
+void WatchStream::schedulePump() {
+    if (pumpPosted_) {
+        return;
+    }
+    pumpPosted_ = true;
+    std::weak_ptr<WatchStream> self = weak_from_this();
+    loop_.post([self] {
+        if (auto s = self.lock()) {
+            s->pumpPosted_ = false;
+            if (!s->closed_ && !s->live_) {
+                s->pump();
+            }
+        }
+    });
+}
+
+// Sends the replay in batches while the connection keeps up.
+void WatchStream::pump() {
+    size_t sent = 0;
+    while (!closed_ && !live_) {
+        if (sink_->buffered() >= kLowWater) {
+            return;  // drained() continues
+        }
+        if (sent++ == kReplayBatch) {
+            schedulePump();
+            return;
+        }
+        if (initialNext_ < initial_.size()) {
+            const ObjectRef& o = initial_[initialNext_++];
+            sendEvent("ADDED", o->bytes, nullptr);
+            continue;
+        }
+        if (endBookmarkDue_) {
+            endBookmarkDue_ = false;
+            initial_.clear();
+            sendBookmark(sentUpTo_, true);
+            continue;
+        }
+        if (!replay_.empty()) {
+            EventRef e = std::move(replay_.front());
+            replay_.pop_front();
+            deliver(e);
+            continue;
+        }
+        if (fromLog_) {
+            if (!replayLog()) {
+                return;
+            }
+            continue;
+        }
+        goLive();
+    }
+}
+
+// Reads the next chunk of the store's log into the replay; false when the
+// watch ended (the revision was compacted, or the store failed).
+bool WatchStream::replayLog() {
+    bool ok = true;
+    bool done = false;
+    std::string prefix = cache_.prefix();
+    cacher_.storage().history(
+        logNext_, storage::cacher::Cacher::kChunk,
+        [&](const storage::Error& err, std::span<const storage::Event> events) {
+            if (err.code == storage::ErrorCode::Compacted) {
+                storage::Revision oldest = cacher_.storage().compactedRevision();
+                sendError(meta::Status::expired(
+                    "too old resource version: " + std::to_string(start_.revision) + " (" +
+                    std::to_string(oldest > 0 ? oldest - 1 : 0) + ")"));
+                ok = false;
+                return;
+            }
+            if (!err.ok()) {
+                sendError(meta::Status::internalError(err.message));
+                ok = false;
+                return;
+            }
+            auto now = std::chrono::steady_clock::now();
+            for (const storage::Event& e : events) {
+                logNext_ = e.revision;
+                if (!e.key.starts_with(prefix)) {
+                    continue;
+                }
+                auto ev = std::make_shared<WatchEvent>();
+                ev->revision = e.revision;
+                ev->recorded = now;
+                auto obj = std::make_shared<CachedObject>();
+                obj->key = std::string(e.key);
+                obj->modRevision = e.revision;
+                if (e.type == storage::Event::Delete) {
+                    ev->type = WatchEvent::Type::Deleted;
+                    obj->bytes = registry::withResourceVersion(e.value, e.revision);
+                } else {
+                    ev->type = e.created ? WatchEvent::Type::Added : WatchEvent::Type::Modified;
+                    obj->bytes = std::string(e.value);
+                }
+                ev->object = std::move(obj);
+                replay_.push_back(std::move(ev));
+            }
+            done = events.size() < storage::cacher::Cacher::kChunk;
+        });
+    if (!ok) {
+        finish();
+        return false;
+    }
+    if (done) {
+        // The log is read to its end; what follows comes live (pending_).
+        fromLog_ = false;
+    }
+    return true;
+}
+
+void WatchStream::goLive() {
+    live_ = true;
+    std::deque<EventRef> pending = std::move(pending_);
+    pending_.clear();
+    for (const EventRef& e : pending) {
+        if (closed_) {
+            return;
+        }
+        deliver(e);
+    }
+}
+
+bool WatchStream::matches(const CachedObject& o) const {
+    return registry::selectorsMatch(kind_, selectors_, o);
+}
+
+// Mirrors cacheWatcher.convertToWatchEvent: with selectors, an object that
+// starts matching is ADDED and one that stops matching is DELETED (its
+// previous state at the event's revision).
+void WatchStream::deliver(const EventRef& e) {
+    if (e->revision <= sentUpTo_ || closed_) {
+        return;
+    }
+    sentUpTo_ = e->revision;
+    if (!std::string_view(e->object->key).starts_with(scope_)) {
+        return;
+    }
+    if (!filtering_) {
+        sendEvent(typeName(e->type), e->object->bytes, &e);
+        return;
+    }
+    bool cur = e->type != WatchEvent::Type::Deleted && matches(*e->object);
+    bool old = e->prev && matches(*e->prev);
+    if (cur && !old) {
+        sendEvent("ADDED", e->object->bytes, nullptr);
+    } else if (cur && old) {
+        sendEvent("MODIFIED", e->object->bytes, nullptr);
+    } else if (!cur && old) {
+        if (e->type == WatchEvent::Type::Deleted) {
+            sendEvent("DELETED", e->object->bytes, nullptr);
+        } else {
+            sendEvent("DELETED", registry::withResourceVersion(e->prev->bytes, e->revision),
+                      nullptr);
+        }
+    }
+}
+
+// `shared`, when the event goes out unchanged as JSON: its line is built
+// once and shared by every watcher.
+void WatchStream::sendEvent(std::string_view type, std::string_view object,
+                            const EventRef* shared) {
+    if (render_.output.form == OutputForm::Table) {
+        std::string table = tableObject(object);
+        send(std::make_shared<const std::string>(jsonLine(type, table)));
+        return;
+    }
+    if (shared) {
+        const WatchEvent& e = **shared;
+        if (!e.jsonLine) {
+            e.jsonLine = std::make_shared<const std::string>(jsonLine(type, object));
+        }
+        send(e.jsonLine);
+        return;
+    }
+    send(std::make_shared<const std::string>(jsonLine(type, object)));
+}
+
+std::string WatchStream::tableObject(std::string_view stored) {
+    bool first = !tableHeaderSent_;
+    tableHeaderSent_ = true;
+    return watchTable(stored, render_, first);
+}
+
+// A BOOKMARK's object is an empty object of the kind carrying only the
+// revision (and, at the end of the initial events, kube's annotation).
+void WatchStream::sendBookmark(storage::Revision revision, bool initialEventsEnd) {
+    std::string obj = "{\"kind\":";
+    json::appendQuoted(obj, kind_.kind);
+    obj += ",\"apiVersion\":";
+    json::appendQuoted(obj, kind_.apiVersion());
+    obj += ",\"metadata\":{\"resourceVersion\":\"" + std::to_string(revision) +
+           "\",\"creationTimestamp\":null";
+    if (initialEventsEnd) {
+        obj += ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}";
+    }
+    obj += "}}";
+    send(std::make_shared<const std::string>(jsonLine("BOOKMARK", obj)));
+}
+
+void WatchStream::sendError(const meta::Status& status) {
+    send(std::make_shared<const std::string>(jsonLine("ERROR", status.toJson())));
+}
+
+void WatchStream::send(std::shared_ptr<const std::string> line) {
+    if (closed_ || !sink_) {
+        return;
+    }
+    if (!sink_->send(std::move(line))) {
+        closed_ = true;
+    }
+}
+
+void WatchStream::finish() {
+    if (closed_ || !sink_) {
+        closed_ = true;
+        return;
+    }
+    closed_ = true;
+    sink_->finish();
+}
+
+// Mirrors cacheWatcher.nextBookmarkTime: every minute, and about two
+// seconds before the watch times out.
+void WatchStream::armBookmark() {
+    if (!start_.bookmarks || closed_) {
+        return;
+    }
+    auto now = std::chrono::steady_clock::now();
+    auto next = now + kBookmarkInterval;
+    auto beforeEnd = deadline_ - std::chrono::seconds(2);
+    if (beforeEnd < next) {
+        next = beforeEnd;
+    }
+    if (next <= now) {
+        return;
+    }
+    std::weak_ptr<WatchStream> self = weak_from_this();
+    bookmarkTimer_ = loop_.startTimer(
+        std::chrono::duration_cast<std::chrono::milliseconds>(next - now), [self] {
+            auto s = self.lock();
+            if (!s || s->closed_) {
+                return;
+            }
+            if (s->live_) {
+                s->sentUpTo_ = std::max(s->sentUpTo_, s->cache_.revision());
+                s->sendBookmark(s->sentUpTo_, false);
+            }
+            s->armBookmark();
+        });
+}
+
+}  // namespace kube::endpoints

@@ -1,0 +1,115 @@
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "endpoints/responses.hpp"
+#include "registry/store.hpp"
+#include "server/http.hpp"
+#include "storage/cacher/cacher.hpp"
+#include "util/event_loop.hpp"
+
+namespace kube::endpoints {
+
+// Where a watch starts; mirrors the cacher's handling of resourceVersion,
+// sendInitialEvents and allowWatchBookmarks.
+struct WatchStart {
+    // Send the state at the start as ADDED events first (resourceVersion
+    // unset or "0", or sendInitialEvents=true); otherwise replay every change
+    // after `revision`.
+    bool initialEvents = false;
+    storage::Revision revision = 0;
+    // After the initial events, a BOOKMARK annotated
+    // k8s.io/initial-events-end (sendInitialEvents with bookmarks).
+    bool initialEventsEnd = false;
+    bool bookmarks = false;
+    std::chrono::milliseconds timeout{0};
+};
+
+// One watch: a StreamSource for the module and a watcher of the kind's
+// watch cache. It writes one JSON line per event (or a one-row Table per
+// event), replays history from the cache's buffer or the store's log,
+// applies the selectors with kube's ADDED/DELETED transitions, sends
+// bookmarks, and ends at its timeout. Output is paced by the connection:
+// replays pause while much is unsent; live events are passed on and a
+// client that stops reading is cut by the sink.
+class WatchStream : public server::StreamSource,
+                    public storage::cacher::CacheWatcher,
+                    public std::enable_shared_from_this<WatchStream> {
+public:
+    // Bytes buffered in the sink above which a replay waits for drained().
+    static constexpr size_t kLowWater = 256 * 1024;
+    // Items a replay sends before letting the loop serve others.
+    static constexpr size_t kReplayBatch = 512;
+    // Live events held while a replay is under way; past this the watch ends.
+    static constexpr size_t kMaxPending = 64 * 1024;
+    // Bookmarks go out this often, and ~2 s before the watch's timeout.
+    static constexpr std::chrono::seconds kBookmarkInterval{60};
+
+    WatchStream(util::EventLoop& loop, storage::cacher::Cacher& cacher,
+                storage::cacher::WatchCache& cache, const registry::KindInfo& kind,
+                std::string scope, registry::ListOptions selectors, RenderOptions render,
+                WatchStart start);
+
+    void start(server::StreamSink& sink) override;
+    void drained() override;
+    void stop() override;
+
+    void onEvent(const storage::cacher::EventRef& event) override;
+    void onReset() override;
+
+private:
+    using EventRef = storage::cacher::EventRef;
+    using ObjectRef = storage::cacher::ObjectRef;
+
+    void pump();
+    void schedulePump();
+    bool replayLog();
+    void goLive();
+    void deliver(const EventRef& e);
+    bool matches(const storage::cacher::CachedObject& o) const;
+    void sendEvent(std::string_view type, std::string_view object, const EventRef* shared);
+    void sendBookmark(storage::Revision revision, bool initialEventsEnd);
+    void sendError(const meta::Status& status);
+    void send(std::shared_ptr<const std::string> line);
+    void finish();
+    void armBookmark();
+    std::string tableObject(std::string_view stored);
+
+    util::EventLoop& loop_;
+    storage::cacher::Cacher& cacher_;
+    storage::cacher::WatchCache& cache_;
+    const registry::KindInfo& kind_;
+    std::string scope_;  // key prefix: the namespace's, or the resource's
+    registry::ListOptions selectors_;
+    bool filtering_ = false;
+    RenderOptions render_;
+    WatchStart start_;
+    std::chrono::steady_clock::time_point deadline_;
+
+    server::StreamSink* sink_ = nullptr;
+    bool closed_ = false;
+    bool live_ = false;
+    bool pumpPosted_ = false;
+    bool tableHeaderSent_ = false;
+    // Everything up to this revision was sent (or filtered out).
+    storage::Revision sentUpTo_ = 0;
+
+    // The replay: initial objects, then events (from the cache's buffer or
+    // the store's log), then the live events that arrived meanwhile.
+    std::vector<ObjectRef> initial_;
+    size_t initialNext_ = 0;
+    bool endBookmarkDue_ = false;
+    std::deque<EventRef> replay_;
+    bool fromLog_ = false;
+    storage::Revision logNext_ = 0;  // the log is read after this revision
+    std::deque<EventRef> pending_;
+
+    std::unique_ptr<util::EventLoop::Timer> timeoutTimer_;
+    std::unique_ptr<util::EventLoop::Timer> bookmarkTimer_;
+};
+
+}  // namespace kube::endpoints

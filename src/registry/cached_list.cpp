@@ -1,0 +1,183 @@
+// Lists served from the watch cache; mirrors the cacher's GetList, with the
+// pagination of kube's etcd store: every page of a paginated list is read at
+// the first page's revision, reconstructed from the cache's event buffer.
+
+#include <algorithm>
+
+#include "registry/continue_token.hpp"
+#include "registry/encoding.hpp"
+#include "registry/store.hpp"
+
+namespace kube::registry {
+
+namespace {
+
+// kube's storage layer answers these when a list's version is gone.
+constexpr const char* kContinueExpired =
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this "
+    "response to retrieve the remainder of the results. Continuing with the provided token "
+    "results in an inconsistent list - objects that were created, modified, or deleted between "
+    "the time the first chunk was returned and now may show up in the list.";
+constexpr const char* kListExpired = "The resourceVersion for the provided list is too old.";
+
+meta::Status storageStatus(const storage::Error& err) {
+    if (err.code == storage::ErrorCode::Unavailable) {
+        return meta::Status::serviceUnavailable("storage is unavailable: " + err.message);
+    }
+    return meta::Status::internalError(err.message);
+}
+
+}  // namespace
+
+storage::cacher::Attrs objectAttrs(const KindInfo& kind, std::string_view bytes) {
+    storage::cacher::Attrs attrs;
+    json::Document doc;
+    doc.Parse(bytes.data(), bytes.size());
+    if (doc.HasParseError() || !doc.IsObject()) {
+        return attrs;
+    }
+    if (const json::Value* labels = json::at(doc, {"metadata", "labels"});
+        labels && labels->IsObject()) {
+        for (const auto& m : labels->GetObject()) {
+            if (m.value.IsString()) {
+                attrs.labels.emplace_back(json::view(m.name), json::view(m.value));
+            }
+        }
+    }
+    for (std::string_view field : {"metadata.name", "metadata.namespace"}) {
+        attrs.fields.emplace_back(field, selectableFieldValue(kind, doc, field));
+    }
+    for (const SelectableField& f : kind.selectableFields) {
+        attrs.fields.emplace_back(f.name, selectableFieldValue(kind, doc, f.name));
+    }
+    return attrs;
+}
+
+bool selectorsMatch(const KindInfo& kind, const ListOptions& opts,
+                    const storage::cacher::CachedObject& obj) {
+    if (opts.labelSelector.empty() && opts.fieldSelector.empty()) {
+        return true;
+    }
+    if (!obj.attrs) {
+        obj.attrs = std::make_shared<const storage::cacher::Attrs>(objectAttrs(kind, obj.bytes));
+    }
+    const storage::cacher::Attrs& a = *obj.attrs;
+    bool labelsMatch = opts.labelSelector.matches(
+        [&a](std::string_view key) -> std::optional<std::string_view> {
+            for (const auto& [k, v] : a.labels) {
+                if (k == key) {
+                    return std::string_view(v);
+                }
+            }
+            return std::nullopt;
+        });
+    return labelsMatch && opts.fieldSelector.matches([&a](std::string_view field) {
+        for (const auto& [f, v] : a.fields) {
+            if (f == field) {
+                return v;
+            }
+        }
+        return std::string();
+    });
+}
+
+storage::cacher::WatchCache* Store::watchCache(meta::Status* error) {
+    if (!cacher_) {
+        *error = meta::Status::internalError("no watch cache for " + kind_.resource);
+        return nullptr;
+    }
+    storage::Error err;
+    storage::cacher::WatchCache* cache = cacher_->cache(collectionPrefix(kind_, ""), &err);
+    if (!cache) {
+        *error = storageStatus(err);
+    }
+    return cache;
+}
+
+void Store::listFromCache(std::string_view ns, const ListOptions& opts, ListCallback cb) {
+    meta::Status status;
+    storage::cacher::WatchCache* cache = watchCache(&status);
+    if (!cache) {
+        cb(&status, {});
+        return;
+    }
+    std::string listNs(ns);
+    if (auto selNs = opts.fieldSelector.requiresExactMatch("metadata.namespace");
+        selNs && kind_.namespaced && ns.empty()) {
+        listNs = *selNs;
+    }
+    std::string prefix = collectionPrefix(kind_, listNs);
+    std::string scan = prefix;
+    std::string startKey;
+    storage::Revision at = 0;
+    if (!opts.continueToken.empty()) {
+        meta::Status invalid;
+        auto token = ContinueToken::decode(opts.continueToken, &invalid);
+        if (!token) {
+            cb(&invalid, {});
+            return;
+        }
+        startKey = prefix + token->start;
+        at = std::max<storage::Revision>(token->revision, 1);
+    } else {
+        if (auto name = opts.fieldSelector.requiresExactMatch("metadata.name");
+            name && !name->empty() && (!kind_.namespaced || !listNs.empty())) {
+            scan = objectKey(kind_, listNs, *name);
+        }
+        const ReadVersion& v = opts.version;
+        if (v.match == ReadVersion::Match::MostRecent || v.revision > cache->revision()) {
+            storage::Error err = cacher_->sync();
+            if (!err.ok()) {
+                meta::Status s = storageStatus(err);
+                cb(&s, {});
+                return;
+            }
+        }
+        if (v.revision > cache->revision()) {
+            meta::Status s = tooLargeResourceVersion(v.revision, cache->revision());
+            cb(&s, {});
+            return;
+        }
+        if (v.match == ReadVersion::Match::Exact) {
+            at = v.revision;
+        }
+    }
+    bool filtering = !opts.labelSelector.empty() || !opts.fieldSelector.empty();
+    storage::cacher::WatchCache::Filter filter;
+    if (filtering) {
+        filter = [this, &opts](const storage::cacher::CachedObject& o) {
+            return selectorsMatch(kind_, opts, o);
+        };
+    }
+    storage::cacher::WatchCache::Page page;
+    // A revision the store compacted is gone, even where the cache could
+    // still rebuild it: kube's etcd answers the same.
+    bool compacted = at != 0 && at < storage_.compactedRevision();
+    if (compacted || !cache->list(scan, startKey, opts.limit, filter, at, &page)) {
+        meta::Status s = meta::Status::expired(opts.continueToken.empty() ? kListExpired
+                                                                          : kContinueExpired);
+        cb(&s, {});
+        return;
+    }
+    std::vector<storage::ObjectView> views;
+    views.reserve(page.items.size());
+    for (const auto& o : page.items) {
+        views.push_back(o->view());
+    }
+    ListPage out;
+    out.items = views;
+    out.objects = std::move(page.items);
+    out.revision = page.revision;
+    if (page.more && !views.empty()) {
+        std::string_view last = views.back().key;
+        out.continueToken =
+            ContinueToken{page.revision, std::string(last.substr(prefix.size())) + '\0'}.encode();
+        if (!filtering) {
+            out.remainingItemCount = page.remaining;
+        }
+    }
+    cb(nullptr, out);
+}
+
+}  // namespace kube::registry

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "storage/cacher/watch_cache.hpp"
+#include "storage/interface.hpp"
+#include "util/event_loop.hpp"
+
+namespace kube::storage::cacher {
+
+// The watch caches of one worker and the change feed that keeps them in
+// step with the store (spec/storage.md §4): every write, by any process,
+// lands in the store's revision log; poll() reads the log from the last
+// revision seen and applies each entry to the cache of its resource, which
+// tells its watchers. Caches are filled on first use.
+//
+// The store must answer reads inline (LMDB, memory). Loop thread only.
+class Cacher {
+public:
+    // Log entries read and applied per step; a longer backlog continues in
+    // a posted task so that other requests are served in between.
+    static constexpr size_t kChunk = 4096;
+
+    Cacher(Interface& storage, util::EventLoop& loop, ReviseFunc revise);
+    ~Cacher();
+    Cacher(const Cacher&) = delete;
+    Cacher& operator=(const Cacher&) = delete;
+
+    // The cache of the resource whose keys start with `prefix`
+    // ("/registry/configmaps/"), filled from the store on first use; null
+    // with `error` set when the store could not be read.
+    WatchCache* cache(const std::string& prefix, Error* error);
+
+    // Applies what the store logged since the last poll.
+    void poll();
+
+    // Brings every cache up to the store's latest revision before returning
+    // (a consistent read); an error when the store could not be read.
+    Error sync();
+
+    // The store revision every cache has caught up with.
+    Revision revision() const { return seen_; }
+
+    Interface& storage() { return storage_; }
+
+private:
+    // Reads and applies one chunk; `*more` when the log has more.
+    Error step(bool* more);
+    Error refill(WatchCache& cache);
+    void resetAll();
+
+    Interface& storage_;
+    util::EventLoop& loop_;
+    ReviseFunc revise_;
+    std::map<std::string, std::unique_ptr<WatchCache>, std::less<>> caches_;
+    Revision seen_ = 0;
+    bool pollPosted_ = false;
+    std::shared_ptr<bool> alive_;
+};
+
+}  // namespace kube::storage::cacher

@@ -1,0 +1,533 @@
+// The watch cache, its change feed and the watch stream, over the memory
+// backend with a fake loop and a fake connection.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "endpoints/list_stream.hpp"
+#include "endpoints/watch_stream.hpp"
+#include "fake_loop.hpp"
+#include "registry/encoding.hpp"
+#include "registry/scheme.hpp"
+#include "registry/store.hpp"
+#include "storage/cacher/cacher.hpp"
+#include "storage/compactor.hpp"
+#include "storage/memory/memory_store.hpp"
+#include "util/json.hpp"
+
+// cmocka last: its fail() macro breaks standard headers included after it.
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+extern "C" {
+#include <cmocka.h>
+}
+// clang-format on
+
+namespace json = kube::util::json;
+namespace registry = kube::registry;
+namespace storage = kube::storage;
+namespace endpoints = kube::endpoints;
+using kube::meta::Status;
+using kube::testing::FakeLoop;
+using storage::cacher::WatchCache;
+using namespace std::string_literals;
+
+namespace {
+
+constexpr const char* kPrefix = "/registry/configmaps/";
+
+// A connection: records what the stream sends; `buffered` is what the test
+// says the socket has not taken yet.
+class FakeSink : public kube::server::StreamSink {
+public:
+    bool send(std::shared_ptr<const std::string> bytes) override {
+        if (finished) {
+            return false;
+        }
+        lines.push_back(*bytes);
+        return true;
+    }
+    size_t buffered() const override { return unsent; }
+    void finish() override { finished = true; }
+
+    std::vector<std::string> lines;
+    size_t unsent = 0;
+    bool finished = false;
+};
+
+struct Line {
+    std::string type;
+    std::string name;
+    std::string resourceVersion;
+    std::string annotation;  // k8s.io/initial-events-end
+    std::string message;     // ERROR's Status message
+    int code = 0;
+};
+
+Line parseLine(const std::string& text) {
+    assert_true(!text.empty() && text.back() == '\n');
+    json::Document d;
+    if (auto err = json::parse(text, d)) {
+        fail_msg("bad watch line (%s): %s", err->c_str(), text.c_str());
+    }
+    Line l;
+    l.type = std::string(json::view(*json::member(d, "type")));
+    const json::Value& o = *json::member(d, "object");
+    auto str = [&o](std::initializer_list<std::string_view> path) {
+        const json::Value* v = json::at(o, path);
+        return v && v->IsString() ? std::string(json::view(*v)) : std::string();
+    };
+    l.name = str({"metadata", "name"});
+    l.resourceVersion = str({"metadata", "resourceVersion"});
+    l.annotation = str({"metadata", "annotations", "k8s.io/initial-events-end"});
+    l.message = str({"message"});
+    if (const json::Value* c = json::member(o, "code")) {
+        l.code = c->GetInt();
+    }
+    return l;
+}
+
+struct Fixture {
+    FakeLoop loop;
+    storage::memory::Store memory{loop};
+    registry::Scheme scheme;
+    std::unique_ptr<registry::Store> configmaps;
+    storage::cacher::Cacher cacher{memory, loop, registry::withResourceVersion};
+
+    Fixture() {
+        registry::addBuiltinKinds(scheme);
+        configmaps = std::make_unique<registry::Store>(*scheme.find("", "v1", "configmaps"),
+                                                       memory, loop);
+        configmaps->setCacher(&cacher, true);
+    }
+
+    std::string write(const std::string& verb, std::string_view name,
+                      std::string_view labels = "{}") {
+        std::string text = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" +
+                           std::string(name) + "\",\"labels\":" + std::string(labels) +
+                           "},\"data\":{\"v\":\"" + verb + "\"}}";
+        auto doc = std::make_shared<json::Document>();
+        assert_false(json::parse(text, *doc).has_value());
+        std::string out;
+        bool called = false;
+        auto cb = [&](const Status* err, std::string_view obj) {
+            called = true;
+            if (err) {
+                fail_msg("%s %s: %s", verb.c_str(), std::string(name).c_str(),
+                         err->message.c_str());
+            }
+            out = std::string(obj);
+        };
+        if (verb == "create") {
+            configmaps->create("ns", doc, {}, cb);
+        } else {
+            configmaps->update("ns", name, doc, {}, cb);
+        }
+        loop.run();
+        assert_true(called);
+        cacher.poll();
+        return out;
+    }
+
+    void remove(std::string_view name) {
+        bool called = false;
+        configmaps->remove("ns", name, {},
+                           [&](const Status* err, const registry::DeleteResult&) {
+                               called = true;
+                               assert_null(err);
+                           });
+        loop.run();
+        assert_true(called);
+        cacher.poll();
+    }
+
+    WatchCache& cache() {
+        storage::Error err;
+        WatchCache* c = cacher.cache(kPrefix, &err);
+        assert_non_null(c);
+        return *c;
+    }
+
+    std::shared_ptr<endpoints::WatchStream> watch(FakeSink& sink, endpoints::WatchStart start,
+                                                  std::string_view labelSelector = "") {
+        registry::ListOptions selectors;
+        Status err;
+        assert_true(registry::parseSelectors(configmaps->kind(), labelSelector, "", selectors,
+                                             &err));
+        endpoints::RenderOptions render;
+        render.kind = &configmaps->kind();
+        if (start.timeout.count() == 0) {
+            start.timeout = std::chrono::seconds(600);
+        }
+        auto s = std::make_shared<endpoints::WatchStream>(loop, cacher, cache(),
+                                                          configmaps->kind(),
+                                                          "/registry/configmaps/ns/",
+                                                          std::move(selectors), render, start);
+        s->start(sink);
+        loop.run();
+        return s;
+    }
+
+    std::vector<std::string> names(const WatchCache::Page& page) {
+        std::vector<std::string> out;
+        for (const auto& o : page.items) {
+            out.push_back(o->key.substr(o->key.rfind('/') + 1) + "@" +
+                          std::to_string(o->modRevision));
+        }
+        return out;
+    }
+};
+
+storage::Revision revisionOf(const std::string& object) {
+    json::Document d;
+    assert_false(json::parse(object, d).has_value());
+    return std::stoull(std::string(json::view(*json::at(d, {"metadata", "resourceVersion"}))));
+}
+
+void assert_lines(const FakeSink& sink, std::vector<std::string> expected) {
+    std::vector<std::string> got;
+    for (const std::string& l : sink.lines) {
+        Line p = parseLine(l);
+        got.push_back(p.type + " " + p.name);
+    }
+    std::string g, e;
+    for (auto& s : got) {
+        g += s + "; ";
+    }
+    for (auto& s : expected) {
+        e += s + "; ";
+    }
+    assert_string_equal(g.c_str(), e.c_str());
+}
+
+void cache_fills_on_first_use_and_follows_the_log(void**) {
+    Fixture f;
+    f.write("create", "a");
+    f.write("create", "b");
+    WatchCache& c = f.cache();
+    WatchCache::Page page;
+    assert_true(c.list(kPrefix, "", 0, nullptr, 0, &page));
+    assert_int_equal(page.items.size(), 2);
+    storage::Revision filled = c.revision();
+    assert_int_equal(filled, f.memory.currentRevision());
+
+    std::string a2 = f.write("update", "a");
+    f.remove("b");
+    assert_int_equal(c.revision(), f.memory.currentRevision());
+    assert_true(c.list(kPrefix, "", 0, nullptr, 0, &page));
+    assert_int_equal(page.items.size(), 1);
+    assert_int_equal(page.items[0]->modRevision, revisionOf(a2));
+
+    std::vector<storage::cacher::EventRef> events;
+    assert_true(c.eventsAfter(filled, &events));
+    assert_int_equal(events.size(), 2);
+    assert_true(events[0]->type == storage::cacher::WatchEvent::Type::Modified);
+    assert_non_null(events[0]->prev.get());
+    assert_true(events[1]->type == storage::cacher::WatchEvent::Type::Deleted);
+    // A DELETED object carries the deletion's revision.
+    assert_int_equal(revisionOf(events[1]->object->bytes), events[1]->revision);
+    // Before the fill the buffer knows nothing.
+    assert_false(c.eventsAfter(filled - 1, &events));
+}
+
+void list_at_an_older_revision_undoes_later_changes(void**) {
+    Fixture f;
+    f.write("create", "before1");
+    f.write("create", "before2");
+    WatchCache& c = f.cache();
+    f.remove("before1");
+    f.remove("before2");
+    std::string a = f.write("create", "a");
+    std::string b = f.write("create", "b");
+    storage::Revision then = c.revision();
+    f.write("update", "a");
+    f.remove("b");
+    f.write("create", "c");
+
+    WatchCache::Page page;
+    assert_true(c.list(kPrefix, "", 0, nullptr, then, &page));
+    auto old = f.names(page);
+    assert_int_equal(old.size(), 2);
+    assert_string_equal(old[0].c_str(), ("a@" + std::to_string(revisionOf(a))).c_str());
+    assert_string_equal(old[1].c_str(), ("b@" + std::to_string(revisionOf(b))).c_str());
+    assert_int_equal(page.revision, then);
+
+    // Paging at that revision: limit 1 from the start, then from after "a".
+    assert_true(c.list(kPrefix, "", 1, nullptr, then, &page));
+    assert_int_equal(page.items.size(), 1);
+    assert_true(page.more);
+    assert_int_equal(page.remaining, 1);
+    assert_true(c.list(kPrefix, std::string(kPrefix) + "ns/a\0"s, 1, nullptr, then, &page));
+    assert_int_equal(page.items.size(), 1);
+    assert_string_equal(f.names(page)[0].c_str(), ("b@" + std::to_string(revisionOf(b))).c_str());
+
+    assert_true(c.list(kPrefix, "", 0, nullptr, 0, &page));
+    auto now = f.names(page);
+    assert_int_equal(now.size(), 2);
+    assert_true(now[0].starts_with("a@") && now[1].starts_with("c@"));
+    // Older than the buffer reaches (the cache was filled at 2): refused.
+    assert_false(c.list(kPrefix, "", 0, nullptr, 1, &page));
+}
+
+void watch_without_a_version_sends_the_state_then_changes(void**) {
+    Fixture f;
+    f.write("create", "a");
+    f.write("create", "b");
+    FakeSink sink;
+    endpoints::WatchStart start;
+    start.initialEvents = true;
+    auto w = f.watch(sink, start);
+    assert_lines(sink, {"ADDED a", "ADDED b"});
+    f.write("update", "a");
+    f.write("create", "c");
+    f.remove("b");
+    assert_lines(sink, {"ADDED a", "ADDED b", "MODIFIED a", "ADDED c", "DELETED b"});
+    w->stop();
+    f.write("create", "d");
+    assert_int_equal(sink.lines.size(), 5);
+    assert_int_equal(f.cache().watchers(), 0);
+}
+
+void watch_from_a_revision_replays_what_followed(void**) {
+    Fixture f;
+    std::string a = f.write("create", "a");
+    f.write("create", "b");
+    f.write("update", "a");
+    // The cache is filled after these writes: the replay comes from the log.
+    FakeSink fromLog;
+    endpoints::WatchStart start;
+    start.revision = revisionOf(a);
+    auto w1 = f.watch(fromLog, start);
+    assert_lines(fromLog, {"ADDED b", "MODIFIED a"});
+
+    storage::Revision mark = f.cache().revision();
+    f.write("create", "c");
+    FakeSink fromBuffer;
+    start.revision = mark;
+    auto w2 = f.watch(fromBuffer, start);
+    assert_lines(fromBuffer, {"ADDED c"});
+
+    f.remove("c");
+    assert_lines(fromLog, {"ADDED b", "MODIFIED a", "ADDED c", "DELETED c"});
+    assert_lines(fromBuffer, {"ADDED c", "DELETED c"});
+    // Every line's resourceVersion rises: nothing twice, nothing skipped.
+    storage::Revision last = 0;
+    for (const auto& l : fromLog.lines) {
+        storage::Revision r = std::stoull(parseLine(l).resourceVersion);
+        assert_true(r > last);
+        last = r;
+    }
+}
+
+void selector_transitions_become_added_and_deleted(void**) {
+    Fixture f;
+    f.write("create", "a", R"({"app":"x"})");
+    f.write("create", "b", R"({"app":"y"})");
+    FakeSink sink;
+    endpoints::WatchStart start;
+    start.initialEvents = true;
+    auto w = f.watch(sink, start, "app=x");
+    assert_lines(sink, {"ADDED a"});
+    f.write("update", "b", R"({"app":"x"})");   // enters
+    std::string leave = f.write("update", "a", R"({"app":"z"})");  // leaves
+    f.write("update", "a", R"({"app":"w"})");   // stays out
+    f.remove("b");
+    assert_lines(sink, {"ADDED a", "ADDED b", "DELETED a", "DELETED b"});
+    // The object that left is sent as it was, at the event's revision.
+    Line left = parseLine(sink.lines[2]);
+    assert_string_equal(left.resourceVersion.c_str(), std::to_string(revisionOf(leave)).c_str());
+    assert_true(sink.lines[2].find("\"app\":\"x\"") != std::string::npos);
+}
+
+void bookmarks_come_before_the_timeout_which_ends_the_stream(void**) {
+    Fixture f;
+    f.write("create", "a");
+    FakeSink sink;
+    endpoints::WatchStart start;
+    start.revision = f.cache().revision();
+    start.bookmarks = true;
+    start.timeout = std::chrono::seconds(10);
+    auto w = f.watch(sink, start);
+    assert_int_equal(sink.lines.size(), 0);
+    f.write("create", "elsewhere-in-time");
+    f.loop.advance(std::chrono::seconds(8));
+    f.loop.run();
+    assert_int_equal(sink.lines.size(), 2);
+    Line bookmark = parseLine(sink.lines[1]);
+    assert_string_equal(bookmark.type.c_str(), "BOOKMARK");
+    assert_string_equal(bookmark.resourceVersion.c_str(),
+                        std::to_string(f.cache().revision()).c_str());
+    assert_true(sink.lines[1].find("\"kind\":\"ConfigMap\"") != std::string::npos);
+    assert_false(sink.finished);
+    f.loop.advance(std::chrono::seconds(2));
+    f.loop.run();
+    assert_true(sink.finished);
+}
+
+void initial_events_end_with_an_annotated_bookmark(void**) {
+    Fixture f;
+    f.write("create", "a");
+    FakeSink sink;
+    endpoints::WatchStart start;
+    start.initialEvents = true;
+    start.initialEventsEnd = true;
+    start.bookmarks = true;
+    auto w = f.watch(sink, start);
+    assert_lines(sink, {"ADDED a", "BOOKMARK "});
+    Line end = parseLine(sink.lines[1]);
+    assert_string_equal(end.annotation.c_str(), "true");
+    assert_string_equal(end.resourceVersion.c_str(), std::to_string(f.cache().revision()).c_str());
+}
+
+void watch_from_a_compacted_revision_is_expired(void**) {
+    Fixture f;
+    f.write("create", "a");
+    f.write("create", "b");
+    f.write("create", "c");
+    storage::Revision head = f.memory.currentRevision();
+    bool compacted = false;
+    f.memory.compact(head, [&](const storage::Error& e) {
+        compacted = e.ok();
+    });
+    f.loop.run();
+    assert_true(compacted);
+    FakeSink sink;
+    endpoints::WatchStart start;
+    start.revision = 1;
+    auto w = f.watch(sink, start);
+    assert_int_equal(sink.lines.size(), 1);
+    Line err = parseLine(sink.lines[0]);
+    assert_string_equal(err.type.c_str(), "ERROR");
+    assert_int_equal(err.code, 410);
+    std::string want = "too old resource version: 1 (" + std::to_string(head - 1) + ")";
+    assert_string_equal(err.message.c_str(), want.c_str());
+    assert_true(sink.finished);
+}
+
+void a_replay_waits_for_the_connection_to_drain(void**) {
+    Fixture f;
+    for (int i = 0; i < 600; i++) {
+        f.write("create", "cm" + std::to_string(1000 + i));
+    }
+    FakeSink sink;
+    sink.unsent = endpoints::WatchStream::kLowWater;  // a full socket
+    endpoints::WatchStart start;
+    start.initialEvents = true;
+    auto w = f.watch(sink, start);
+    assert_int_equal(sink.lines.size(), 0);
+    f.write("create", "live");  // held until the replay is done
+    sink.unsent = 0;
+    w->drained();
+    f.loop.run();
+    assert_int_equal(sink.lines.size(), 601);
+    assert_string_equal(parseLine(sink.lines.back()).name.c_str(), "live");
+}
+
+void a_lagging_cacher_refills_and_ends_its_watches(void**) {
+    Fixture f;
+    f.write("create", "a");
+    FakeSink sink;
+    endpoints::WatchStart start;
+    start.revision = f.cache().revision();
+    auto w = f.watch(sink, start);
+    // Writes the cacher has not read yet are compacted away under it.
+    bool called = false;
+    auto doc = std::make_shared<json::Document>();
+    assert_false(json::parse(R"({"metadata":{"name":"b"}})", *doc).has_value());
+    f.configmaps->create("ns", doc, {}, [&](const Status*, std::string_view) { called = true; });
+    f.loop.run();
+    assert_true(called);
+    assert_false(json::parse(R"({"metadata":{"name":"c"}})", *doc).has_value());
+    f.configmaps->create("ns", doc, {}, [&](const Status*, std::string_view) {});
+    f.loop.run();
+    f.memory.compact(f.memory.currentRevision(), [](const storage::Error&) {});
+    f.loop.run();
+    f.cacher.poll();
+    assert_true(sink.finished);
+    WatchCache::Page page;
+    assert_true(f.cache().list(kPrefix, "", 0, nullptr, 0, &page));
+    assert_int_equal(page.items.size(), 3);
+}
+
+void compactor_keeps_one_interval_of_history(void**) {
+    Fixture f;
+    storage::Compactor compactor(f.memory, f.loop, std::chrono::seconds(60));
+    f.write("create", "a");
+    storage::Revision first = f.memory.currentRevision();
+    f.loop.advance(std::chrono::seconds(60));
+    f.loop.run();
+    // The first tick has nothing older than an interval to compact.
+    assert_int_equal(f.memory.compactedRevision(), 0);
+    f.write("create", "b");
+    f.loop.advance(std::chrono::seconds(60));
+    f.loop.run();
+    assert_int_equal(compactor.compacted(), first);
+    assert_int_equal(f.memory.compactedRevision(), first);
+}
+
+void a_streamed_list_is_the_buffered_list_sent_in_pieces(void**) {
+    Fixture f;
+    std::string big(3000, 'x');
+    for (int i = 0; i < 200; i++) {
+        auto doc = std::make_shared<json::Document>();
+        std::string text = R"({"metadata":{"name":"s)" + std::to_string(1000 + i) +
+                           R"("},"data":{"v":")" + big + R"("}})";
+        assert_false(json::parse(text, *doc).has_value());
+        f.configmaps->create("ns", doc, {}, [](const Status* e, std::string_view) {
+            assert_null(e);
+        });
+        f.loop.run();
+    }
+    endpoints::RenderOptions render;
+    render.kind = &f.configmaps->kind();
+    std::string buffered;
+    std::shared_ptr<endpoints::ListStream> stream;
+    registry::ListOptions opts;
+    f.configmaps->list("ns", opts, [&](const Status* e, const registry::ListPage& page) {
+        assert_null(e);
+        assert_int_equal(page.objects.size(), 200);
+        buffered = endpoints::listResponse(page, render).body;
+        stream = std::make_shared<endpoints::ListStream>(f.loop, render, page, page.objects);
+    });
+    FakeSink sink;
+    sink.unsent = endpoints::ListStream::kLowWater;  // the socket is full
+    stream->start(sink);
+    assert_int_equal(sink.lines.size(), 0);
+    sink.unsent = 0;
+    stream->drained();
+    f.loop.run();
+    assert_true(sink.finished);
+    assert_true(sink.lines.size() > 5);  // about 600 KB in 64 KB pieces
+    std::string joined;
+    for (const std::string& piece : sink.lines) {
+        assert_true(piece.size() <= endpoints::ListStream::kChunk + 4096);
+        joined += piece;
+    }
+    assert_int_equal(joined.size(), buffered.size());
+    assert_true(joined == buffered);
+}
+
+}  // namespace
+
+int main() {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cache_fills_on_first_use_and_follows_the_log),
+        cmocka_unit_test(list_at_an_older_revision_undoes_later_changes),
+        cmocka_unit_test(watch_without_a_version_sends_the_state_then_changes),
+        cmocka_unit_test(watch_from_a_revision_replays_what_followed),
+        cmocka_unit_test(selector_transitions_become_added_and_deleted),
+        cmocka_unit_test(bookmarks_come_before_the_timeout_which_ends_the_stream),
+        cmocka_unit_test(initial_events_end_with_an_annotated_bookmark),
+        cmocka_unit_test(watch_from_a_compacted_revision_is_expired),
+        cmocka_unit_test(a_replay_waits_for_the_connection_to_drain),
+        cmocka_unit_test(a_lagging_cacher_refills_and_ends_its_watches),
+        cmocka_unit_test(compactor_keeps_one_interval_of_history),
+        cmocka_unit_test(a_streamed_list_is_the_buffered_list_sent_in_pieces),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
