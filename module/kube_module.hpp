@@ -87,17 +87,22 @@ ngx_int_t ngx_http_kube_filters_init(ngx_conf_t *cf);
 
 /* kube_stream.cpp */
 
-/* Streamed responses of this worker: open now, and cut since it started
- * (more than kube_stream_max_buffered unread, or send_timeout). */
-struct ngx_http_kube_stream_stats_t {
-    ngx_uint_t  open;
-    ngx_uint_t  cut;
-};
-
 ngx_int_t ngx_http_kube_stream_start(ngx_http_request_t *r,
     std::shared_ptr<kube::server::StreamSource> source);
 void ngx_http_kube_streams_release(ngx_cycle_t *cycle);
-const ngx_http_kube_stream_stats_t &ngx_http_kube_stream_stats();
+
+/* kube_metrics.cpp */
+
+/* why a streamed response ended, as /metrics counts it */
+#define NGX_HTTP_KUBE_STREAM_FINISHED   0
+#define NGX_HTTP_KUBE_STREAM_CUT        1
+#define NGX_HTTP_KUBE_STREAM_TIMED_OUT  2
+#define NGX_HTTP_KUBE_STREAM_GONE       3
+#define NGX_HTTP_KUBE_STREAM_END_REASONS  4
+
+ngx_int_t ngx_http_kube_metrics_add_zone(ngx_conf_t *cf);
+void ngx_http_kube_metrics_stream_end(ngx_uint_t reason);
+std::string ngx_http_kube_metrics_text();
 
 /* kube_wake.cpp */
 ngx_int_t ngx_http_kube_wake_create(ngx_cycle_t *cycle);

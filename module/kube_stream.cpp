@@ -35,7 +35,6 @@ ngx_queue_t  ngx_http_kube_streams = {
     &ngx_http_kube_streams, &ngx_http_kube_streams
 };
 ngx_event_t  ngx_http_kube_exit_check;
-ngx_http_kube_stream_stats_t  ngx_http_kube_stats;
 
 void ngx_http_kube_streams_exit_check(ngx_event_t *ev);
 
@@ -140,7 +139,6 @@ NginxStream::start()
     cln->data = this;
 
     ngx_queue_insert_tail(&ngx_http_kube_streams, &link_.queue);
-    ngx_http_kube_stats.open++;
 
     if (!ngx_http_kube_exit_check.timer_set) {
         /* data is never NULL: nginx's debug log reads a connection from it */
@@ -348,7 +346,6 @@ NginxStream::cut(End why, const char* reason)
                   "kube-apiserver: watch stream cut (%s): %uz bytes unread",
                   reason, buffered());
 
-    ngx_http_kube_stats.cut++;
     end(why);
 }
 
@@ -510,7 +507,21 @@ NginxStream::cleanup(void* data)
     NginxStream* st = static_cast<NginxStream*>(data);
 
     ngx_queue_remove(&st->link_.queue);
-    ngx_http_kube_stats.open--;
+
+    switch (st->end_) {
+    case End::Finish:
+        ngx_http_kube_metrics_stream_end(NGX_HTTP_KUBE_STREAM_FINISHED);
+        break;
+    case End::Cut:
+        ngx_http_kube_metrics_stream_end(NGX_HTTP_KUBE_STREAM_CUT);
+        break;
+    case End::TimedOut:
+        ngx_http_kube_metrics_stream_end(NGX_HTTP_KUBE_STREAM_TIMED_OUT);
+        break;
+    default:
+        ngx_http_kube_metrics_stream_end(NGX_HTTP_KUBE_STREAM_GONE);
+        break;
+    }
 
     st->stopSource();
 
@@ -551,7 +562,6 @@ using kube::module::NginxStream;
 using kube::module::ngx_http_kube_stream_link_t;
 using kube::module::ngx_http_kube_streams;
 using kube::module::ngx_http_kube_exit_check;
-using kube::module::ngx_http_kube_stats;
 
 
 ngx_int_t
@@ -599,9 +609,3 @@ ngx_http_kube_streams_release(ngx_cycle_t *cycle)
     }
 }
 
-
-const ngx_http_kube_stream_stats_t &
-ngx_http_kube_stream_stats()
-{
-    return ngx_http_kube_stats;
-}

@@ -127,6 +127,7 @@ try {
         ngx_http_kube_wake_commit();
     });
 
+    w->server->setMetricsSource(ngx_http_kube_metrics_text);
     w->server->start();
 
     w->reader_check.handler = ngx_http_kube_reader_check;

@@ -425,6 +425,10 @@ ngx_http_kube_init(ngx_conf_t *cf)
         if (kmcf->thread_pool == NULL) {
             return NGX_ERROR;
         }
+
+        if (ngx_http_kube_metrics_add_zone(cf) != NGX_OK) {
+            return NGX_ERROR;
+        }
     }
 
     cmcf = static_cast<ngx_http_core_main_conf_t *>(

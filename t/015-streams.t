@@ -276,6 +276,9 @@ create_namespace($s, $_) for qw(streams slow stall steady);
         "nothing written after the cut reached the client ($written bytes written)");
     unlike($data, qr/\r\n0\r\n\r\n\z/, 'a cut stream has no clean end');
     is(logged_status($s, $path, 5), 200, 'the cut watch ended');
+    my $metrics = $s->request(GET => '/metrics')->{body};
+    like($metrics, qr/^kube_apiserver_stream_ends_total\{reason="cut"\} [1-9]\d*$/m,
+        '/metrics counts the cut watch') or diag($metrics);
     no_errors($s, $mark, 'slow client');
 }
 

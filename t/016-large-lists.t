@@ -184,6 +184,17 @@ PY
     close $sock;
 }
 
+# --- /metrics counts how the streams ended, across workers.
+{
+    my $m = $s->request(GET => '/metrics');
+    is($m->{status}, 200, '/metrics');
+    like($m->{headers}{'content-type'}, qr{^text/plain; version=0\.0\.4}, '... Prometheus text');
+    my %ends = $m->{body} =~ /^kube_apiserver_stream_ends_total\{reason="(\w+)"\} (\d+)$/mg;
+    is(join(',', sort keys %ends), 'cut,finished,gone,timed_out', '... every end reason');
+    ok($ends{finished} >= 5, '... the streamed lists that finished') or diag($m->{body});
+    ok($ends{timed_out} >= 1, '... the stalled client, timed out') or diag($m->{body});
+}
+
 my @bad = $s->fatal_lines($s->error_log_since_start);
 ok(!@bad, 'error.log has no alert/emerg/crit lines') or diag(join "\n", @bad);
 

@@ -38,8 +38,8 @@ Route routeFor(std::string_view path) {
     if (pathIs(path, "/api") || pathIs(path, "/apis")) {
         return Route::Api;
     }
-    if (path == "/version" || path == "/version/" || pathIs(path, "/healthz") ||
-        pathIs(path, "/livez") || pathIs(path, "/readyz")) {
+    if (path == "/version" || path == "/version/" || path == "/metrics" ||
+        pathIs(path, "/healthz") || pathIs(path, "/livez") || pathIs(path, "/readyz")) {
         return Route::NonResource;
     }
     return Route::None;
@@ -131,6 +131,12 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
         return;
     }
     std::string_view path = req.path;
+    if (path == "/metrics") {
+        HttpResponse r = text(200, metricsSource_ ? metricsSource_() : std::string());
+        r.contentType = "text/plain; version=0.0.4; charset=utf-8";
+        respond(std::move(r));
+        return;
+    }
     if (path.starts_with("/version")) {
         respond(HttpResponse::json(200, versionDocument()));
         return;

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "admission/namespace_lifecycle.hpp"
@@ -22,7 +24,7 @@ namespace kube::server {
 enum class Route {
     None,         // not ours: the rest of nginx serves it
     Api,          // /api, /apis and below: discovery and resources
-    NonResource,  // /version, /healthz, /livez, /readyz
+    NonResource,  // /version, /healthz, /livez, /readyz, /metrics
 };
 
 Route routeFor(std::string_view path);
@@ -64,6 +66,12 @@ class Server {
     // periodic safety poll; calls merge, and a call with nothing new is cheap.
     void pollChanges();
 
+    // Where /metrics gets its text (Prometheus exposition format); the
+    // module counts what only it sees, across workers.
+    void setMetricsSource(std::function<std::string()> source) {
+        metricsSource_ = std::move(source);
+    }
+
     const registry::Scheme& scheme() const { return scheme_; }
 
   private:
@@ -75,6 +83,7 @@ class Server {
     util::EventLoop& loop_;
     storage::Interface& storage_;
     ServerOptions options_;
+    std::function<std::string()> metricsSource_;
     registry::Scheme scheme_;
     endpoints::Discovery discovery_;
     std::map<const registry::KindInfo*, std::unique_ptr<registry::Store>> stores_;
