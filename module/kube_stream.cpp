@@ -10,10 +10,11 @@
  * runs from a posted event, which stops the source first.
  */
 
-#include <deque>
 #include <vector>
 
 #include "kube_module.hpp"
+
+#include "util/fifo.hpp"
 
 namespace kube::module {
 
@@ -89,7 +90,7 @@ private:
     bool started_ = false;
     bool stopped_ = false;
     bool draining_ = false;   // bytes were left unwritten; drained() is due
-    std::deque<Buffer*> busy_;  // handed to nginx, oldest first
+    util::Fifo<Buffer*> busy_;  // handed to nginx, oldest first
     std::vector<Buffer*> free_;
     std::vector<std::unique_ptr<Buffer>> buffers_;
     size_t pending_ = 0;      // the sizes of the busy buffers
@@ -231,7 +232,7 @@ NginxStream::send(std::shared_ptr<const std::string> bytes)
 
     pending_ += bytes->size();
     buf->bytes = std::move(bytes);
-    busy_.push_back(buf);
+    busy_.push(buf);
 
     flush(&buf->cl);
 
@@ -333,7 +334,7 @@ NginxStream::reclaim()
 
         pending_ -= buf->b.last - buf->b.start;
         buf->bytes.reset();
-        busy_.pop_front();
+        busy_.pop();
         free_.push_back(buf);
     }
 }

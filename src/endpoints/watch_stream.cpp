@@ -72,7 +72,9 @@ void WatchStream::start(server::StreamSink& sink) {
         if (start_.revision >= cache_.revision()) {
             // Nothing to replay: events after the revision arrive live.
         } else if (cache_.eventsAfter(start_.revision, &buffered)) {
-            replay_.assign(buffered.begin(), buffered.end());
+            for (EventRef& e : buffered) {
+                replay_.push(std::move(e));
+            }
         } else {
             fromLog_ = true;
             logNext_ = start_.revision;
@@ -122,7 +124,7 @@ void WatchStream::onEvent(const EventRef& e) {
         finish();
         return;
     }
-    pending_.push_back(e);
+    pending_.push(e);
 }
 
 void WatchStream::onReset() {
@@ -168,9 +170,7 @@ void WatchStream::pump() {
             continue;
         }
         if (!replay_.empty()) {
-            EventRef e = std::move(replay_.front());
-            replay_.pop_front();
-            deliver(e);
+            deliver(replay_.pop());
             continue;
         }
         if (fromLog_) {
@@ -225,7 +225,7 @@ bool WatchStream::replayLog() {
                     obj->bytes = std::string(e.value);
                 }
                 ev->object = std::move(obj);
-                replay_.push_back(std::move(ev));
+                replay_.push(std::move(ev));
             }
             done = events.size() < storage::cacher::Cacher::kChunk;
         });
@@ -242,13 +242,10 @@ bool WatchStream::replayLog() {
 
 void WatchStream::goLive() {
     live_ = true;
-    std::deque<EventRef> pending = std::move(pending_);
+    util::Fifo<EventRef> pending = std::move(pending_);
     pending_.clear();
-    for (const EventRef& e : pending) {
-        if (closed_) {
-            return;
-        }
-        deliver(e);
+    while (!pending.empty() && !closed_) {
+        deliver(pending.pop());
     }
 }
 

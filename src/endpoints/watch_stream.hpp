@@ -1,7 +1,6 @@
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "server/http.hpp"
 #include "storage/cacher/cacher.hpp"
 #include "util/event_loop.hpp"
+#include "util/fifo.hpp"
 
 namespace kube::endpoints {
 
@@ -103,10 +103,10 @@ private:
     std::vector<ObjectRef> initial_;
     size_t initialNext_ = 0;
     bool endBookmarkDue_ = false;
-    std::deque<EventRef> replay_;
+    util::Fifo<EventRef> replay_;
     bool fromLog_ = false;
     storage::Revision logNext_ = 0;  // the log is read after this revision
-    std::deque<EventRef> pending_;
+    util::Fifo<EventRef> pending_;
 
     std::unique_ptr<util::EventLoop::Timer> timeoutTimer_;
     std::unique_ptr<util::EventLoop::Timer> bookmarkTimer_;
