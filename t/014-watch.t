@@ -116,6 +116,27 @@ for my $ns (qw(w-cross w-init w-sel w-list w-kubectl w-py)) {
     $_->[1]->close for @watchers;
 }
 
+# --- A reload ends watches cleanly; watching again from the last
+# resourceVersion seen misses nothing written meanwhile.
+{
+    my $base = '/api/v1/namespaces/w-cross/configmaps';
+    my $rv = list_rv($base);
+    my $w = $s->watch("$base?watch=true&resourceVersion=$rv");
+    call(POST => $base, cm('before-reload'));
+    my $e = $w->next_event(5);
+    is(summary($e), 'ADDED before-reload', 'a watch before the reload');
+    my $last = $e->{object}{metadata}{resourceVersion};
+    ok($s->reload, 'nginx -s reload');
+    ok($w->ended(5), 'the watch of the retiring worker ends cleanly');
+    call(POST => $base, cm('during-reload'));
+    call(DELETE => "$base/before-reload");
+    my $again = $s->watch("$base?watch=true&resourceVersion=$last");
+    is(summary($again->next_event(5), $again->next_event(5)),
+        'ADDED during-reload, DELETED before-reload',
+        'watching again from the last resourceVersion misses nothing');
+    $again->close;
+}
+
 # --- Initial events, the initial-events-end bookmark, bookmarks, timeout.
 {
     my $base = '/api/v1/namespaces/w-init/configmaps';
@@ -260,6 +281,47 @@ for my $ns (qw(w-cross w-init w-sel w-list w-kubectl w-py)) {
     $o = decode_json($c->request(GET => "$base?limit=1&continue=$stale")->{body});
     is($o->{code}, 410, '... is 410 after it');
     like($o->{message}, qr/^The provided continue parameter is too old/, '... kube\'s message');
+
+    # The Python client sees the 410 and recovers by listing again.
+    my ($rc, $out, $err) = python_client($c, <<"PY", { timeout => 60 });
+import json, threading, time
+from kubernetes import client, config, watch
+from kubernetes.client.rest import ApiException
+
+config.load_kube_config()
+v1 = client.CoreV1Api()
+result = {}
+try:
+    for ev in watch.Watch().stream(v1.list_namespaced_config_map, 'default',
+                                   resource_version='@{[$old - 1]}', timeout_seconds=5):
+        result.setdefault('events', []).append(ev['type'])
+except ApiException as e:
+    result['expired'] = e.status
+listed = v1.list_namespaced_config_map('default')
+result['relisted'] = len(listed.items)
+
+
+def later():
+    time.sleep(1)
+    client.CoreV1Api().create_namespaced_config_map(
+        'default', client.V1ConfigMap(metadata=client.V1ObjectMeta(name='after-relist')))
+
+
+threading.Thread(target=later).start()
+w = watch.Watch()
+for ev in w.stream(v1.list_namespaced_config_map, 'default',
+                   resource_version=listed.metadata.resource_version, timeout_seconds=10):
+    result['next'] = [ev['type'], ev['object'].metadata.name]
+    w.stop()
+print(json.dumps(result))
+PY
+    is($rc, 0, 'the Python client ran') or diag($err);
+    my $py = eval { decode_json($out) } || {};
+    is($py->{expired}, 410, 'the Python client\'s watch from a compacted revision raises 410')
+        or diag($out);
+    is($py->{relisted}, 6, '... it lists again') or diag($out);
+    is_deeply($py->{next}, ['ADDED', 'after-relist'], '... and watches on from the new list')
+        or diag($out);
     $c->stop;
 }
 
