@@ -1,5 +1,7 @@
 #include "endpoints/list_stream.hpp"
 
+#include <algorithm>
+
 namespace kube::endpoints {
 
 ListStream::ListStream(util::EventLoop& loop, RenderOptions render,
@@ -45,21 +47,28 @@ void ListStream::pump() {
             }
             return;
         }
-        std::string chunk;
-        chunk.reserve(kChunk + 4096);
-        if (next_ == 0) {
-            encoder_.head(chunk);
+        if (encodedSent_ == encoded_.size()) {
+            encoded_.clear();
+            encodedSent_ = 0;
+            if (!headSent_) {
+                headSent_ = true;
+                encoder_.head(encoded_);
+            }
+            while (next_ < items_.size() && encoded_.size() < kChunk) {
+                encoder_.item(encoded_, items_[next_]->bytes);
+                // Encoded items are released at once: memory falls as the list goes out.
+                items_[next_++].reset();
+            }
+            if (next_ == items_.size()) {
+                encoder_.tail(encoded_);
+                items_.clear();
+            }
         }
-        while (next_ < items_.size() && chunk.size() < kChunk) {
-            encoder_.item(chunk, items_[next_]->bytes);
-            // Sent items are released at once: memory falls as the list goes out.
-            items_[next_++].reset();
-        }
-        bool last = next_ == items_.size();
-        if (last) {
-            encoder_.tail(chunk);
-        }
-        if (!sink_->send(std::make_shared<const std::string>(std::move(chunk)))) {
+        size_t n = std::min(kChunk, encoded_.size() - encodedSent_);
+        bool last = items_.empty() && encodedSent_ + n == encoded_.size();
+        auto piece = std::make_shared<const std::string>(encoded_, encodedSent_, n);
+        encodedSent_ += n;
+        if (!sink_->send(std::move(piece))) {
             done_ = true;
             return;
         }

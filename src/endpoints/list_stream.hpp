@@ -14,10 +14,12 @@ namespace kube::endpoints {
 
 // A large list written while it is produced, from the watch cache's
 // immutable objects (no store snapshot is held across a slow client). It
-// writes about kChunk bytes at a time, pauses while more than kLowWater
-// bytes wait unsent (the connection's back-pressure) and yields to the loop
-// after kSlice of work, so a huge list neither grows memory with its size
-// nor delays the small requests served beside it.
+// writes at most kChunk bytes at a time (an object larger than that goes
+// out in several pieces), pauses while kLowWater bytes or more wait unsent
+// (the connection's back-pressure) and yields to the loop after kSlice of
+// work, so a huge list neither grows memory with its size nor delays the
+// small requests served beside it; at most kLowWater + kChunk bytes wait in
+// nginx, well under kube_stream_max_buffered.
 class ListStream : public server::StreamSource, public std::enable_shared_from_this<ListStream> {
 public:
     static constexpr size_t kChunk = 64 * 1024;
@@ -40,6 +42,10 @@ private:
     ListEncoder encoder_;
     std::vector<storage::cacher::ObjectRef> items_;
     size_t next_ = 0;
+    bool headSent_ = false;
+    // Encoded and not yet sent: what did not fit in the last piece.
+    std::string encoded_;
+    size_t encodedSent_ = 0;
     server::StreamSink* sink_ = nullptr;
     bool done_ = false;
     bool posted_ = false;
