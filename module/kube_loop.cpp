@@ -92,7 +92,10 @@ NginxLoop::post(Task task)
     tasks_.push_back(std::move(task));
 
     if (!posted_.posted) {
-        ngx_post_event(&posted_, &ngx_posted_events);
+        /* the next pass of the loop, after epoll: a task posted while
+         * tasks run (a long list's next slice) must let other connections
+         * in first, which ngx_posted_events would not */
+        ngx_post_event(&posted_, &ngx_posted_next_events);
     }
 }
 
