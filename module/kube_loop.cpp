@@ -91,11 +91,23 @@ NginxLoop::post(Task task)
 {
     tasks_.push_back(std::move(task));
 
-    if (!posted_.posted) {
-        /* the next pass of the loop, after epoll: a task posted while
-         * tasks run (a long list's next slice) must let other connections
-         * in first, which ngx_posted_events would not */
-        ngx_post_event(&posted_, &ngx_posted_next_events);
+    if (posted_.posted) {
+        return;
+    }
+
+    if (!running_) {
+        ngx_post_event(&posted_, &ngx_posted_events);
+        return;
+    }
+
+    /* posted by a posted task (a long list's next slice): nginx drains
+     * ngx_posted_events in a loop, so it goes to the next pass, after
+     * epoll, and other connections get in first; the busy timer keeps an
+     * exiting worker until it has run */
+    ngx_post_event(&posted_, &ngx_posted_next_events);
+
+    if (!busy_.timer_set) {
+        ngx_add_timer(&busy_, kBusyInterval);
     }
 }
 
@@ -106,6 +118,8 @@ NginxLoop::runPosted(ngx_event_t* ev)
     NginxLoop* loop = static_cast<NginxLoop*>(ev->data);
     std::vector<Task> tasks;
     tasks.swap(loop->tasks_);
+
+    loop->running_ = true;
 
     for (Task& t : tasks) {
         try {
@@ -118,6 +132,9 @@ NginxLoop::runPosted(ngx_event_t* ev)
                           "kube-apiserver: posted task failed");
         }
     }
+
+    loop->running_ = false;
+    loop->settleBusy();
 }
 
 
@@ -207,8 +224,18 @@ NginxLoop::stayBusy(ngx_event_t* ev)
 {
     NginxLoop* loop = static_cast<NginxLoop*>(ev->data);
 
-    if (loop->inFlight_ > 0) {
+    if (loop->inFlight_ > 0 || loop->posted_.posted) {
         ngx_add_timer(ev, kBusyInterval);
+    }
+}
+
+
+/* the busy timer goes once nothing is in flight and nothing is posted */
+void
+NginxLoop::settleBusy()
+{
+    if (inFlight_ == 0 && !posted_.posted && busy_.timer_set) {
+        ngx_del_timer(&busy_);
     }
 }
 
@@ -235,9 +262,7 @@ NginxLoop::jobDone(ngx_event_t* ev)
     NginxLoop* loop = j->loop;
 
     loop->inFlight_--;
-    if (loop->inFlight_ == 0 && loop->busy_.timer_set) {
-        ngx_del_timer(&loop->busy_);
-    }
+    loop->settleBusy();
 
     try {
         j->done();

@@ -36,17 +36,20 @@ private:
     static void retryJobs(ngx_event_t* ev);
     static void stayBusy(ngx_event_t* ev);
     void submit(Job* job);
+    void settleBusy();
 
     ngx_thread_pool_t* pool_;
     ngx_log_t* log_;
     ngx_event_t posted_{};
     ngx_event_t retry_{};
-    // Armed (and non-cancelable) while jobs are in flight, so that a worker
-    // leaving on reload waits for the commits its requests are parked on.
+    // Armed (and non-cancelable) while jobs are in flight or tasks wait for
+    // the next pass, so that a worker leaving on reload waits for the
+    // commits and answers its requests are parked on.
     ngx_event_t busy_{};
     std::vector<Task> tasks_;
     std::deque<Job*> waiting_;  // refused by a full pool queue; retried
     size_t inFlight_ = 0;
+    bool running_ = false;  // runPosted() is running tasks
 };
 
 }  // namespace kube::module
