@@ -102,29 +102,14 @@ void Store::listFromCache(std::string_view ns, const ListOptions& opts, ListCall
         cb(&status, {});
         return;
     }
-    std::string listNs(ns);
-    if (auto selNs = opts.fieldSelector.requiresExactMatch("metadata.namespace");
-        selNs && kind_.namespaced && ns.empty()) {
-        listNs = *selNs;
+    ListRange range;
+    meta::Status invalid;
+    if (!listRange(ns, opts, &range, &invalid)) {
+        cb(&invalid, {});
+        return;
     }
-    std::string prefix = collectionPrefix(kind_, listNs);
-    std::string scan = prefix;
-    std::string startKey;
-    storage::Revision at = 0;
-    if (!opts.continueToken.empty()) {
-        meta::Status invalid;
-        auto token = ContinueToken::decode(opts.continueToken, &invalid);
-        if (!token) {
-            cb(&invalid, {});
-            return;
-        }
-        startKey = prefix + token->start;
-        at = std::max<storage::Revision>(token->revision, 1);
-    } else {
-        if (auto name = opts.fieldSelector.requiresExactMatch("metadata.name");
-            name && !name->empty() && (!kind_.namespaced || !listNs.empty())) {
-            scan = objectKey(kind_, listNs, *name);
-        }
+    storage::Revision at = range.tokenRevision;
+    if (opts.continueToken.empty()) {
         const ReadVersion& v = opts.version;
         if (v.match == ReadVersion::Match::MostRecent || v.revision > cache->revision()) {
             storage::Error err = cacher_->sync();
@@ -154,7 +139,7 @@ void Store::listFromCache(std::string_view ns, const ListOptions& opts, ListCall
     // A revision the store compacted is gone, even where the cache could
     // still rebuild it: kube's etcd answers the same.
     bool compacted = at != 0 && at < storage_.compactedRevision();
-    if (compacted || !cache->list(scan, startKey, opts.limit, filter, at, &page)) {
+    if (compacted || !cache->list(range.scan, range.startKey, opts.limit, filter, at, &page)) {
         meta::Status s = meta::Status::expired(opts.continueToken.empty() ? kListExpired
                                                                           : kContinueExpired);
         cb(&s, {});
@@ -170,9 +155,7 @@ void Store::listFromCache(std::string_view ns, const ListOptions& opts, ListCall
     out.objects = std::move(page.items);
     out.revision = page.revision;
     if (page.more && !views.empty()) {
-        std::string_view last = views.back().key;
-        out.continueToken =
-            ContinueToken{page.revision, std::string(last.substr(prefix.size())) + '\0'}.encode();
+        out.continueToken = ContinueToken::after(page.revision, views.back().key, range.prefix);
         if (!filtering) {
             out.remainingItemCount = page.remaining;
         }

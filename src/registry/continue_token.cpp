@@ -101,4 +101,9 @@ std::optional<ContinueToken> ContinueToken::decode(std::string_view token, meta:
     return parsed;
 }
 
+std::string ContinueToken::after(storage::Revision revision, std::string_view lastKey,
+                                 std::string_view prefix) {
+    return ContinueToken{revision, std::string(lastKey.substr(prefix.size())) + '\0'}.encode();
+}
+
 }  // namespace kube::registry

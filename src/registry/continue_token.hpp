@@ -17,6 +17,10 @@ struct ContinueToken {
     std::string start;
 
     std::string encode() const;
+    // The token of a page at `revision` whose last key was `lastKey`: the
+    // next page starts right after it.
+    static std::string after(storage::Revision revision, std::string_view lastKey,
+                             std::string_view prefix);
     // nullopt with the reason in `error` for a malformed token.
     static std::optional<ContinueToken> decode(std::string_view token, std::string* error);
     // The same, failing with the list handler's 400 BadRequest.

@@ -210,30 +210,49 @@ void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) 
     }
 }
 
-void Store::listFromStore(std::string_view ns, const ListOptions& opts, ListCallback cb) {
-    bool filtering = !opts.labelSelector.empty() || !opts.fieldSelector.empty();
+std::string Store::selectionPrefix(std::string_view ns,
+                                   const util::FieldSelector& fields) const {
     std::string listNs(ns);
-    if (auto selNs = opts.fieldSelector.requiresExactMatch("metadata.namespace");
+    if (auto selNs = fields.requiresExactMatch("metadata.namespace");
         selNs && kind_.namespaced && ns.empty()) {
         listNs = *selNs;
     }
-    std::string prefix = collectionPrefix(kind_, listNs);
-    storage::ListOptions so;
-    so.prefix = prefix;
-    so.limit = filtering ? 0 : opts.limit;
+    return collectionPrefix(kind_, listNs);
+}
+
+bool Store::listRange(std::string_view ns, const ListOptions& opts, ListRange* range,
+                      meta::Status* error) const {
+    range->prefix = selectionPrefix(ns, opts.fieldSelector);
+    range->scan = range->prefix;
     if (!opts.continueToken.empty()) {
-        meta::Status invalid;
-        auto token = ContinueToken::decode(opts.continueToken, &invalid);
+        auto token = ContinueToken::decode(opts.continueToken, error);
         if (!token) {
-            cb(&invalid, {});
-            return;
+            return false;
         }
-        so.startKey = prefix + token->start;
+        range->startKey = range->prefix + token->start;
+        range->tokenRevision = std::max<storage::Revision>(token->revision, 1);
     } else if (auto name = opts.fieldSelector.requiresExactMatch("metadata.name");
-               name && !name->empty() && (!kind_.namespaced || !listNs.empty())) {
+               name && !name->empty() &&
+               (!kind_.namespaced || range->prefix != collectionPrefix(kind_, ""))) {
         // One name in one namespace: read only the keys that can hold it.
-        so.prefix = objectKey(kind_, listNs, *name);
+        range->scan = range->prefix + *name;
     }
+    return true;
+}
+
+void Store::listFromStore(std::string_view ns, const ListOptions& opts, ListCallback cb) {
+    bool filtering = !opts.labelSelector.empty() || !opts.fieldSelector.empty();
+    ListRange range;
+    meta::Status invalid;
+    if (!listRange(ns, opts, &range, &invalid)) {
+        cb(&invalid, {});
+        return;
+    }
+    std::string prefix = range.prefix;
+    storage::ListOptions so;
+    so.prefix = range.scan;
+    so.startKey = range.startKey;
+    so.limit = filtering ? 0 : opts.limit;
     size_t limit = opts.limit;
     storage_.list(so, [this, cb = std::move(cb), opts, prefix, filtering, limit](
                           const storage::Error& err, const storage::ListResult& res) {
@@ -248,8 +267,7 @@ void Store::listFromStore(std::string_view ns, const ListOptions& opts, ListCall
             page.items = res.items;
             if (res.more && !res.items.empty()) {
                 std::string_view last = res.items.back().key;
-                ContinueToken token{res.revision, std::string(last.substr(prefix.size())) + '\0'};
-                page.continueToken = token.encode();
+                page.continueToken = ContinueToken::after(res.revision, last, prefix);
                 page.remainingItemCount = res.remaining;
             }
             cb(nullptr, page);
@@ -269,8 +287,7 @@ void Store::listFromStore(std::string_view ns, const ListOptions& opts, ListCall
         page.items = matched;
         if (more) {
             std::string_view last = matched.back().key;
-            ContinueToken token{res.revision, std::string(last.substr(prefix.size())) + '\0'};
-            page.continueToken = token.encode();
+            page.continueToken = ContinueToken::after(res.revision, last, prefix);
         }
         cb(nullptr, page);
     });

@@ -116,6 +116,11 @@ public:
         listsFromCache_ = lists;
     }
     storage::cacher::Cacher* cacher() { return cacher_; }
+
+    // The key prefix a list or watch in `ns` reads: the namespace's, the one
+    // a metadata.namespace field selector pins (across all namespaces), or
+    // the whole resource's.
+    std::string selectionPrefix(std::string_view ns, const util::FieldSelector& fields) const;
     util::EventLoop& loop() { return loop_; }
 
     // This kind's watch cache, filled on first use; null with a Status in
@@ -144,6 +149,15 @@ private:
     void finalizeAndDelete(std::string ns, std::string name, std::string terminating,
                            DeleteCallback cb);
     meta::Status statusFromStorage(const storage::Error& err, std::string_view name) const;
+    // The keys one list page reads; mirrors the etcd3 store's GetList range.
+    struct ListRange {
+        std::string prefix;    // the selection's prefix (continue tokens are relative to it)
+        std::string scan;      // keys read: the prefix, or one name's keys
+        std::string startKey;  // from a continue token; empty otherwise
+        storage::Revision tokenRevision = 0;
+    };
+    bool listRange(std::string_view ns, const ListOptions& opts, ListRange* range,
+                   meta::Status* error) const;
     void listFromStore(std::string_view ns, const ListOptions& opts, ListCallback cb);
     void listFromCache(std::string_view ns, const ListOptions& opts, ListCallback cb);
 

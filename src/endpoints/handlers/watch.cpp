@@ -3,7 +3,6 @@
 
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/watch_stream.hpp"
-#include "registry/encoding.hpp"
 
 namespace kube::endpoints {
 
@@ -150,12 +149,7 @@ void watchResource(Scope s, std::chrono::seconds minRequestTimeout) {
         // sendInitialEvents=false without a resourceVersion starts now.
         start.revision = rv.empty() ? cache->revision() : revision;
     }
-    std::string ns = s->info.namespace_;
-    if (auto selNs = selectors.fieldSelector.requiresExactMatch("metadata.namespace");
-        selNs && s->store.kind().namespaced && ns.empty()) {
-        ns = *selNs;
-    }
-    std::string scope = registry::collectionPrefix(s->store.kind(), ns);
+    std::string scope = s->store.selectionPrefix(s->info.namespace_, selectors.fieldSelector);
     auto stream = std::make_shared<WatchStream>(s->store.loop(), cacher, *cache, s->store.kind(),
                                                 std::move(scope), std::move(selectors), s->render,
                                                 start);

@@ -40,9 +40,6 @@ public:
     // (a consistent read); an error when the store could not be read.
     Error sync();
 
-    // The store revision every cache has caught up with.
-    Revision revision() const { return seen_; }
-
     Interface& storage() { return storage_; }
 
 private:

@@ -70,11 +70,6 @@ void WatchCache::advance(Revision revision) {
     revision_ = std::max(revision_, revision);
 }
 
-ObjectRef WatchCache::get(std::string_view key) const {
-    auto it = state_.find(key);
-    return it == state_.end() ? nullptr : it->second;
-}
-
 void WatchCache::trim(std::chrono::steady_clock::time_point now) {
     while (!events_.empty() &&
            (events_.size() > kMaxEvents ||

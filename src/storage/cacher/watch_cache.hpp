@@ -55,9 +55,6 @@ public:
     // Nothing of this resource changed up to `revision`.
     void advance(Revision revision);
 
-    // The current state of one key, or null.
-    ObjectRef get(std::string_view key) const;
-
     // One page of the objects under `prefix` as they were at `revision`
     // (0 = the current state), from `startKey` on (inclusive), at most `limit`
     // matching `filter` (0 = all; a null filter matches all). False when the
