@@ -130,13 +130,13 @@ bench: all $(BUILD)/watch_load $(BUILD)/list_load
 	@BUILD=$(CURDIR)/$(BUILD) ./bench/run
 
 # The watch load client of bench/run: libc and libstdc++ only, nothing of src/.
-$(BUILD)/watch_load: bench/watch_load.cpp
+$(BUILD)/watch_load: bench/watch_load.cpp bench/load_common.hpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror $< -o $@
 
 # The large-LIST client of bench/run: libc, libstdc++ and zlib (nginx-dev's
 # zlib1g-dev), nothing of src/.
-$(BUILD)/list_load: bench/list_load.cpp
+$(BUILD)/list_load: bench/list_load.cpp bench/load_common.hpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror $< -lz -lpthread -o $@
 

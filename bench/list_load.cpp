@@ -39,6 +39,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "load_common.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -66,46 +68,8 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Time and text
 
-int64_t nowNs() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
 void sleepMs(long ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-}
-
-std::optional<uint64_t> parseUint(std::string_view s) {
-    uint64_t v = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
-        return std::nullopt;
-    }
-    return v;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) ==
-                      std::tolower(static_cast<unsigned char>(y));
-           });
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
-std::string fmt(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
 }
 
 // With its sign always: a growth.
@@ -121,11 +85,6 @@ double ms(int64_t ns) {
 
 double mib(long kib) {
     return double(kib) / 1024.0;
-}
-
-std::string errnoName(int err) {
-    const char* name = strerrorname_np(err);
-    return name ? name : std::to_string(err);
 }
 
 // Nearest-rank percentiles of a set of durations.
@@ -324,11 +283,7 @@ int connectTo(int port, long timeoutS) {
     if (fd < 0) {
         return -1;
     }
-    linger lg{1, 0};
-    setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+    tuneSocket(fd);
     timeval tv{time_t(timeoutS), 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -343,74 +298,6 @@ int connectTo(int port, long timeoutS) {
         return -1;
     }
     return fd;
-}
-
-bool writeAll(int fd, std::string_view data) {
-    while (!data.empty()) {
-        ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return false;
-        }
-        data.remove_prefix(size_t(n));
-    }
-    return true;
-}
-
-// One read and the kernel's receive time of its bytes (SO_TIMESTAMPNS is on CLOCK_REALTIME;
-// turned into CLOCK_MONOTONIC by its age now). -1 with errno set, like read().
-struct TimedRead {
-    ssize_t n = 0;
-    int64_t arrivalNs = 0;
-};
-
-TimedRead timedRead(int fd, char* buf, size_t size) {
-    TimedRead r;
-    iovec iov{buf, size};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    do {
-        r.n = ::recvmsg(fd, &msg, 0);
-    } while (r.n < 0 && errno == EINTR);
-    if (r.n < 0) {
-        return r;
-    }
-    int64_t readNs = nowNs();
-    r.arrivalNs = readNs;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            timespec rx{};
-            timespec real{};
-            std::memcpy(&rx, CMSG_DATA(c), sizeof rx);
-            clock_gettime(CLOCK_REALTIME, &real);
-            int64_t age =
-                (int64_t(real.tv_sec) - rx.tv_sec) * 1000000000 + real.tv_nsec - rx.tv_nsec;
-            if (age >= 0 && age < int64_t(10) * 1000000000) {  // a clock step: keep readNs
-                r.arrivalNs = readNs - age;
-            }
-        }
-    }
-    return r;
-}
-
-// The local end of a connection, as /proc/net/tcp shows the peer of the server's socket.
-uint64_t clientKey(uint32_t rawAddr, uint16_t hostPort) {
-    return (uint64_t(rawAddr) << 16) | hostPort;
-}
-
-std::optional<uint64_t> localKey(int fd) {
-    sockaddr_in a{};
-    socklen_t len = sizeof a;
-    if (fd < 0 || getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-        return std::nullopt;
-    }
-    return clientKey(a.sin_addr.s_addr, ntohs(a.sin_port));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -563,19 +450,6 @@ class ResponseParser {
         Failed
     };
 
-    static int hexDigit(char c) {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
-    }
-
     void sizeDone() {
         if (remaining_ == 0) {
             phase_ = Phase::Trailer;
@@ -596,17 +470,7 @@ class ResponseParser {
             return false;
         }
         head_.status = int(*code);
-        while (eol != std::string_view::npos) {
-            size_t start = eol + 2;
-            eol = text.find("\r\n", start);
-            std::string_view line = text.substr(
-                start, eol == std::string_view::npos ? std::string_view::npos : eol - start);
-            size_t colon = line.find(':');
-            if (colon == std::string_view::npos) {
-                continue;
-            }
-            std::string_view name = trim(line.substr(0, colon));
-            std::string_view value = trim(line.substr(colon + 1));
+        return forEachHeader(text, [&](std::string_view name, std::string_view value) {
             if (iequals(name, "content-length")) {
                 auto n = parseUint(value);
                 if (!n) {
@@ -618,8 +482,8 @@ class ResponseParser {
             } else if (iequals(name, "content-encoding")) {
                 head_.contentEncoding = value;
             }
-        }
-        return true;
+            return true;
+        });
     }
 
     Result fail(const char* why) {
@@ -865,77 +729,6 @@ std::string listRequest(const Options& o) {
 // ---------------------------------------------------------------------------------------------
 // nginx's processes and their memory, from /proc
 
-std::vector<long> nginxPids(long master) {
-    std::vector<long> pids{master};
-    if (DIR* d = opendir("/proc")) {
-        while (dirent* e = readdir(d)) {
-            auto pid = parseUint(e->d_name);
-            if (!pid) {
-                continue;
-            }
-            std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
-            std::string s((std::istreambuf_iterator<char>(stat)), {});
-            size_t paren = s.rfind(')');
-            long ppid = 0;
-            char state = 0;
-            if (paren != std::string::npos &&
-                std::sscanf(s.c_str() + paren + 1, " %c %ld", &state, &ppid) == 2 &&
-                ppid == master) {
-                pids.push_back(long(*pid));
-            }
-        }
-        closedir(d);
-    }
-    return pids;
-}
-
-std::vector<long> workerPids(long master) {
-    std::vector<long> pids = nginxPids(master);
-    pids.erase(pids.begin());
-    std::sort(pids.begin(), pids.end());
-    return pids;
-}
-
-// The worker that holds the server side of each connection to `port`, by the client's end: the
-// socket inodes in the workers' fd tables matched with /proc/net/tcp.
-std::unordered_map<uint64_t, long> socketOwners(long master, int port) {
-    std::unordered_map<uint64_t, long> inodeOwner;
-    for (long pid : workerPids(master)) {
-        std::string dir = "/proc/" + std::to_string(pid) + "/fd";
-        DIR* d = opendir(dir.c_str());
-        if (d == nullptr) {
-            continue;
-        }
-        while (dirent* e = readdir(d)) {
-            char target[64];
-            ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
-            unsigned long inode = 0;
-            if (n > 0 && (target[n] = 0, std::sscanf(target, "socket:[%lu]", &inode) == 1)) {
-                inodeOwner.emplace(inode, pid);
-            }
-        }
-        closedir(d);
-    }
-    std::unordered_map<uint64_t, long> owners;
-    std::ifstream tcp("/proc/net/tcp");
-    std::string line;
-    std::getline(tcp, line);  // the column titles
-    while (std::getline(tcp, line)) {
-        unsigned localAddr = 0, localPort = 0, remoteAddr = 0, remotePort = 0;
-        unsigned long inode = 0;
-        if (std::sscanf(line.c_str(), " %*u: %x:%x %x:%x %*x %*x:%*x %*x:%*x %*x %*u %*u %lu",
-                        &localAddr, &localPort, &remoteAddr, &remotePort, &inode) != 5 ||
-            int(localPort) != port) {
-            continue;
-        }
-        auto it = inodeOwner.find(inode);
-        if (it != inodeOwner.end()) {
-            owners[clientKey(remoteAddr, uint16_t(remotePort))] = it->second;
-        }
-    }
-    return owners;
-}
-
 // The worker of each connection (0: unknown); waits a little for the workers to accept.
 std::vector<long> ownersOf(const std::vector<int>& fds, long master, int port) {
     std::vector<long> out(fds.size(), 0);
@@ -943,7 +736,7 @@ std::vector<long> ownersOf(const std::vector<int>& fds, long master, int port) {
         return out;
     }
     for (int attempt = 0; attempt < 50; ++attempt) {
-        auto owners = socketOwners(master, port);
+        auto owners = socketOwnerPids(master, port);
         bool all = true;
         for (size_t i = 0; i < fds.size(); ++i) {
             auto key = localKey(fds[i]);

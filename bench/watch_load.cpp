@@ -53,18 +53,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "load_common.hpp"
+
 namespace kube::bench {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
 // Time
-
-// Nanoseconds of CLOCK_MONOTONIC: comparable between the processes of one host.
-int64_t nowNs() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 void sleepUntil(int64_t deadlineNs) {
     for (;;) {
@@ -77,13 +72,6 @@ void sleepUntil(int64_t deadlineNs) {
     }
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) ==
-                      std::tolower(static_cast<unsigned char>(y));
-           });
-}
-
 bool icontains(std::string_view hay, std::string_view needle) {
     for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
         if (iequals(hay.substr(i, needle.size()), needle)) {
@@ -91,25 +79,6 @@ bool icontains(std::string_view hay, std::string_view needle) {
         }
     }
     return false;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
-std::optional<uint64_t> parseUint(std::string_view s) {
-    uint64_t v = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size() || s.empty()) {
-        return std::nullopt;
-    }
-    return v;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -492,19 +461,6 @@ class ResponseParser {
         Failed,
     };
 
-    static int hexDigit(char c) {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
-    }
-
     static bool parseHead(std::string_view head, ResponseHead& out) {
         size_t eol = head.find("\r\n");
         std::string_view status = head.substr(0, eol);
@@ -523,16 +479,7 @@ class ResponseParser {
         if (status.substr(0, sp) == "HTTP/1.0") {
             out.close = true;
         }
-        while (eol != std::string_view::npos) {
-            head.remove_prefix(eol + 2);
-            eol = head.find("\r\n");
-            std::string_view line = head.substr(0, eol);
-            size_t colon = line.find(':');
-            if (colon == std::string_view::npos) {
-                continue;
-            }
-            std::string_view name = trim(line.substr(0, colon));
-            std::string_view value = trim(line.substr(colon + 1));
+        return forEachHeader(head, [&](std::string_view name, std::string_view value) {
             if (iequals(name, "content-length")) {
                 auto n = parseUint(value);
                 if (!n) {
@@ -546,8 +493,8 @@ class ResponseParser {
             } else if (iequals(name, "x-kube-worker")) {
                 out.worker = workerId(value);
             }
-        }
-        return true;
+            return true;
+        });
     }
 
     void sizeDone() { phase_ = remaining_ == 0 ? Phase::TrailerStart : Phase::Data; }
@@ -774,25 +721,6 @@ std::optional<Options> parseOptions(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 // Sockets
 
-std::string errnoName(int err) {
-    const char* name = strerrorname_np(err);
-    return name ? name : std::to_string(err);
-}
-
-bool writeAll(int fd, std::string_view data) {
-    while (!data.empty()) {
-        ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return false;
-        }
-        data.remove_prefix(size_t(n));
-    }
-    return true;
-}
-
 sockaddr_in makeAddr(const std::string& host, int port) {
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -809,12 +737,9 @@ int openSocket(bool nonBlocking, const in_addr* source) {
     if (fd < 0) {
         return -1;
     }
-    linger lg{1, 0};
-    setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+    tuneSocket(fd);
     if (source != nullptr) {
+        int one = 1;
         setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
         sockaddr_in a{};
         a.sin_family = AF_INET;
@@ -827,47 +752,6 @@ int openSocket(bool nonBlocking, const in_addr* source) {
         }
     }
     return fd;
-}
-
-// One read that also says when its bytes arrived: the kernel's receive timestamp of the last
-// segment read (SO_TIMESTAMPNS, on CLOCK_REALTIME), turned into CLOCK_MONOTONIC by the age it
-// has now. Without it, a watcher's arrival time would include the time this process spent on
-// the other sockets that were ready before it. -1 with errno set, like read().
-struct TimedRead {
-    ssize_t n = 0;
-    int64_t arrivalNs = 0;  // CLOCK_MONOTONIC; the read's own time when there is no timestamp
-    int64_t readNs = 0;     // CLOCK_MONOTONIC right after the read
-};
-
-TimedRead timedRead(int fd, char* buf, size_t size) {
-    TimedRead r;
-    iovec iov{buf, size};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    r.n = ::recvmsg(fd, &msg, 0);
-    if (r.n < 0) {
-        return r;
-    }
-    r.readNs = nowNs();
-    r.arrivalNs = r.readNs;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            timespec rx{};
-            timespec real{};
-            std::memcpy(&rx, CMSG_DATA(c), sizeof rx);
-            clock_gettime(CLOCK_REALTIME, &real);
-            int64_t age =
-                (int64_t(real.tv_sec) - rx.tv_sec) * 1000000000 + real.tv_nsec - rx.tv_nsec;
-            if (age >= 0 && age < int64_t(10) * 1000000000) {  // a clock step: keep readNs
-                r.arrivalNs = r.readNs - age;
-            }
-        }
-    }
-    return r;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1107,90 +991,15 @@ std::string joinCounts(const std::map<std::string, long>& counts) {
 // ---------------------------------------------------------------------------------------------
 // nginx's processes, from /proc: the master and its children (the workers).
 
-std::vector<long> nginxPids(long master) {
-    std::vector<long> pids{master};
-    if (DIR* d = opendir("/proc")) {
-        while (dirent* e = readdir(d)) {
-            auto pid = parseUint(e->d_name);
-            if (!pid) {
-                continue;
-            }
-            std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
-            std::string s((std::istreambuf_iterator<char>(stat)), {});
-            size_t paren = s.rfind(')');
-            if (paren == std::string::npos) {
-                continue;
-            }
-            long ppid = 0;
-            char state = 0;
-            if (std::sscanf(s.c_str() + paren + 1, " %c %ld", &state, &ppid) == 2 &&
-                ppid == master) {
-                pids.push_back(long(*pid));
-            }
-        }
-        closedir(d);
-    }
-    return pids;
-}
-
 // The nginx worker that holds the server side of each connection to `port`, by the client's
 // end (see clientKey): what X-Kube-Worker would say, found through the socket inodes in the
 // workers' fd tables and /proc/net/tcp. Values are workerId() of the pid.
 using SocketOwners = std::unordered_map<uint64_t, uint32_t>;
 
-// /proc/net/tcp prints an IPv4 address as the hex of its in-memory (network order) 32 bits,
-// which is what sin_addr.s_addr holds.
-uint64_t clientKey(uint32_t rawAddr, uint16_t hostPort) {
-    return (uint64_t(rawAddr) << 16) | hostPort;
-}
-
-std::optional<uint64_t> localKey(int fd) {
-    sockaddr_in a{};
-    socklen_t len = sizeof a;
-    if (fd < 0 || getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-        return std::nullopt;
-    }
-    return clientKey(a.sin_addr.s_addr, ntohs(a.sin_port));
-}
-
 SocketOwners socketOwners(long master, int port) {
-    std::unordered_map<uint64_t, long> inodeOwner;
-    for (long pid : nginxPids(master)) {
-        if (pid == master) {
-            continue;
-        }
-        std::string dir = "/proc/" + std::to_string(pid) + "/fd";
-        DIR* d = opendir(dir.c_str());
-        if (d == nullptr) {
-            continue;
-        }
-        while (dirent* e = readdir(d)) {
-            char target[64];
-            ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
-            unsigned long inode = 0;
-            if (n > 0 && (target[n] = 0, std::sscanf(target, "socket:[%lu]", &inode) == 1)) {
-                inodeOwner.emplace(inode, pid);
-            }
-        }
-        closedir(d);
-    }
     SocketOwners owners;
-    std::ifstream tcp("/proc/net/tcp");
-    std::string line;
-    std::getline(tcp, line);  // the column titles
-    while (std::getline(tcp, line)) {
-        unsigned localAddr = 0, localPort = 0, remoteAddr = 0, remotePort = 0;
-        unsigned long inode = 0;
-        if (std::sscanf(line.c_str(), " %*u: %x:%x %x:%x %*x %*x:%*x %*x:%*x %*x %*u %*u %lu",
-                        &localAddr, &localPort, &remoteAddr, &remotePort, &inode) != 5 ||
-            int(localPort) != port) {
-            continue;
-        }
-        auto it = inodeOwner.find(inode);
-        if (it != inodeOwner.end()) {
-            owners[clientKey(remoteAddr, uint16_t(remotePort))] =
-                workerId(std::to_string(it->second));
-        }
+    for (const auto& [key, pid] : socketOwnerPids(master, port)) {
+        owners[key] = workerId(std::to_string(pid));
     }
     return owners;
 }
@@ -1665,12 +1474,6 @@ Summary summarize(std::vector<int64_t> ns, double unit) {
     s.p99 = at(99);
     s.max = double(ns.back()) / unit;
     return s;
-}
-
-std::string fmt(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
 }
 
 std::string describe(const Summary& s, const char* unitName, int decimals) {
