@@ -31,6 +31,7 @@ PROTOS := $(sort $(wildcard $(PROTO_DIR)/kapi/*.proto))
 PB_SRCS := $(PROTOS:$(PROTO_DIR)/%.proto=$(BUILD)/gen/%.pb.cc)
 PB_HDRS := $(PB_SRCS:.cc=.h)
 PB_OBJS := $(PB_SRCS:$(BUILD)/gen/%.cc=$(BUILD)/obj/gen/%.o)
+DESC_OBJ := $(BUILD)/obj/gen/kapi_desc.o
 
 SRCS := $(shell find src -name '*.cpp' | sort)
 OBJS := $(SRCS:%.cpp=$(BUILD)/obj/%.o)
@@ -44,7 +45,7 @@ UNIT_SUPPORT := $(filter-out $(UNIT_SRCS),$(wildcard t/unit/*.cpp))
 # Debian packages the build, the tests and the benchmark need.
 PACKAGES := nginx nginx-dev rapidjson-dev libssl-dev libjemalloc-dev libjemalloc2 \
     libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev protobuf-compiler libprotobuf-dev \
-    python3-kubernetes \
+    python3-kubernetes python3-protobuf \
     libtest-base-perl libio-socket-ssl-perl wrk curl openssl
 
 .PHONY: all deps run test unit prove bench clean format
@@ -65,12 +66,22 @@ build/.deps-ok: Makefile
 	@mkdir -p build && touch $@
 
 # One protoc run writes every generated file; the stamp stands for them all.
+# Besides the C++, it writes the schema as a descriptor set with its comments
+# (kapi.desc), which kapi_desc.S embeds in the library for the OpenAPI
+# generator (src/openapi/schema_pool.cpp).
 $(BUILD)/gen/.stamp: $(PROTOS) | deps
 	@rm -rf $(BUILD)/gen && mkdir -p $(BUILD)/gen
-	protoc -I$(PROTO_DIR) --cpp_out=$(BUILD)/gen $(PROTOS)
+	protoc -I$(PROTO_DIR) --cpp_out=$(BUILD)/gen --descriptor_set_out=$(BUILD)/gen/kapi.desc \
+	    --include_imports --include_source_info $(PROTOS)
+	@printf '%s\n' '.section .rodata' '.balign 8' \
+	    '.globl kube_schema_descriptor_set' '.hidden kube_schema_descriptor_set' \
+	    'kube_schema_descriptor_set:' '.incbin "$(CURDIR)/$(BUILD)/gen/kapi.desc"' \
+	    '.globl kube_schema_descriptor_set_end' '.hidden kube_schema_descriptor_set_end' \
+	    'kube_schema_descriptor_set_end:' '.section .note.GNU-stack,"",@progbits' \
+	    > $(BUILD)/gen/kapi_desc.S
 	@touch $@
 
-$(PB_SRCS) $(PB_HDRS): $(BUILD)/gen/.stamp ;
+$(PB_SRCS) $(PB_HDRS) $(BUILD)/gen/kapi_desc.S: $(BUILD)/gen/.stamp ;
 
 # Generated headers exist before any object of src/ is compiled (the .d
 # files then track which ones each object really includes).
@@ -80,11 +91,15 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.cc | $(PB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
+$(DESC_OBJ): $(BUILD)/gen/kapi_desc.S
+	@mkdir -p $(dir $@)
+	$(CXX) -c $< -o $@
+
 $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
-$(LIB): $(OBJS) $(PB_OBJS)
+$(LIB): $(OBJS) $(PB_OBJS) $(DESC_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 

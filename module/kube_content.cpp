@@ -114,6 +114,7 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
     req.contentType = ngx_http_kube_header(r->headers_in.content_type);
     req.userAgent = ngx_http_kube_header(r->headers_in.user_agent);
     req.host = ngx_http_kube_header(r->headers_in.host);
+    req.ifNoneMatch = ngx_http_kube_header(r->headers_in.if_none_match);
     req.body = *body;
     req.info = &ctx->info;
     req.user = &ctx->user;

@@ -74,17 +74,17 @@ GET /apis/batch
 
 
 
-=== TEST 6: /apis/<group>/<version> is an APIResourceList with apiVersion
+=== TEST 6: /apis/<group>/<version> is an APIResourceList with apiVersion; subresources follow their resource
 --- request
 GET /apis/apps/v1
---- response_body_like: ^\{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":\[.*\{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":\["create","delete","deletecollection","get","list","update","watch"\],"shortNames":\["deploy"\],"categories":\["all"\],"storageVersionHash":"[^"]+"\}
+--- response_body_like: ^\{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":\[.*\{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":\["create","delete","deletecollection","get","list","patch","update","watch"\],"shortNames":\["deploy"\],"categories":\["all"\],"storageVersionHash":"[^"]+"\},\{"name":"deployments/scale","singularName":"","namespaced":true,"group":"autoscaling","version":"v1","kind":"Scale","verbs":\["get","patch","update"\]\},\{"name":"deployments/status","singularName":"","namespaced":true,"kind":"Deployment","verbs":\["get","patch","update"\]\},\{"name":"replicasets"
 
 
 
-=== TEST 7: /api/v1 lists namespaces as cluster scoped without deletecollection
+=== TEST 7: /api/v1 lists namespaces as cluster scoped without deletecollection, then namespaces/status
 --- request
 GET /api/v1
---- response_body_like: ^\{"kind":"APIResourceList","groupVersion":"v1","resources":\[.*\{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":\["create","delete","get","list","update","watch"\],"shortNames":\["ns"\]
+--- response_body_like: ^\{"kind":"APIResourceList","groupVersion":"v1","resources":\[.*\{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":\["create","delete","get","list","patch","update","watch"\],"shortNames":\["ns"\],"storageVersionHash":"[^"]+"\},\{"name":"namespaces/status","singularName":"","namespaced":false,"kind":"Namespace","verbs":\["get","patch","update"\]\},\{"name":"nodes"
 
 
 
@@ -105,7 +105,7 @@ Accept: application/xml
 --- error_code: 406
 --- response_body_json
 {"kind": "Status", "reason": "NotAcceptable", "code": 406,
- "message": "406: Not Acceptable\n\nAvailable representations: application/json",
+ "message": "406: Not Acceptable\n\nAvailable representations: application/json, application/vnd.kubernetes.protobuf",
  "details": {}}
 
 
@@ -129,3 +129,14 @@ POST /apis
 --- error_code: 405
 --- response_body_json
 {"reason": "MethodNotAllowed"}
+
+
+
+=== TEST 12: aggregated discovery lists a resource's subresources with their response kinds
+--- request
+GET /apis
+--- more_headers
+Accept: $TEST_NGINX_ACCEPT_KUBECTL
+--- response_body_like: \{"resource":"deployments","responseKind":\{"group":"","version":"","kind":"Deployment"\},"scope":"Namespaced","singularResource":"deployment","verbs":\[[^\]]*\],"shortNames":\["deploy"\],"categories":\["all"\],"subresources":\[\{"subresource":"scale","responseKind":\{"group":"autoscaling","version":"v1","kind":"Scale"\},"verbs":\["get","patch","update"\]\},\{"subresource":"status","responseKind":\{"group":"","version":"","kind":"Deployment"\},"verbs":\["get","patch","update"\]\}\]\}
+--- response_body_unlike: "resource":"(configmaps|leases|roles)"[^{}]*(\{[^{}]*\}[^{}]*)*"subresources"
+

@@ -6,7 +6,7 @@
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
-use JSON::PP;
+use JSON::PP ();
 
 my $s = start_server(config => "location / { kube_api; kube_anonymous_auth on; }");
 my $json = JSON::PP->new->canonical;

@@ -5,7 +5,7 @@
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
-use JSON::PP;
+use JSON::PP ();
 
 my $config = <<'EOF';
     location / {

@@ -1,4 +1,4 @@
-# Protobuf request bodies (application/vnd.kubernetes.protobuf), over TLS:
+# Protobuf (application/vnd.kubernetes.protobuf) in and out, over TLS:
 # kubectl 1.32 and 1.33 send them for their typed generators (create
 # namespace, configmap, secret generic, serviceaccount, role, clusterrole,
 # rolebinding, clusterrolebinding, deployment, job, cronjob, service
@@ -6,11 +6,16 @@
 # with get -o json showing every field kubectl set, and the kinds new to the
 # schema are listed as kubectl's tables. Raw requests: a
 # protobuf ConfigMap is created, garbage and a wrong kind inside the envelope
-# are 400 Status and store nothing.
+# are 400 Status and store nothing. Responses: GET, LIST, CREATE and DELETE
+# with a protobuf Accept come back in protobuf (decoded here by a small
+# reader of the wire format), a 404 as a protobuf Status, an Accept nothing
+# meets is 406, a watch sends length-prefixed WatchEvents, and a large list
+# streams as one envelope whose lengths cover it.
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
 use File::Temp ();
+use POSIX ();
 
 my $s = start_server(tls => 1);
 my $files = File::Temp->newdir('kube-protobuf-XXXXXX', TMPDIR => 1);
@@ -333,6 +338,257 @@ is($o->{message}, 'Namespace in version "v1" cannot be handled as a ConfigMap: t
 is(count_configmaps(), $before, 'nothing stored by the rejected bodies');
 is($s->request('GET', '/api/v1/namespaces/wrong-kind')->{status}, 404,
     'no Namespace made from the wrong-kind body');
+
+# --- protobuf responses -------------------------------------------------------------
+# A generic reader of the wire format: [number, value] for every field
+# (varints as numbers, length-delimited fields as bytes).
+sub pb_fields {
+    my $bytes = shift;
+    my @out;
+    my $read_varint = sub {
+        my ($n, $shift) = (0, 0);
+        while (1) {
+            die "truncated varint\n" if $bytes eq '';
+            my $b = ord substr($bytes, 0, 1, '');
+            $n |= ($b & 0x7f) << $shift;
+            return $n unless $b & 0x80;
+            $shift += 7;
+        }
+    };
+    while ($bytes ne '') {
+        my $tag = $read_varint->();
+        my ($number, $type) = ($tag >> 3, $tag & 7);
+        if ($type == 0) {
+            push @out, [ $number, $read_varint->() ];
+        } elsif ($type == 2) {
+            my $len = $read_varint->();
+            die "truncated field $number\n" if length $bytes < $len;
+            push @out, [ $number, substr($bytes, 0, $len, '') ];
+        } else {
+            die "unexpected wire type $type\n";
+        }
+    }
+    return @out;
+}
+
+# The fields of a message as a hash: the last value of each number, and
+# every value of repeated ones under "$number*".
+sub pb_msg {
+    my %m;
+    for my $f (pb_fields(shift)) {
+        $m{ $f->[0] } = $f->[1];
+        push @{ $m{"$f->[0]*"} }, $f->[1];
+    }
+    return \%m;
+}
+
+# "k8s\0" + runtime.Unknown -> {apiVersion, kind, raw}, or undef.
+sub pb_envelope {
+    my $body = shift;
+    return undef unless defined $body && substr($body, 0, 4) eq "k8s\0";
+    my $u = eval { pb_msg(substr($body, 4)) } or return undef;
+    my $tm = pb_msg($u->{1} // '');
+    return { apiVersion => $tm->{1}, kind => $tm->{2}, raw => $u->{2},
+        encoding => $u->{3}, type => $u->{4} };
+}
+
+# ObjectMeta -> the fields the tests compare.
+sub pb_meta {
+    my $m = pb_msg(shift // '');
+    my $ts = pb_msg($m->{8} // '');
+    return { name => $m->{1}, namespace => $m->{3}, uid => $m->{5},
+        resourceVersion => $m->{6}, creationTimestamp => $ts->{1} };
+}
+
+sub pb_map {
+    my %out;
+    for my $entry (@{ $_[0] || [] }) {
+        my $e = pb_msg($entry);
+        $out{ $e->{1} // '' } = $e->{2} // '';
+    }
+    return \%out;
+}
+
+# A ConfigMap's raw bytes -> {metadata, data}.
+sub pb_configmap {
+    my $m = pb_msg(shift);
+    return { metadata => pb_meta($m->{1}), data => pb_map($m->{'2*'}) };
+}
+
+# A Status envelope -> its fields.
+sub pb_status {
+    my $env = pb_envelope(shift) or return {};
+    my $m = pb_msg($env->{raw});
+    my $d = defined $m->{5} ? pb_msg($m->{5}) : undef;
+    return { kind => $env->{kind}, apiVersion => $env->{apiVersion}, status => $m->{2},
+        message => $m->{3}, reason => $m->{4}, code => $m->{6},
+        details => $d && { name => $d->{1}, group => $d->{2}, kind => $d->{3}, uid => $d->{6} } };
+}
+
+my $PB = 'application/vnd.kubernetes.protobuf';
+my $KUBECTL_ACCEPT = "$PB,application/json";
+
+sub pb_get {
+    my ($path, $accept) = @_;
+    return $s->request('GET', $path, headers => { Accept => $accept // $KUBECTL_ACCEPT });
+}
+
+my $cm_path = "$path/raw";
+$r = pb_get($cm_path);
+is($r->{status}, 200, 'GET with kubectl\'s typed Accept: 200');
+is($r->{headers}{'content-type'}, $PB, 'GET: the protobuf media type');
+my $env = pb_envelope($r->{body});
+ok($env, 'GET: the body is a k8s envelope') or diag(unpack 'H*', $r->{body});
+is_deeply([ @{$env}{qw(apiVersion kind encoding type)} ], [ 'v1', 'ConfigMap', '', '' ],
+    'GET: typeMeta v1 ConfigMap, the empty contentEncoding and contentType written out');
+my $cm_pb = pb_configmap($env->{raw});
+my $cm_json = json_of($s->request('GET', $cm_path)->{body});
+is_deeply($cm_pb->{metadata}, { name => 'raw', namespace => 'pb-1-32',
+        uid => $cm_json->{metadata}{uid}, resourceVersion => $cm_json->{metadata}{resourceVersion},
+        creationTimestamp => $cm_pb->{metadata}{creationTimestamp} },
+    'GET: the metadata JSON shows, uid and resourceVersion included');
+ok($cm_pb->{metadata}{creationTimestamp} > 1_600_000_000,
+    'GET: creationTimestamp in seconds');
+is_deeply($cm_pb->{data}, { k => 'v' }, 'GET: the data');
+
+$r = pb_get($path);
+is($r->{status}, 200, 'LIST in protobuf: 200');
+is($r->{headers}{'content-type'}, $PB, 'LIST: the protobuf media type');
+$env = pb_envelope($r->{body});
+is($env && $env->{kind}, 'ConfigMapList', 'LIST: kind ConfigMapList');
+my $list = pb_msg($env->{raw} // '');
+my $lm = pb_msg($list->{1} // '');
+like($lm->{2} // '', qr/^\d+$/, 'LIST: ListMeta carries the resourceVersion');
+my @pb_names = map { pb_configmap($_)->{metadata}{name} } @{ $list->{'2*'} || [] };
+my @json_names = map { $_->{metadata}{name} }
+    @{ json_of($s->request('GET', $path)->{body})->{items} || [] };
+is_deeply(\@pb_names, \@json_names, 'LIST: the same items as the JSON list, in order');
+
+my $new_raw = field(1, field(1, 'pb-created')) . field(2, field(1, 'x') . field(2, 'y'));
+$r = $s->request('POST', $path, headers => { 'Content-Type' => $PB, Accept => $KUBECTL_ACCEPT },
+    body => envelope('v1', 'ConfigMap', $new_raw));
+is($r->{status}, 201, 'CREATE with a protobuf body and Accept: 201');
+is($r->{headers}{'content-type'}, $PB, 'CREATE: answered in protobuf');
+$env = pb_envelope($r->{body});
+my $created = pb_configmap($env->{raw} // '');
+is($created->{metadata}{name}, 'pb-created', 'CREATE: the created object');
+like($created->{metadata}{uid} // '', qr/^[0-9a-f-]{36}$/, 'CREATE: with its uid');
+
+$r = $s->request('DELETE', "$path/pb-created", headers => { Accept => $PB });
+is($r->{status}, 200, 'DELETE in protobuf: 200');
+is($r->{headers}{'content-type'}, $PB, 'DELETE: the protobuf media type');
+is_deeply(pb_status($r->{body}), { kind => 'Status', apiVersion => 'v1', status => 'Success',
+        message => '', reason => '', code => 0, details => { name => 'pb-created', group => '',
+            kind => 'configmaps', uid => $created->{metadata}{uid} } },
+    'DELETE: a success Status naming the object, code 0 as its JSON has none');
+
+$r = pb_get("$path/nosuch");
+is($r->{status}, 404, 'GET a missing object in protobuf: 404');
+is($r->{headers}{'content-type'}, $PB, '404: a protobuf Status');
+is_deeply(pb_status($r->{body}), { kind => 'Status', apiVersion => 'v1', status => 'Failure',
+        message => 'configmaps "nosuch" not found', reason => 'NotFound', code => 404,
+        details => { name => 'nosuch', group => '', kind => 'configmaps', uid => '' } },
+    '404: NotFound with kube\'s message and details');
+
+$r = pb_get('/api/v1/nosuchresource', $PB);
+is($r->{status}, 404, 'an unknown resource in protobuf: 404');
+is(pb_status($r->{body})->{message}, 'the server could not find the requested resource',
+    'an unknown resource: the generic NotFound, in protobuf');
+
+$r = pb_get($cm_path, 'application/xml');
+is($r->{status}, 406, 'Accept application/xml: 406');
+is($r->{headers}{'content-type'}, 'application/json', '406: a JSON Status');
+json_subset_ok(json_of($r->{body}), { kind => 'Status', reason => 'NotAcceptable', code => 406,
+        message => "406: Not Acceptable\n\nAvailable representations: application/json, $PB" },
+    '406: kube\'s message naming what is served');
+
+$r = pb_get($cm_path, "$PB;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;"
+    . 'g=meta.k8s.io,application/json');
+is($r->{headers}{'content-type'}, 'application/json',
+    'a protobuf Table is skipped: kube transforms to Table in JSON only');
+is(json_of($r->{body})->{kind}, 'Table', 'the JSON Table that came next');
+
+# --- a protobuf watch: length-prefixed WatchEvents --------------------------------
+my $wns = 'pb-watch';
+$s->request('POST', '/api/v1/namespaces', headers => { 'Content-Type' => 'application/json' },
+    body => encode_json({ metadata => { name => $wns } }));
+for my $name (qw(a b)) {
+    $s->request('POST', "/api/v1/namespaces/$wns/configmaps",
+        headers => { 'Content-Type' => 'application/json' },
+        body => encode_json({ metadata => { name => $name }, data => { v => $name } }));
+}
+my $child = fork();
+die "fork: $!" unless defined $child;
+if ($child == 0) {
+    # While the parent watches: one new object, one change.
+    sleep 1;
+    $s->request('POST', "/api/v1/namespaces/$wns/configmaps",
+        headers => { 'Content-Type' => 'application/json' },
+        body => encode_json({ metadata => { name => 'c' }, data => { v => 'c' } }));
+    $s->request('PUT', "/api/v1/namespaces/$wns/configmaps/a",
+        headers => { 'Content-Type' => 'application/json' },
+        body => encode_json({ metadata => { name => 'a' }, data => { v => 'a2' } }));
+    POSIX::_exit(0);
+}
+$r = pb_get("/api/v1/namespaces/$wns/configmaps?watch=1&timeoutSeconds=3",
+    "$PB;stream=watch, application/json");
+waitpid($child, 0);
+is($r->{status}, 200, 'a protobuf watch: 200');
+is($r->{headers}{'content-type'}, "$PB;stream=watch", 'a protobuf watch: its stream media type');
+my @events;
+my $stream = $r->{body};
+while (length $stream >= 4) {
+    my $n = unpack 'N', substr($stream, 0, 4, '');
+    last if length $stream < $n;
+    my $ev = pb_msg(substr($stream, 0, $n, ''));
+    my $obj = pb_envelope(pb_msg($ev->{2} // '')->{1});
+    my $cm = pb_configmap($obj ? $obj->{raw} : '');
+    push @events, join ' ', $ev->{1} // '?', $obj ? $obj->{kind} : 'no-envelope',
+        $cm->{metadata}{name} // '', $cm->{data}{v} // '';
+}
+is($stream, '', 'a protobuf watch: whole frames only');
+is_deeply(\@events, [ 'ADDED ConfigMap a a', 'ADDED ConfigMap b b', 'ADDED ConfigMap c c',
+        'MODIFIED ConfigMap a a2' ],
+    'a protobuf watch: each frame a WatchEvent holding the object\'s own envelope');
+
+$r = $s->request('DELETE', "/api/v1/namespaces/$wns/configmaps", headers => { Accept => $PB });
+is($r->{status}, 200, 'DELETE a collection in protobuf: 200');
+$env = pb_envelope($r->{body});
+is($env && $env->{kind}, 'ConfigMapList', 'DELETE a collection: the deleted objects as a list');
+my @deleted = @{ pb_msg($env->{raw} // '')->{'2*'} || [] };
+is_deeply([ map { pb_configmap($_)->{metadata}{name} } @deleted ], [ 'a', 'b', 'c' ],
+    'DELETE a collection: every object it deleted');
+
+# --- a large list, streamed in protobuf ----------------------------------------------
+my $lns = 'pb-large';
+$s->request('POST', '/api/v1/namespaces', headers => { 'Content-Type' => 'application/json' },
+    body => encode_json({ metadata => { name => $lns } }));
+my $filler = 'x' x 2048;
+my $made = 0;
+for my $i (1 .. 300) {
+    my $cr = $s->request('POST', "/api/v1/namespaces/$lns/configmaps",
+        headers => { 'Content-Type' => 'application/json' },
+        body => encode_json({ metadata => { name => sprintf('cm-%03d', $i) },
+            data => { v => $filler } }));
+    $made++ if $cr->{status} == 201;
+}
+is($made, 300, '300 ConfigMaps of 2 KiB');
+$r = pb_get("/api/v1/namespaces/$lns/configmaps", $PB);
+is($r->{status}, 200, 'the large list in protobuf: 200');
+ok(!defined $r->{headers}{'content-length'}, 'the large list: streamed (no Content-Length)');
+$env = pb_envelope($r->{body});
+is($env && $env->{kind}, 'ConfigMapList', 'the large list: one ConfigMapList envelope');
+is(length($r->{body}), 4 + length(field(1, field(1, 'v1') . field(2, 'ConfigMapList'))
+        . field(2, $env->{raw} // '') . field(3, '') . field(4, '')),
+    'the large list: the envelope\'s lengths cover the body exactly');
+$list = pb_msg($env->{raw} // '');
+my @items = map { pb_configmap($_) } @{ $list->{'2*'} || [] };
+is(scalar @items, 300, 'the large list: 300 items');
+my %seen;
+$seen{ $_->{metadata}{name} }++ for @items;
+is(scalar(grep { $seen{ sprintf('cm-%03d', $_) } == 1 } 1 .. 300), 300,
+    'the large list: every item exactly once');
+ok(!grep({ ($_->{data}{v} // '') ne $filler } @items), 'the large list: every item whole');
 
 my @bad = $s->fatal_lines($s->error_log_since_start);
 ok(!@bad, 'error.log has no alert/emerg/crit/sanitizer lines') or diag(join "\n", @bad);

@@ -7,7 +7,9 @@ namespace kube::endpoints {
 ListStream::ListStream(util::EventLoop& loop, RenderOptions render,
                        const registry::ListPage& page,
                        std::vector<storage::cacher::ObjectRef> items)
-    : loop_(loop), render_(std::move(render)), encoder_(render_, page), items_(std::move(items)) {}
+    : loop_(loop), render_(std::move(render)), encoder_(render_, page), items_(std::move(items)) {
+    measuring_ = render_.output.form == OutputForm::Protobuf;
+}
 
 void ListStream::start(server::StreamSink& sink) {
     sink_ = &sink;
@@ -25,6 +27,53 @@ void ListStream::stop() {
     sink_ = nullptr;
     items_.clear();
     items_.shrink_to_fit();
+    kept_.clear();
+    kept_.shrink_to_fit();
+}
+
+// One item of the first pass; false when the stream ended.
+bool ListStream::measureNext() {
+    if (measured_ == items_.size()) {
+        measuring_ = false;
+        encoder_.setItemsSize(itemsSize_);
+        return true;
+    }
+    std::string bytes;
+    if (!encoder_.item(bytes, items_[measured_]->bytes)) {
+        abort();
+        return false;
+    }
+    itemsSize_ += bytes.size();
+    // Only a prefix of the list is kept, so the second pass can use it in order.
+    if (kept_.size() == measured_ && keptBytes_ + bytes.size() <= kKeep) {
+        keptBytes_ += bytes.size();
+        kept_.push_back(std::move(bytes));
+    }
+    measured_++;
+    return true;
+}
+
+// Appends item `i` to the pending bytes; false when the stream ended.
+bool ListStream::appendItem(size_t i) {
+    if (i < kept_.size()) {
+        encoded_ += kept_[i];
+        std::string().swap(kept_[i]);
+        return true;
+    }
+    if (!encoder_.item(encoded_, items_[i]->bytes)) {
+        abort();
+        return false;
+    }
+    return true;
+}
+
+// An object that cannot be encoded: the body ends short of what the
+// envelope announced (or of the JSON's closing brackets).
+void ListStream::abort() {
+    done_ = true;
+    if (sink_) {
+        sink_->finish();
+    }
 }
 
 void ListStream::pump() {
@@ -47,6 +96,12 @@ void ListStream::pump() {
             }
             return;
         }
+        if (measuring_) {
+            if (!measureNext()) {
+                return;
+            }
+            continue;
+        }
         if (encodedSent_ == encoded_.size()) {
             encoded_.clear();
             encodedSent_ = 0;
@@ -55,7 +110,9 @@ void ListStream::pump() {
                 encoder_.head(encoded_);
             }
             while (next_ < items_.size() && encoded_.size() < kChunk) {
-                encoder_.item(encoded_, items_[next_]->bytes);
+                if (!appendItem(next_)) {
+                    return;
+                }
                 // Encoded items are released at once: memory falls as the list goes out.
                 items_[next_++].reset();
             }

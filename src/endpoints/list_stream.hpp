@@ -20,11 +20,21 @@ namespace kube::endpoints {
 // work, so a huge list neither grows memory with its size nor delays the
 // small requests served beside it; at most kLowWater + kChunk bytes wait in
 // nginx, well under kube_stream_max_buffered.
+//
+// A protobuf list's envelope states the length of everything after it
+// before the first item, so the stream first measures: it encodes every item
+// once and sums the sizes, keeping the encodings of the first kKeep bytes
+// for the second pass (a list that small is encoded once); the second pass
+// encodes the rest again as it sends them. Memory stays bounded at the cost
+// of encoding a large protobuf list twice; both passes are sliced like the
+// sending. An object that cannot be encoded ends the stream where it is, and
+// the short body fails the client's decoding.
 class ListStream : public server::StreamSource, public std::enable_shared_from_this<ListStream> {
 public:
     static constexpr size_t kChunk = 64 * 1024;
     static constexpr size_t kLowWater = 256 * 1024;
     static constexpr std::chrono::microseconds kSlice{1000};
+    static constexpr size_t kKeep = 256 * 1024;
 
     // `items` are the page's objects; `page` gives the list metadata.
     ListStream(util::EventLoop& loop, RenderOptions render, const registry::ListPage& page,
@@ -36,6 +46,9 @@ public:
 
 private:
     void pump();
+    bool measureNext();
+    bool appendItem(size_t i);
+    void abort();
 
     util::EventLoop& loop_;
     RenderOptions render_;
@@ -49,6 +62,13 @@ private:
     server::StreamSink* sink_ = nullptr;
     bool done_ = false;
     bool posted_ = false;
+    // The protobuf first pass: items measured, their total size, and the
+    // encodings kept for the second pass.
+    bool measuring_ = false;
+    size_t measured_ = 0;
+    size_t itemsSize_ = 0;
+    std::vector<std::string> kept_;
+    size_t keptBytes_ = 0;
 };
 
 }  // namespace kube::endpoints

@@ -8,8 +8,6 @@ namespace kube::endpoints {
 
 namespace {
 
-constexpr const char* kAvailable = "application/json";
-
 std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
         s.remove_prefix(1);
@@ -47,6 +45,8 @@ MediaRange parseRange(std::string_view entry) {
             r.v = value;
         } else if (key == "g") {
             r.g = value;
+        } else if (key == "stream") {
+            r.stream = value;
         } else if (key == "q") {
             r.q = std::strtod(value.c_str(), nullptr);
         }
@@ -56,6 +56,10 @@ MediaRange parseRange(std::string_view entry) {
 
 bool isJsonRange(const MediaRange& r) {
     return r.type == "application/json" || r.type == "application/*" || r.type == "*/*";
+}
+
+bool isProtobufRange(const MediaRange& r) {
+    return r.type == kProtobufMediaType;
 }
 
 }  // namespace
@@ -86,28 +90,44 @@ std::vector<MediaRange> parseAccept(std::string_view accept) {
     return out;
 }
 
-std::optional<Output> negotiateOutput(std::string_view accept, bool allowTable,
+std::optional<Output> negotiateOutput(std::string_view accept, const OutputCapabilities& can,
                                       meta::Status* error) {
     if (trim(accept).empty()) {
         return Output{};
     }
     for (const MediaRange& r : parseAccept(accept)) {
-        if (r.q <= 0 || !isJsonRange(r)) {
+        // Both serializers have a stream form; any other stream is unknown.
+        if (r.q <= 0 || (!r.stream.empty() && r.stream != "watch")) {
+            continue;
+        }
+        if (isProtobufRange(r)) {
+            if (can.protobuf && r.as.empty()) {
+                return Output{OutputForm::Protobuf, ""};
+            }
+            continue;
+        }
+        if (!isJsonRange(r)) {
             continue;
         }
         if (r.as.empty()) {
             return Output{};
         }
         if (r.as == "Table" && r.g == "meta.k8s.io" && (r.v == "v1" || r.v == "v1beta1")) {
-            if (allowTable) {
+            if (can.table) {
                 return Output{OutputForm::Table, "meta.k8s.io/" + r.v};
             }
             return Output{};
         }
     }
-    *error = meta::Status::notAcceptable(std::string("406: Not Acceptable\n\nAvailable "
-                                                     "representations: ") +
-                                         kAvailable);
+    if (!can.protobuf) {
+        // Like a custom resource's handler: it serves JSON alone.
+        *error = meta::Status::notAcceptable(
+            "only the following media types are accepted: " + std::string(kJsonMediaType));
+        return std::nullopt;
+    }
+    *error = meta::Status::notAcceptable(
+        "406: Not Acceptable\n\nAvailable representations: " + std::string(kJsonMediaType) + ", " +
+        std::string(kProtobufMediaType));
     return std::nullopt;
 }
 
@@ -132,7 +152,7 @@ std::optional<DiscoveryForm> negotiateDiscovery(std::string_view accept, meta::S
         }
     }
     *error = meta::Status::notAcceptable(
-        std::string("only the following media types are accepted: ") + kAvailable);
+        "only the following media types are accepted: " + std::string(kJsonMediaType));
     return std::nullopt;
 }
 

@@ -13,6 +13,9 @@
 #include <google/protobuf/message.h>
 
 #include "kapi/apps.pb.h"
+#include "kapi/authentication.pb.h"
+#include "kapi/authorization.pb.h"
+#include "kapi/autoscaling.pb.h"
 #include "kapi/batch.pb.h"
 #include "kapi/coordination.pb.h"
 #include "kapi/core.pb.h"
@@ -43,7 +46,10 @@ FileList schemaFiles() {
             kapi::networking::v1::Ingress::descriptor()->file(),
             kapi::scheduling::v1::PriorityClass::descriptor()->file(),
             kapi::rbac::v1::Role::descriptor()->file(),
-            kapi::coordination::v1::Lease::descriptor()->file()};
+            kapi::coordination::v1::Lease::descriptor()->file(),
+            kapi::autoscaling::v1::Scale::descriptor()->file(),
+            kapi::authentication::v1::TokenReview::descriptor()->file(),
+            kapi::authorization::v1::SubjectAccessReview::descriptor()->file()};
 }
 
 void indexMessage(const pb::Descriptor* d, std::map<std::string, const pb::Descriptor*>& index) {
@@ -168,6 +174,8 @@ class JsonWriter {
                 return quantity(m);
             case kapi::opt::RAW_JSON:
                 return rawJson(m);
+            case kapi::opt::STRING_LIST:
+                return stringList(m);
             case kapi::opt::OBJECT:
                 break;
         }
@@ -382,6 +390,21 @@ class JsonWriter {
         return json::stringValue(s.empty() ? "0" : s, a_);
     }
 
+    // Go's generated code decodes an ExtraValue map value into a non-nil
+    // slice, so even an empty one is written as [].
+    json::Value stringList(const pb::Message& m) {
+        const pb::Descriptor* d = m.GetDescriptor();
+        const pb::Reflection* r = m.GetReflection();
+        json::Value out(rapidjson::kArrayType);
+        if (d->field_count() == 0) {
+            return out;
+        }
+        for (int i = 0; i < r->FieldSize(m, d->field(0)); ++i) {
+            out.PushBack(json::stringValue(r->GetRepeatedString(m, d->field(0), i), a_), a_);
+        }
+        return out;
+    }
+
     json::Value rawJson(const pb::Message& m) {
         const pb::Descriptor* d = m.GetDescriptor();
         if (d->field_count() == 0) {
@@ -431,6 +454,10 @@ bool hasProtobufSchema(std::string_view apiVersion, std::string_view kind) {
     return findMessage(apiVersion, kind) != nullptr;
 }
 
+const pb::Descriptor* protobufSchema(std::string_view apiVersion, std::string_view kind) {
+    return findMessage(apiVersion, kind);
+}
+
 std::optional<std::string> protobufToJson(const ProtobufEnvelope& envelope, json::Document& out) {
     const pb::Descriptor* d = findMessage(envelope.apiVersion, envelope.kind);
     if (!d) {
@@ -453,6 +480,17 @@ std::optional<std::string> protobufToJson(const ProtobufEnvelope& envelope, json
     for (auto& member : fields.GetObject()) {
         out.AddMember(member.name, member.value, a);
     }
+    return std::nullopt;
+}
+
+std::optional<std::string> protobufMessageToJson(const pb::Message& m, json::Document& out) {
+    JsonWriter writer(out.GetAllocator());
+    json::Value v = writer.message(m);
+    if (writer.error()) {
+        return *writer.error();
+    }
+    // The members live in out's allocator: the root just takes them over.
+    static_cast<json::Value&>(out).Swap(v);
     return std::nullopt;
 }
 

@@ -6,6 +6,11 @@
 
 #include "util/json.hpp"
 
+namespace google::protobuf {
+class Descriptor;
+class Message;
+}
+
 // Kubernetes protobuf bodies (application/vnd.kubernetes.protobuf), read
 // generically through the schema in src/apis/proto: no code per kind. This
 // header keeps protobuf's own headers away from its includers.
@@ -30,6 +35,10 @@ std::optional<std::string> parseProtobufEnvelope(std::string_view body, Protobuf
 // Whether the schema has a message for apiVersion + kind (its `gvk` option).
 bool hasProtobufSchema(std::string_view apiVersion, std::string_view kind);
 
+// The schema's message for apiVersion + kind; nullptr when there is none.
+const google::protobuf::Descriptor* protobufSchema(std::string_view apiVersion,
+                                                   std::string_view kind);
+
 // Decodes `envelope.raw` as the message of its apiVersion + kind and writes
 // the object's JSON form into `out`: kind and apiVersion first, then the
 // fields as kube-apiserver's JSON would show them (omitempty, pointers,
@@ -37,5 +46,10 @@ bool hasProtobufSchema(std::string_view apiVersion, std::string_view kind);
 // returns why (no schema for the kind, malformed or truncated bytes).
 std::optional<std::string> protobufToJson(const ProtobufEnvelope& envelope,
                                           util::json::Document& out);
+
+// The JSON form of any message of the schema by the same rules (no kind or
+// apiVersion added): what a Status or WatchEvent message shows as JSON.
+std::optional<std::string> protobufMessageToJson(const google::protobuf::Message& m,
+                                                 util::json::Document& out);
 
 }  // namespace kube::endpoints

@@ -1,5 +1,6 @@
 #include "endpoints/responses.hpp"
 
+#include "endpoints/protobuf_encoder.hpp"
 #include "registry/encoding.hpp"
 
 namespace kube::endpoints {
@@ -7,6 +8,20 @@ namespace kube::endpoints {
 namespace json = util::json;
 
 namespace {
+
+server::HttpResponse protobufResponse(int code, std::string body) {
+    server::HttpResponse r;
+    r.status = code;
+    r.contentType = std::string(kProtobufMediaType);
+    r.body = std::move(body);
+    return r;
+}
+
+// A response that could not be encoded: kube reports the encoder's error
+// as a 500 in the same media type.
+server::HttpResponse encodeFailure(const std::string& why, const RenderOptions& r) {
+    return statusResponse(meta::Status::internalError(why), r);
+}
 
 server::HttpResponse jsonResponse(int code, std::string body, bool pretty) {
     if (pretty) {
@@ -103,6 +118,13 @@ json::Document objectTableMeta(std::string_view stored) {
 }  // namespace
 
 server::HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r) {
+    if (r.output.form == OutputForm::Protobuf) {
+        std::string body;
+        if (auto why = encodeProtobufObject(stored, r.kind->apiVersion(), r.kind->kind, &body)) {
+            return encodeFailure(*why, r);
+        }
+        return protobufResponse(code, std::move(body));
+    }
     if (r.output.form == OutputForm::Table) {
         json::Document meta = objectTableMeta(stored);
         std::string_view one[] = {stored};
@@ -113,6 +135,17 @@ server::HttpResponse objectResponse(int code, std::string_view stored, const Ren
     return jsonResponse(code, std::string(stored), r.pretty);
 }
 
+server::HttpResponse statusResponse(const meta::Status& s, const RenderOptions& r) {
+    if (r.output.form != OutputForm::Protobuf) {
+        return server::HttpResponse::fromStatus(s, r.pretty);
+    }
+    server::HttpResponse resp = protobufResponse(s.code, encodeProtobufStatus(s));
+    if (s.details && s.details->retryAfterSeconds > 0) {
+        resp.headers.emplace_back("Retry-After", std::to_string(s.details->retryAfterSeconds));
+    }
+    return resp;
+}
+
 std::string watchTable(std::string_view stored, const RenderOptions& r, bool withColumns) {
     json::Document meta = objectTableMeta(stored);
     std::string_view one[] = {stored};
@@ -121,6 +154,11 @@ std::string watchTable(std::string_view stored, const RenderOptions& r, bool wit
 
 ListEncoder::ListEncoder(const RenderOptions& render, const registry::ListPage& page)
     : render_(render), prefix_(registry::storedPrefix(*render.kind)) {
+    if (render.output.form == OutputForm::Protobuf) {
+        meta_ = protobufListMeta(std::to_string(page.revision), page.continueToken,
+                                 page.remainingItemCount);
+        return;
+    }
     meta_ = "{\"resourceVersion\":\"" + std::to_string(page.revision) + "\"";
     if (!page.continueToken.empty()) {
         meta_ += ",\"continue\":";
@@ -133,6 +171,12 @@ ListEncoder::ListEncoder(const RenderOptions& render, const registry::ListPage& 
 }
 
 void ListEncoder::head(std::string& out) const {
+    if (render_.output.form == OutputForm::Protobuf) {
+        out += protobufEnvelopeHead(render_.kind->apiVersion(), render_.kind->listKind(),
+                                    meta_.size() + itemsSize_);
+        out += meta_;
+        return;
+    }
     if (render_.output.form == OutputForm::Table) {
         json::Document cols(rapidjson::kObjectType);
         json::Value defs = columnDefinitions(*render_.kind, cols.GetAllocator());
@@ -149,33 +193,70 @@ void ListEncoder::head(std::string& out) const {
     out += ",\"metadata\":" + meta_ + ",\"items\":[";
 }
 
-void ListEncoder::item(std::string& out, std::string_view stored) {
+bool ListEncoder::item(std::string& out, std::string_view stored, std::string* error) {
+    if (render_.output.form == OutputForm::Protobuf) {
+        json::Document doc;
+        std::string raw;
+        std::optional<std::string> why = json::parse(stored, doc);
+        if (!why) {
+            why = encodeProtobufRaw(doc, render_.kind->apiVersion(), render_.kind->kind, &raw);
+        }
+        if (why) {
+            if (error) {
+                *error = *why;
+            }
+            return false;
+        }
+        appendProtobufListItem(out, raw);
+        return true;
+    }
     if (render_.output.form == OutputForm::Table) {
         json::Document rows(rapidjson::kArrayType);
         addRow(rows, stored, render_, rows.GetAllocator());
         if (rows.Empty()) {
-            return;
+            return true;
         }
         if (!first_) {
             out += ',';
         }
         first_ = false;
         out += json::serialize(rows[0]);
-        return;
+        return true;
     }
     if (!first_) {
         out += ',';
     }
     first_ = false;
     registry::appendListItem(out, stored, prefix_);
+    return true;
 }
 
 void ListEncoder::tail(std::string& out) const {
+    if (render_.output.form == OutputForm::Protobuf) {
+        out += kProtobufEnvelopeTail;
+        return;
+    }
     out += "]}";
 }
 
 server::HttpResponse listResponse(const registry::ListPage& page, const RenderOptions& r) {
     ListEncoder enc(r, page);
+    if (r.output.form == OutputForm::Protobuf) {
+        std::string items;
+        std::string why;
+        for (const storage::ObjectView& item : page.items) {
+            if (!enc.item(items, item.value, &why)) {
+                return encodeFailure(why, r);
+            }
+        }
+        enc.setItemsSize(items.size());
+        std::string out;
+        enc.head(out);
+        out.reserve(out.size() + items.size() + kProtobufEnvelopeTail.size());
+        out += items;
+        enc.tail(out);
+        return protobufResponse(200, std::move(out));
+    }
     size_t total = 0;
     for (const storage::ObjectView& item : page.items) {
         total += item.value.size() + 1;

@@ -21,8 +21,12 @@ struct RenderOptions {
     registry::TableContext table;
 };
 
-// An object as stored (JSON bytes), as JSON or a one-row Table.
+// An object as stored (JSON bytes), as JSON, a one-row Table or protobuf.
 server::HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r);
+
+// A Status in the form the request negotiated, as kube's ErrorNegotiated
+// writes it: protobuf for protobuf output, else JSON (indented when pretty).
+server::HttpResponse statusResponse(const meta::Status& s, const RenderOptions& r);
 
 // The object of a Table watch event: a one-row Table of `stored`. Only a
 // watch's first event carries the column definitions; later ones have
@@ -33,23 +37,30 @@ std::string watchTable(std::string_view stored, const RenderOptions& r, bool wit
 // while it is produced: the head (kind, list metadata and, for a Table, the
 // column definitions), each item (a list item or a Table row), and the
 // tail. The pieces joined are the compact form of listResponse().
+//
+// In protobuf the head is the envelope and the list metadata, and it ends
+// with lengths that cover every item: the bytes item() appends for all the
+// items must be summed and given to setItemsSize() before head().
 class ListEncoder {
 public:
     ListEncoder(const RenderOptions& render, const registry::ListPage& page);
 
+    void setItemsSize(size_t bytes) { itemsSize_ = bytes; }
     void head(std::string& out) const;
-    // Appends one stored object, after a comma unless it is the first.
-    void item(std::string& out, std::string_view stored);
+    // Appends one stored object, after a comma unless it is the first. In
+    // protobuf, false with `error` set when the object cannot be encoded.
+    bool item(std::string& out, std::string_view stored, std::string* error = nullptr);
     void tail(std::string& out) const;
 
 private:
     const RenderOptions& render_;
-    std::string meta_;    // the list metadata, serialized
+    std::string meta_;    // the list metadata, serialized (ListMeta field in protobuf)
     std::string prefix_;  // `{"kind":...,"apiVersion":...,` of stored objects
     bool first_ = true;
+    size_t itemsSize_ = 0;
 };
 
-// A list page as <Kind>List JSON or a Table.
+// A list page as <Kind>List JSON, a Table, or a <Kind>List in protobuf.
 server::HttpResponse listResponse(const registry::ListPage& page, const RenderOptions& r);
 
 }  // namespace kube::endpoints

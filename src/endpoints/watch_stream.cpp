@@ -1,5 +1,6 @@
 #include "endpoints/watch_stream.hpp"
 
+#include "endpoints/protobuf_encoder.hpp"
 #include "registry/encoding.hpp"
 #include "storage/event.hpp"
 #include "util/json.hpp"
@@ -284,10 +285,28 @@ void WatchStream::deliver(const EventRef& e) {
     }
 }
 
-// `shared`, when the event goes out unchanged as JSON: its line is built
-// once and shared by every watcher.
+// `shared`, when the event goes out unchanged: its JSON line or protobuf
+// frame is built once and shared by every watcher.
 void WatchStream::sendEvent(std::string_view type, std::string_view object,
                             const EventRef* shared) {
+    if (render_.output.form == OutputForm::Protobuf) {
+        if (shared && (*shared)->protobufFrame) {
+            send((*shared)->protobufFrame);
+            return;
+        }
+        std::string envelope;
+        if (encodeProtobufObject(object, kind_.apiVersion(), kind_.kind, &envelope)) {
+            // kube's watch server ends a watch whose object cannot be encoded.
+            finish();
+            return;
+        }
+        auto frame = std::make_shared<const std::string>(protobufWatchFrame(type, envelope));
+        if (shared) {
+            (*shared)->protobufFrame = frame;
+        }
+        send(std::move(frame));
+        return;
+    }
     if (render_.output.form == OutputForm::Table) {
         std::string table = tableObject(object);
         send(std::make_shared<const std::string>(jsonLine(type, table)));
@@ -323,10 +342,19 @@ void WatchStream::sendBookmark(storage::Revision revision, bool initialEventsEnd
         obj += ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}";
     }
     obj += "}}";
+    if (render_.output.form == OutputForm::Protobuf) {
+        sendEvent("BOOKMARK", obj, nullptr);
+        return;
+    }
     send(std::make_shared<const std::string>(jsonLine("BOOKMARK", obj)));
 }
 
 void WatchStream::sendError(const meta::Status& status) {
+    if (render_.output.form == OutputForm::Protobuf) {
+        send(std::make_shared<const std::string>(
+            protobufWatchFrame("ERROR", encodeProtobufStatus(status))));
+        return;
+    }
     send(std::make_shared<const std::string>(jsonLine("ERROR", status.toJson())));
 }
 

@@ -31,11 +31,12 @@ struct WatchStart {
 
 // One watch: a StreamSource for the module and a watcher of the kind's
 // watch cache. It writes one JSON line per event (or a one-row Table per
-// event), replays history from the cache's buffer or the store's log,
-// applies the selectors with kube's ADDED/DELETED transitions, sends
-// bookmarks, and ends at its timeout. Output is paced by the connection:
-// replays pause while much is unsent; live events are passed on and a
-// client that stops reading is cut by the sink.
+// event, or a length-prefixed protobuf frame), replays history from the
+// cache's buffer or the store's log, applies the selectors with kube's
+// ADDED/DELETED transitions, sends bookmarks, and ends at its timeout.
+// Output is paced by the connection: replays pause while much is unsent;
+// live events are passed on and a client that stops reading is cut by the
+// sink.
 class WatchStream : public server::StreamSource,
                     public storage::cacher::CacheWatcher,
                     public std::enable_shared_from_this<WatchStream> {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "apis/meta/status.hpp"
@@ -44,6 +45,11 @@ struct SubresourceInfo {
     // The kind it answers with ("" group/version = the parent's).
     std::string group, version, kind;
     std::vector<std::string> verbs;
+};
+
+// What the store passes a status strategy.
+struct StatusUpdateContext {
+    std::chrono::system_clock::time_point now;
 };
 
 // A field a fieldSelector may name beyond metadata.name/namespace; mirrors one
@@ -90,12 +96,39 @@ struct KindInfo {
     // Kind-specific validation of a defaulted object; field errors as causes
     // (mirrors Strategy.Validate minus the metadata checks the store does).
     std::function<std::vector<meta::StatusCause>(const json::Value& obj)> validate;
+    // Validation of an update, given the stored object; when set it replaces
+    // `validate` on update (mirrors Strategy.ValidateUpdate, which for some
+    // kinds checks only what may not change).
+    std::function<std::vector<meta::StatusCause>(const json::Value& obj, const json::Value& old)>
+        validateUpdate;
+    // An update through the status subresource (mirrors the kind's
+    // StatusStrategy): the store keeps everything but metadata and status
+    // from the stored object (the strategies' `new.Spec = old.Spec`), then
+    // this resets what else the kind protects (a Deployment's labels, a
+    // Pod's ownerReferences).
+    std::function<void(json::Value& obj, const json::Value& old, const StatusUpdateContext& ctx,
+                       json::Allocator& a)>
+        prepareForStatusUpdate;
+    // Validation of a status update in place of `validate`/`validateUpdate`
+    // (mirrors StatusStrategy.ValidateUpdate minus the metadata checks the
+    // store does); unset: only those metadata checks.
+    std::function<std::vector<meta::StatusCause>(const json::Value& obj, const json::Value& old)>
+        validateStatusUpdate;
 
     // "v1" or "apps/v1".
     std::string apiVersion() const { return group.empty() ? version : group + "/" + version; }
     std::string listKind() const { return kind + "List"; }
     meta::GroupResource groupResource() const { return {group, resource}; }
     meta::GroupKind groupKind() const { return {group, kind}; }
+    // The subresource called `name`, null when the kind serves none by that name.
+    const SubresourceInfo* subresource(std::string_view name) const {
+        for (const SubresourceInfo& s : subresources) {
+            if (s.name == name) {
+                return &s;
+            }
+        }
+        return nullptr;
+    }
 };
 
 }  // namespace kube::registry

@@ -7,6 +7,7 @@
 #include "registry/continue_token.hpp"
 #include "registry/encoding.hpp"
 #include "registry/object_meta.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/validation.hpp"
 #include "util/time.hpp"
 #include "util/uid.hpp"
@@ -70,8 +71,31 @@ struct Store::UpdateState {
     UpdateOptions opts;
     ObjectCallback cb;
     std::optional<storage::Revision> precondition;  // from the body's resourceVersion
+    PatchFn patch;  // set for a patch: builds `obj` anew on every attempt
     int attempt = 0;
 };
+
+// The patched object of one attempt. Its resourceVersion, when it has one,
+// must be the stored object's: kube's GuaranteedUpdate compares the two.
+std::optional<meta::Status> Store::patchedObject(const UpdateState& state, const json::Value& old,
+                                                 storage::Revision current,
+                                                 json::Document& next) const {
+    if (std::optional<meta::Status> bad = state.patch(old, next)) {
+        return bad;
+    }
+    std::string_view rv = json::stringMember(ensureMetadata(next), "resourceVersion");
+    if (rv.empty() || rv == "0") {
+        return std::nullopt;
+    }
+    std::optional<storage::Revision> wanted = parseRevision(rv);
+    if (!wanted) {
+        return meta::Status::badRequest("invalid resourceVersion: " + std::string(rv));
+    }
+    if (*wanted != current) {
+        return meta::Status::optimisticLockConflict(kind_.groupResource(), state.name);
+    }
+    return std::nullopt;
+}
 
 Store::Store(const KindInfo& kind, storage::Interface& storage, util::EventLoop& loop)
     : kind_(kind), storage_(storage), loop_(loop), prefix_(storedPrefix(kind)) {}
@@ -371,6 +395,17 @@ void Store::update(std::string_view ns, std::string_view name,
     tryUpdate(std::move(state));
 }
 
+void Store::patch(std::string_view ns, std::string_view name, PatchFn fn,
+                  const UpdateOptions& opts, ObjectCallback cb) {
+    auto state = std::make_shared<UpdateState>();
+    state->ns = std::string(ns);
+    state->name = std::string(name);
+    state->patch = std::move(fn);
+    state->opts = opts;
+    state->cb = std::move(cb);
+    tryUpdate(std::move(state));
+}
+
 // Mirrors Store.Update over storage.GuaranteedUpdate: read the current object,
 // build the new one from it and the request, write it if the current object is
 // still the one read, and start over when another write came first.
@@ -391,14 +426,24 @@ void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
         auto old = parseStored(cur->value);
         // Each attempt starts from the request's object, not a previous attempt's.
         json::Document next;
-        next.CopyFrom(*state->obj, next.GetAllocator());
+        if (state->patch) {
+            if (std::optional<meta::Status> bad = patchedObject(*state, *old, cur->modRevision,
+                                                                next)) {
+                state->cb(&*bad, {});
+                return;
+            }
+        } else {
+            next.CopyFrom(*state->obj, next.GetAllocator());
+        }
         auto& a = next.GetAllocator();
         if (std::optional<meta::Status> bad =
                 prepareObjectMetaForUpdate(kind_, next, *old, state->name)) {
             state->cb(&*bad, {});
             return;
         }
-        if (kind_.statusIsSubresource) {
+        if (state->opts.status) {
+            prepareForStatusUpdate(kind_, next, *old, {loop_.now()});
+        } else if (kind_.statusIsSubresource) {
             if (const json::Value* oldStatus = json::member(*old, "status")) {
                 json::setMember(next, "status", json::Value(*oldStatus, a), a);
             } else {
@@ -413,7 +458,7 @@ void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
             if (const json::Value* g = json::at(*old, {"metadata", "generation"}); g && g->IsInt64()) {
                 gen = g->GetInt64();
             }
-            if (specChanged(*old, next)) {
+            if (!state->opts.status && specChanged(*old, next)) {
                 gen++;
             }
             json::setMember(next["metadata"], "generation", json::Value(gen), a);
@@ -421,8 +466,15 @@ void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
         json::Value& metadata = next["metadata"];
         std::vector<meta::StatusCause> causes =
             validation::validateObjectMeta(metadata, kind_.namespaced, kind_.nameRule);
-        if (kind_.validate) {
-            for (meta::StatusCause& c : kind_.validate(next)) {
+        if (state->opts.status) {
+            if (kind_.validateStatusUpdate) {
+                for (meta::StatusCause& c : kind_.validateStatusUpdate(next, *old)) {
+                    causes.push_back(std::move(c));
+                }
+            }
+        } else if (kind_.validateUpdate || kind_.validate) {
+            for (meta::StatusCause& c :
+                 kind_.validateUpdate ? kind_.validateUpdate(next, *old) : kind_.validate(next)) {
                 causes.push_back(std::move(c));
             }
         }

@@ -25,6 +25,9 @@ struct CreateOptions {
 
 struct UpdateOptions {
     bool dryRun = false;
+    // Through the status subresource: the kind's status strategy decides what
+    // changes (status and some metadata), and the generation stays.
+    bool status = false;
 };
 
 // Mirrors metav1.DeleteOptions' preconditions and dryRun.
@@ -134,6 +137,17 @@ public:
                 const CreateOptions& opts, ObjectCallback cb);
     void update(std::string_view ns, std::string_view name, std::shared_ptr<json::Document> obj,
                 const UpdateOptions& opts, ObjectCallback cb);
+    // Builds the object to write from the stored one (`current`, as clients
+    // see it) into `patched`, or fails the request with a Status.
+    using PatchFn = std::function<std::optional<meta::Status>(const json::Value& current,
+                                                              json::Document& patched)>;
+    // An update whose object is `fn` applied to the stored object, run again
+    // on every attempt of the guaranteed update (a concurrent write makes it
+    // re-read and re-apply); mirrors Store.Update with the patch handler's
+    // UpdatedObjectInfo. A resourceVersion in the result that is not the
+    // stored object's is a 409 Conflict; none means no precondition.
+    void patch(std::string_view ns, std::string_view name, PatchFn fn, const UpdateOptions& opts,
+               ObjectCallback cb);
     void remove(std::string_view ns, std::string_view name, const DeleteOptions& opts,
                 DeleteCallback cb);
     // Deletes every object in `ns` (all namespaces when empty) in one atomic
@@ -144,6 +158,9 @@ private:
     struct UpdateState;
 
     void tryUpdate(std::shared_ptr<UpdateState> state);
+    std::optional<meta::Status> patchedObject(const UpdateState& state, const json::Value& old,
+                                              storage::Revision current,
+                                              json::Document& next) const;
     void deleteNow(std::string ns, std::string name, storage::Revision expected,
                    std::string lastState, DeleteCallback cb, int attempt);
     void finalizeAndDelete(std::string ns, std::string name, std::string terminating,

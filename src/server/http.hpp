@@ -23,6 +23,7 @@ struct HttpRequest {
     std::string_view contentType;
     std::string_view userAgent;
     std::string_view host;  // "host:port" the client asked for
+    std::string_view ifNoneMatch;  // the If-None-Match header ("" when absent)
     std::string_view body;
     const endpoints::RequestInfo* info = nullptr;
     const authn::UserInfo* user = nullptr;

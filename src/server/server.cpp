@@ -1,8 +1,12 @@
 #include "server/server.hpp"
 
+#include <algorithm>
+
 #include "endpoints/handlers/scope.hpp"
+#include "endpoints/protobuf_codec.hpp"
 #include "registry/encoding.hpp"
 #include "registry/namespace_finalizer.hpp"
+#include "registry/scale.hpp"
 #include "server/version.hpp"
 #include "util/json.hpp"
 
@@ -13,8 +17,8 @@ namespace json = util::json;
 namespace {
 
 // The verbs this server implements; discovery advertises no others.
-const std::vector<std::string> kServedVerbs = {"create", "delete", "deletecollection",
-                                               "get",    "list",   "update", "watch"};
+const std::vector<std::string> kServedVerbs = {"create", "delete", "deletecollection", "get",
+                                               "list",   "patch",  "update",           "watch"};
 
 const char* const kDefaultNamespaces[] = {"default", "kube-system", "kube-public",
                                           "kube-node-lease"};
@@ -32,6 +36,26 @@ HttpResponse text(int status, std::string body) {
     return r;
 }
 
+// Routes by the kind's SubresourceInfo: its verbs, and the scale mapping or
+// the kind's own handlers (which read the status subresource off the scope).
+void serveSubresource(const registry::SubresourceInfo& sub, const endpoints::Scope& scope) {
+    const std::string& verb = scope->info.verb;
+    if (std::find(sub.verbs.begin(), sub.verbs.end(), verb) == sub.verbs.end()) {
+        scope->fail(meta::Status::methodNotSupported());
+        return;
+    }
+    bool scale = sub.name == "scale";
+    if (verb == "get") {
+        scale ? endpoints::getScale(scope) : endpoints::getResource(scope);
+    } else if (verb == "update") {
+        scale ? endpoints::updateScale(scope) : endpoints::updateResource(scope);
+    } else if (verb == "patch") {
+        scale ? endpoints::patchScale(scope) : endpoints::patchResource(scope);
+    } else {
+        scope->fail(meta::Status::methodNotSupported());
+    }
+}
+
 }  // namespace
 
 Route routeFor(std::string_view path) {
@@ -39,7 +63,8 @@ Route routeFor(std::string_view path) {
         return Route::Api;
     }
     if (path == "/version" || path == "/version/" || path == "/metrics" ||
-        pathIs(path, "/healthz") || pathIs(path, "/livez") || pathIs(path, "/readyz")) {
+        pathIs(path, "/healthz") || pathIs(path, "/livez") || pathIs(path, "/readyz") ||
+        openapi::Service::handles(path)) {
         return Route::NonResource;
     }
     return Route::None;
@@ -50,6 +75,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
       storage_(storage),
       options_(options),
       discovery_(scheme_, kServedVerbs),
+      openapi_(scheme_, kGitVersion),
       cacher_(storage, loop, registry::withResourceVersion) {
     registry::addBuiltinKinds(scheme_);
     for (const auto& k : scheme_.all()) {
@@ -63,6 +89,8 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     }
     const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     namespaces_ = std::make_unique<admission::NamespaceLifecycle>(storage_, *ns);
+    priority_ = std::make_unique<admission::Priority>(
+        storage_, *scheme_.find("scheduling.k8s.io", "v1", "priorityclasses"));
     stores_.at(ns)->setFinalizer([this](std::string_view name,
                                         std::function<void(const meta::Status*)> done) {
         registry::deleteNamespaceContents(scheme_, storage_, std::string(name), std::move(done));
@@ -70,6 +98,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
 }
 
 void Server::start() {
+    openapi_.build();
     const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     registry::Store& store = *stores_.at(ns);
     startsPending_ = static_cast<int>(std::size(kDefaultNamespaces));
@@ -134,6 +163,17 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
     if (path == "/metrics") {
         HttpResponse r = text(200, metricsSource_ ? metricsSource_() : std::string());
         r.contentType = "text/plain; version=0.0.4; charset=utf-8";
+        respond(std::move(r));
+        return;
+    }
+    if (openapi::Service::handles(path)) {
+        openapi::Response o = openapi_.serve(
+            {req.path, req.query, req.accept, req.ifNoneMatch, loop_.now()});
+        HttpResponse r;
+        r.status = o.status;
+        r.contentType = std::move(o.contentType);
+        r.body = std::move(o.body);
+        r.headers = std::move(o.headers);
         respond(std::move(r));
         return;
     }
@@ -235,15 +275,24 @@ void Server::serveApi(const HttpRequest& req, Responder respond) {
 void Server::serveResource(const HttpRequest& req, Responder respond) {
     const endpoints::RequestInfo& info = *req.info;
     const registry::KindInfo* kind = scheme_.find(info.apiGroup, info.apiVersion, info.resource);
-    // Unknown resources, subresources (none served yet), a namespaced
-    // resource's item without a namespace (a list's name comes from its
-    // metadata.name field selector) and a cluster resource under a namespace
-    // are all paths without a route.
-    if (!kind || !info.subresource.empty() ||
+    // The subresource the path names, as the kind lists it (status, scale).
+    const registry::SubresourceInfo* sub =
+        kind && !info.subresource.empty() ? kind->subresource(info.subresource) : nullptr;
+    // Unknown resources and subresources, a namespaced resource's item
+    // without a namespace (a list's name comes from its metadata.name field
+    // selector) and a cluster resource under a namespace are all paths
+    // without a route.
+    if (!kind || (!info.subresource.empty() && !sub) ||
         (kind->namespaced && info.namespace_.empty() && !info.name.empty() &&
          info.verb != "list" && info.verb != "watch") ||
         (!kind->namespaced && !info.namespace_.empty() && kind->resource != "namespaces")) {
-        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        // kube's not-found handler negotiates as well: protobuf if asked.
+        endpoints::RenderOptions generic;
+        meta::Status unmet;
+        if (auto out = endpoints::negotiateOutput(req.accept, {false, true}, &unmet)) {
+            generic.output = *out;
+        }
+        respond(endpoints::statusResponse(meta::Status::notFoundGeneric(), generic));
         return;
     }
     endpoints::RequestInfo effective = info;
@@ -251,10 +300,16 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
         // /api/v1/namespaces/<name> names the namespace object itself.
         effective.namespace_.clear();
     }
-    bool tableVerb =
-        effective.verb == "get" || effective.verb == "list" || effective.verb == "watch";
+    bool tableVerb = effective.verb == "get" ||
+                     (!sub && (effective.verb == "list" || effective.verb == "watch"));
+    // What the request reads and writes: the kind, or the subresource's own
+    // kind (a Scale).
+    const registry::KindInfo* responseKind =
+        sub && sub->name == "scale" ? &registry::scaleKind() : kind;
     meta::Status err;
-    auto output = endpoints::negotiateOutput(req.accept, tableVerb, &err);
+    endpoints::OutputCapabilities can{
+        tableVerb, endpoints::hasProtobufSchema(responseKind->apiVersion(), responseKind->kind)};
+    auto output = endpoints::negotiateOutput(req.accept, can, &err);
     util::Query query = util::Query::parse(req.query);
     bool pretty = endpoints::wantsPretty(req.userAgent, query.get("pretty").value_or(""));
     if (!output) {
@@ -262,7 +317,7 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
         return;
     }
     endpoints::RenderOptions render;
-    render.kind = kind;
+    render.kind = responseKind;
     render.output = *output;
     render.pretty = pretty;
     render.table.now = loop_.now();
@@ -273,11 +328,15 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
             render.includeObject = endpoints::IncludeObject::Object;
         }
     }
-    auto scope = std::make_shared<endpoints::RequestScope>(
-        endpoints::RequestScope{req, effective, std::move(query), *stores_.at(kind), *namespaces_,
-                                render, std::move(respond)});
+    auto scope = std::make_shared<endpoints::RequestScope>(endpoints::RequestScope{
+        req, effective, std::move(query), *stores_.at(kind), *namespaces_, *priority_, render,
+        std::move(respond)});
     const std::string& verb = effective.verb;
     bool collection = effective.name.empty();
+    if (sub) {
+        serveSubresource(*sub, scope);
+        return;
+    }
     if (verb == "get" && !collection) {
         endpoints::getResource(scope);
     } else if (verb == "list") {
@@ -288,6 +347,8 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
         endpoints::createResource(scope);
     } else if (verb == "update" && !collection) {
         endpoints::updateResource(scope);
+    } else if (verb == "patch" && !collection) {
+        endpoints::patchResource(scope);
     } else if (verb == "delete" && !collection) {
         endpoints::deleteResource(scope);
     } else if (verb == "deletecollection" && collection && kind->resource != "namespaces") {

@@ -8,7 +8,9 @@
 #include <string_view>
 
 #include "admission/namespace_lifecycle.hpp"
+#include "admission/priority.hpp"
 #include "endpoints/discovery.hpp"
+#include "openapi/service.hpp"
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
 #include "server/http.hpp"
@@ -24,7 +26,7 @@ namespace kube::server {
 enum class Route {
     None,         // not ours: the rest of nginx serves it
     Api,          // /api, /apis and below: discovery and resources
-    NonResource,  // /version, /healthz, /livez, /readyz, /metrics
+    NonResource,  // /version, /healthz, /livez, /readyz, /metrics, /openapi/v2, /openapi/v3
 };
 
 Route routeFor(std::string_view path);
@@ -55,8 +57,9 @@ class Server {
     // `respond` is called exactly once, inline or later on the loop.
     void serve(const HttpRequest& req, Responder respond);
 
-    // Creates default, kube-system, kube-public and kube-node-lease if
-    // missing; the server is ready once that is done.
+    // Builds the OpenAPI documents and creates default, kube-system,
+    // kube-public and kube-node-lease if missing; the server is ready once
+    // that is done.
     void start();
     bool ready() const { return ready_; }
 
@@ -86,8 +89,10 @@ class Server {
     std::function<std::string()> metricsSource_;
     registry::Scheme scheme_;
     endpoints::Discovery discovery_;
+    openapi::Service openapi_;
     std::map<const registry::KindInfo*, std::unique_ptr<registry::Store>> stores_;
     std::unique_ptr<admission::NamespaceLifecycle> namespaces_;
+    std::unique_ptr<admission::Priority> priority_;
     storage::cacher::Cacher cacher_;
     std::unique_ptr<storage::Compactor> compactor_;
     int startsPending_ = 0;

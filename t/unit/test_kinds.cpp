@@ -108,7 +108,7 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
                                      "scheduling.k8s.io",
                                      "coordination.k8s.io"};
     assert_true(names == want);
-    assert_int_equal(scheme().all().size(), 26);
+    assert_int_equal(scheme().all().size(), 28);
     std::set<std::string> resources;
     for (const auto& k : scheme().all()) {
         assert_true(resources.insert(k->group + "/" + k->resource).second);

@@ -34,18 +34,20 @@ const char* kDiscoveryAccept =
 const char* kTypedAccept = "application/vnd.kubernetes.protobuf,application/json";
 const char* kVersionAccept = "application/json, */*";
 
-Output output(const char* accept, bool allowTable = true) {
+// By default an endpoint of a built-in kind: tables and protobuf.
+Output output(const char* accept, bool allowTable = true, bool protobuf = true) {
     Status err;
-    std::optional<Output> out = kube::endpoints::negotiateOutput(accept, allowTable, &err);
+    std::optional<Output> out =
+        kube::endpoints::negotiateOutput(accept, {allowTable, protobuf}, &err);
     if (!out) {
         fail_msg("Accept \"%s\" was refused: %s", accept, err.message.c_str());
     }
     return *out;
 }
 
-Status refusedOutput(const char* accept) {
+Status refusedOutput(const char* accept, bool protobuf = true) {
     Status err;
-    std::optional<Output> out = kube::endpoints::negotiateOutput(accept, true, &err);
+    std::optional<Output> out = kube::endpoints::negotiateOutput(accept, {true, protobuf}, &err);
     assert_false(out.has_value());
     return err;
 }
@@ -119,7 +121,7 @@ void verbs_without_tables_get_json_for_the_table_accept(void**) {
 
 void plain_wildcard_typed_and_empty_accepts_get_json(void**) {
     for (const char* accept :
-         {"", "   ", "application/json", "*/*", "application/*", kVersionAccept, kTypedAccept,
+         {"", "   ", "application/json", "*/*", "application/*", kVersionAccept,
           "application/json;charset=utf-8", "application/json;stream=watch"}) {
         Output o = output(accept);
         if (o.form != OutputForm::Json) {
@@ -143,14 +145,72 @@ void unsatisfiable_accept_is_406_with_kubes_message(void**) {
         assert_int_equal(s.code, 406);
         assert_string_equal(s.reason.c_str(), "NotAcceptable");
         assert_string_equal(s.message.c_str(),
-                            "406: Not Acceptable\n\nAvailable representations: application/json");
+                            "406: Not Acceptable\n\nAvailable representations: application/json, "
+                            "application/vnd.kubernetes.protobuf");
         assert_true(s.details.has_value());
         assert_string_equal(
             s.toJson().c_str(),
             R"J({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)J"
-            R"J("message":"406: Not Acceptable\n\nAvailable representations: application/json",)J"
-            R"J("reason":"NotAcceptable","details":{},"code":406})J");
+            R"J("message":"406: Not Acceptable\n\nAvailable representations: application/json, )J"
+            R"J(application/vnd.kubernetes.protobuf","reason":"NotAcceptable","details":{},)J"
+            R"J("code":406})J");
     }
+}
+
+void kubectl_typed_accept_gets_protobuf_for_a_kind_with_a_schema(void**) {
+    assert_true(output(kTypedAccept).form == OutputForm::Protobuf);
+    assert_true(output("application/vnd.kubernetes.protobuf").form == OutputForm::Protobuf);
+    assert_true(output("Application/Vnd.Kubernetes.Protobuf").form == OutputForm::Protobuf);
+    // Every verb: create, update and delete answer in protobuf too.
+    assert_true(output(kTypedAccept, false).form == OutputForm::Protobuf);
+}
+
+void protobuf_and_json_entries_follow_q_then_order(void**) {
+    assert_true(output("application/json;q=0.9, application/vnd.kubernetes.protobuf").form ==
+                OutputForm::Protobuf);
+    assert_true(output("application/vnd.kubernetes.protobuf;q=0.5, application/json").form ==
+                OutputForm::Json);
+    assert_true(output("application/json, application/vnd.kubernetes.protobuf").form ==
+                OutputForm::Json);
+    assert_true(output("application/vnd.kubernetes.protobuf;q=0, */*").form == OutputForm::Json);
+    // A wildcard means JSON, the first of the server's types.
+    assert_true(output("*/*;q=0.8, application/vnd.kubernetes.protobuf;q=0.9").form ==
+                OutputForm::Protobuf);
+    assert_true(output("*/*").form == OutputForm::Json);
+}
+
+void a_protobuf_table_is_skipped_for_the_next_entry(void**) {
+    // kube allows the Table transform for JSON and YAML only.
+    Output o = output("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,"
+                      "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
+    assert_true(o.form == OutputForm::Table);
+    o = output("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,"
+               "application/vnd.kubernetes.protobuf");
+    assert_true(o.form == OutputForm::Protobuf);
+    Status s = refusedOutput("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io");
+    assert_int_equal(s.code, 406);
+}
+
+void the_watch_stream_parameter_is_accepted_and_others_are_not(void**) {
+    assert_true(output("application/vnd.kubernetes.protobuf;stream=watch").form ==
+                OutputForm::Protobuf);
+    assert_true(output("application/json;stream=watch").form == OutputForm::Json);
+    assert_true(output("application/vnd.kubernetes.protobuf;stream=chunks, application/json")
+                    .form == OutputForm::Json);
+    std::vector<MediaRange> r =
+        kube::endpoints::parseAccept("application/vnd.kubernetes.protobuf;stream=watch");
+    assert_string_equal(r[0].stream.c_str(), "watch");
+}
+
+void a_kind_without_a_schema_answers_json_or_406_like_a_custom_resource(void**) {
+    assert_true(output(kTypedAccept, true, false).form == OutputForm::Json);
+    assert_true(output("application/vnd.kubernetes.protobuf;q=0.9, */*;q=0.1", true, false).form ==
+                OutputForm::Json);
+    Status s = refusedOutput("application/vnd.kubernetes.protobuf", false);
+    assert_int_equal(s.code, 406);
+    assert_string_equal(s.reason.c_str(), "NotAcceptable");
+    assert_string_equal(s.message.c_str(),
+                        "only the following media types are accepted: application/json");
 }
 
 void kubectl_discovery_accept_gets_aggregated_v2(void**) {
@@ -249,6 +309,11 @@ int main() {
         cmocka_unit_test(plain_wildcard_typed_and_empty_accepts_get_json),
         cmocka_unit_test(unknown_table_versions_and_transforms_are_skipped),
         cmocka_unit_test(unsatisfiable_accept_is_406_with_kubes_message),
+        cmocka_unit_test(kubectl_typed_accept_gets_protobuf_for_a_kind_with_a_schema),
+        cmocka_unit_test(protobuf_and_json_entries_follow_q_then_order),
+        cmocka_unit_test(a_protobuf_table_is_skipped_for_the_next_entry),
+        cmocka_unit_test(the_watch_stream_parameter_is_accepted_and_others_are_not),
+        cmocka_unit_test(a_kind_without_a_schema_answers_json_or_406_like_a_custom_resource),
         cmocka_unit_test(kubectl_discovery_accept_gets_aggregated_v2),
         cmocka_unit_test(plain_discovery_accepts_get_the_legacy_documents),
         cmocka_unit_test(unknown_aggregated_discovery_alone_is_406),

@@ -1,11 +1,13 @@
 // Protobuf request bodies: kubectl's own bytes and bodies built with the
 // generated classes, decoded through decodeObject into the JSON object the
-// handlers see, and broken bodies rejected with kube-apiserver's wording.
+// handlers see, and broken bodies rejected with kube-apiserver's wording;
+// and kubectl's bytes given back exactly by the response encoder.
 #include <cstdio>
 #include <cstring>
-#include <string>
-
 #include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -13,6 +15,7 @@
 
 #include "endpoints/decode.hpp"
 #include "endpoints/protobuf_codec.hpp"
+#include "endpoints/protobuf_encoder.hpp"
 #include "kapi/apps.pb.h"
 #include "kapi/batch.pb.h"
 #include "kapi/coordination.pb.h"
@@ -276,15 +279,16 @@ void wrong_api_version_in_the_envelope_is_rejected(void**) {
 }
 
 void kind_without_a_schema_is_bad_request(void**) {
-    KindInfo k = coreKind("Node");
+    // A kind the server could serve without a schema (as a custom resource).
+    KindInfo k = coreKind("Widget");
     Status err;
-    auto doc = decodeObject(envelope("v1", "Node", ""), InputForm::Protobuf, k, &err);
+    auto doc = decodeObject(envelope("v1", "Widget", ""), InputForm::Protobuf, k, &err);
     assert_null(doc.get());
     assert_int_equal(err.code, 400);
     assert_string_equal(err.message.c_str(),
-                        "Node in version \"v1\" cannot be handled as a Node: no protobuf schema is "
-                        "known for kind \"Node\" in version \"v1\"");
-    assert_false(kube::endpoints::hasProtobufSchema("v1", "Node"));
+                        "Widget in version \"v1\" cannot be handled as a Widget: no protobuf "
+                        "schema is known for kind \"Widget\" in version \"v1\"");
+    assert_false(kube::endpoints::hasProtobufSchema("v1", "Widget"));
     assert_true(kube::endpoints::hasProtobufSchema("v1", "Secret"));
 }
 
@@ -583,6 +587,41 @@ void kubectl_create_bodies_hold_only_known_fields_and_reserialize_byte_for_byte(
     }
 }
 
+// The mirror image: kubectl's bytes decoded to our JSON form and encoded
+// again are kubectl's bytes, and so is kubectl's own JSON encoded.
+void kubectl_create_bodies_come_back_byte_for_byte_from_their_json(void**) {
+    std::vector<std::tuple<std::string, std::string, std::string, std::string>> bodies = {
+        {"v1", "Namespace", kNamespaceLab,
+         R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":"lab",)"
+         R"("creationTimestamp":null},"spec":{},"status":{}})"}};
+    for (const KubectlCapture& c : kCaptures) {
+        std::string apiVersion = std::string(c.group).empty() ? "v1" : std::string(c.group) + "/v1";
+        bodies.emplace_back(apiVersion, c.kind, unhex(c.hex), c.json);
+    }
+    for (const auto& [apiVersion, kind, body, kubectlJson] : bodies) {
+        Status err;
+        KindInfo k;
+        k.group = apiVersion == "v1" ? "" : apiVersion.substr(0, apiVersion.find('/'));
+        k.version = "v1";
+        k.kind = kind;
+        auto doc = decodeObject(body, InputForm::Protobuf, k, &err);
+        assert_non_null(doc.get());
+        std::string again;
+        auto why = kube::endpoints::encodeProtobufObject(json::serialize(*doc), apiVersion, kind,
+                                                         &again);
+        if (why) {
+            fail_msg("%s: %s", kind.c_str(), why->c_str());
+        }
+        if (again != body) {
+            std::fprintf(stderr, "%s: the encoded body differs from kubectl's\n", kind.c_str());
+        }
+        assert_true(again == body);
+        assert_false(kube::endpoints::encodeProtobufObject(kubectlJson, apiVersion, kind, &again)
+                         .has_value());
+        assert_true(again == body);
+    }
+}
+
 void int_or_string_is_the_bare_number_or_the_string(void**) {
     kapi::policy::v1::PodDisruptionBudget pdb;
     pdb.mutable_metadata()->set_name("p");
@@ -727,6 +766,7 @@ int main() {
         cmocka_unit_test(kubectl_create_bodies_decode_to_what_the_json_path_decodes),
         cmocka_unit_test(
             kubectl_create_bodies_hold_only_known_fields_and_reserialize_byte_for_byte),
+        cmocka_unit_test(kubectl_create_bodies_come_back_byte_for_byte_from_their_json),
         cmocka_unit_test(int_or_string_is_the_bare_number_or_the_string),
         cmocka_unit_test(quantities_are_their_strings_and_an_empty_one_is_zero),
         cmocka_unit_test(embedded_structs_flatten_into_their_parent),

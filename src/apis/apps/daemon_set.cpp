@@ -2,6 +2,7 @@
 #include "apis/apps/workload.hpp"
 #include "apis/core/defaulting.hpp"
 #include "apis/core/pod_spec.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 
 namespace kube::apis::apps {
@@ -66,6 +67,7 @@ registry::KindInfo daemonSetKind() {
     k.categories = {"all"};
     k.tracksGeneration = true;
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::countColumn("Desired", "integer",

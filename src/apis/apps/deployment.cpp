@@ -4,6 +4,8 @@
 #include "apis/apps/workload.hpp"
 #include "apis/core/defaulting.hpp"
 #include "apis/core/pod_spec.hpp"
+#include "registry/scale.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 
 namespace kube::apis::apps {
@@ -66,6 +68,36 @@ field::Causes validateDeployment(const json::Value& obj) {
     return out;
 }
 
+// Mirrors deploymentStatusStrategy.PrepareForUpdate: a status update keeps
+// the stored labels as well as the spec.
+void prepareDeploymentStatus(json::Value& obj, const json::Value& old,
+                             const registry::StatusUpdateContext&, json::Allocator& a) {
+    json::Value& metadata = obj["metadata"];
+    if (const json::Value* labels = json::at(old, {"metadata", "labels"})) {
+        json::setMember(metadata, "labels", json::Value(*labels, a), a);
+    } else {
+        json::removeMember(metadata, "labels");
+    }
+}
+
+// Mirrors ValidateDeploymentStatusUpdate (the metadata checks are the store's).
+field::Causes validateDeploymentStatus(const json::Value& obj, const json::Value& old) {
+    field::Causes out;
+    validateReplicaCounts(obj,
+                          {"observedGeneration", "replicas", "updatedReplicas", "readyReplicas",
+                           "availableReplicas", "unavailableReplicas", "collisionCount"},
+                          {"updatedReplicas", "readyReplicas", "availableReplicas"}, out);
+    // IsDecremented: a collisionCount may grow or appear, never shrink or go.
+    const json::Value* before = json::at(old, {"status", "collisionCount"});
+    const json::Value* after = json::at(obj, {"status", "collisionCount"});
+    if (before && before->IsInt64() &&
+        (!after || !after->IsInt64() || after->GetInt64() < before->GetInt64())) {
+        int64_t value = after && after->IsInt64() ? after->GetInt64() : 0;
+        out.push_back(field::invalid("status.collisionCount", value, "cannot be decremented"));
+    }
+    return out;
+}
+
 }  // namespace
 
 registry::KindInfo deploymentKind() {
@@ -79,6 +111,7 @@ registry::KindInfo deploymentKind() {
     k.categories = {"all"};
     k.tracksGeneration = true;
     k.statusIsSubresource = true;
+    k.subresources = {registry::scaleSubresource(), registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         readyReplicasColumn(),
@@ -102,6 +135,8 @@ registry::KindInfo deploymentKind() {
     k.defaults = defaultDeployment;
     k.prepareForCreate = prepareDeployment;
     k.validate = validateDeployment;
+    k.prepareForStatusUpdate = prepareDeploymentStatus;
+    k.validateStatusUpdate = validateDeploymentStatus;
     return k;
 }
 

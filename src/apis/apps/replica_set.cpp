@@ -2,6 +2,8 @@
 #include "apis/apps/workload.hpp"
 #include "apis/core/defaulting.hpp"
 #include "apis/core/pod_spec.hpp"
+#include "registry/scale.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 
 namespace kube::apis::apps {
@@ -40,6 +42,16 @@ cells::CountCell statusCount(std::string_view member) {
     return [member](const json::Value& obj) { return cells::integer(obj, {"status", member}); };
 }
 
+// Mirrors ValidateReplicaSetStatusUpdate (the metadata checks are the store's).
+field::Causes validateReplicaSetStatus(const json::Value& obj, const json::Value&) {
+    field::Causes out;
+    validateReplicaCounts(obj,
+                          {"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas",
+                           "observedGeneration"},
+                          {"fullyLabeledReplicas", "readyReplicas", "availableReplicas"}, out);
+    return out;
+}
+
 }  // namespace
 
 registry::KindInfo replicaSetKind() {
@@ -53,6 +65,7 @@ registry::KindInfo replicaSetKind() {
     k.categories = {"all"};
     k.tracksGeneration = true;
     k.statusIsSubresource = true;
+    k.subresources = {registry::scaleSubresource(), registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::countColumn("Desired", "integer", "The number of pods the ReplicaSet wants.",
@@ -71,6 +84,7 @@ registry::KindInfo replicaSetKind() {
     k.defaults = defaultReplicaSet;
     k.prepareForCreate = prepareReplicaSet;
     k.validate = validateReplicaSet;
+    k.validateStatusUpdate = validateReplicaSetStatus;
     k.selectableFields = {{"metadata.name"}, {"metadata.namespace"}, {"status.replicas", "", "0"}};
     return k;
 }

@@ -5,6 +5,8 @@
 #include "apis/core/defaulting.hpp"
 #include "apis/core/pod_spec.hpp"
 #include "apis/core/volume_claims.hpp"
+#include "registry/scale.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 
 namespace kube::apis::apps {
@@ -86,6 +88,7 @@ registry::KindInfo statefulSetKind() {
     k.categories = {"all"};
     k.tracksGeneration = true;
     k.statusIsSubresource = true;
+    k.subresources = {registry::scaleSubresource(), registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         readyReplicasColumn(),

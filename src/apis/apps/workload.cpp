@@ -177,6 +177,26 @@ registry::TableColumn containersColumn() {
         1);
 }
 
+void validateReplicaCounts(const json::Value& obj, std::initializer_list<std::string_view> counts,
+                           std::initializer_list<std::string_view> bounded, field::Causes& out) {
+    for (std::string_view c : counts) {
+        field::validateNonnegative(json::at(obj, {"status", c}), field::child("status", c), out);
+    }
+    int64_t replicas = cells::integer(obj, {"status", "replicas"});
+    for (std::string_view b : bounded) {
+        int64_t n = cells::integer(obj, {"status", b});
+        if (n > replicas) {
+            out.push_back(field::invalid(field::child("status", b), n,
+                                         "cannot be greater than status.replicas"));
+        }
+    }
+    int64_t available = cells::integer(obj, {"status", "availableReplicas"});
+    if (available > cells::integer(obj, {"status", "readyReplicas"})) {
+        out.push_back(field::invalid("status.availableReplicas", available,
+                                     "cannot be greater than readyReplicas"));
+    }
+}
+
 registry::TableColumn imagesColumn() {
     return cells::textColumn(
         "Images", "string", "Images referenced by each container in the template.",

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,13 @@ struct WorkloadRules {
 // non-empty selector matching the template labels, a valid pod template that
 // restarts Always and has no activeDeadlineSeconds. Paths start at "spec".
 void validateWorkloadSpec(const json::Value& obj, const WorkloadRules& rules, field::Causes& out);
+
+// The shape ValidateDeploymentStatus and ValidateReplicaSetStatus share:
+// each of `counts` (status members, in the order kube checks them) must be
+// >= 0, each of `bounded` may not exceed status.replicas, and
+// availableReplicas may not exceed readyReplicas.
+void validateReplicaCounts(const json::Value& obj, std::initializer_list<std::string_view> counts,
+                           std::initializer_list<std::string_view> bounded, field::Causes& out);
 
 // The pod spec a workload stamps out: spec.template.spec, or for CronJobs
 // spec.jobTemplate.spec.template.spec.

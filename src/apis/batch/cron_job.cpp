@@ -7,6 +7,7 @@
 #include "apis/batch/kinds.hpp"
 #include "apis/core/defaulting.hpp"
 #include "apis/core/pod_spec.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 #include "util/time.hpp"
 
@@ -120,6 +121,7 @@ registry::KindInfo cronJobKind() {
     k.categories = {"all"};
     k.tracksGeneration = true;
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn("Schedule", "string", "The schedule in Cron format.",

@@ -5,6 +5,7 @@
 #include "apis/batch/kinds.hpp"
 #include "apis/core/defaulting.hpp"
 #include "apis/core/pod_spec.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 #include "util/time.hpp"
 
@@ -161,6 +162,7 @@ registry::KindInfo jobKind() {
     k.categories = {"all"};
     k.tracksGeneration = true;
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn(

@@ -52,4 +52,81 @@ void validateNonnegative(const json::Value* v, const std::string& path, Causes& 
     }
 }
 
+void validateLabelSelector(const json::Value* selector, const std::string& path,
+                           bool allowInvalidLabelValues, Causes& out) {
+    if (!selector || !selector->IsObject()) {
+        return;
+    }
+    const json::Value* labels = json::member(*selector, "matchLabels");
+    std::string labelsPath = child(path, "matchLabels");
+    if (labels && labels->IsObject()) {
+        for (const auto& m : labels->GetObject()) {
+            for (const std::string& msg :
+                 registry::validation::isQualifiedName(json::view(m.name))) {
+                out.push_back(invalid(labelsPath, json::view(m.name), msg));
+            }
+            for (const std::string& msg :
+                 registry::validation::isValidLabelValue(json::view(m.value))) {
+                out.push_back(invalid(labelsPath, json::view(m.value), msg));
+            }
+        }
+    }
+    const json::Value* exprs = json::member(*selector, "matchExpressions");
+    if (!exprs || !exprs->IsArray()) {
+        return;
+    }
+    for (rapidjson::SizeType i = 0; i < exprs->Size(); i++) {
+        const json::Value& req = (*exprs)[i];
+        std::string p = index(child(path, "matchExpressions"), i);
+        std::string_view op = json::stringMember(req, "operator");
+        const json::Value* values = json::member(req, "values");
+        rapidjson::SizeType n = values && values->IsArray() ? values->Size() : 0;
+        if (op == "In" || op == "NotIn") {
+            if (n == 0) {
+                out.push_back(required(child(p, "values"),
+                                       "must be specified when `operator` is 'In' or 'NotIn'"));
+            }
+        } else if (op == "Exists" || op == "DoesNotExist") {
+            if (n > 0) {
+                out.push_back(forbidden(child(p, "values"),
+                                        "may not be specified when `operator` is 'Exists' or "
+                                        "'DoesNotExist'"));
+            }
+        } else {
+            out.push_back(invalid(child(p, "operator"), op, "not a valid selector operator"));
+        }
+        std::string_view key = json::stringMember(req, "key");
+        for (const std::string& msg : registry::validation::isQualifiedName(key)) {
+            out.push_back(invalid(child(p, "key"), key, msg));
+        }
+        for (rapidjson::SizeType j = 0; !allowInvalidLabelValues && j < n; j++) {
+            std::string_view value = json::view((*values)[j]);
+            for (const std::string& msg : registry::validation::isValidLabelValue(value)) {
+                out.push_back(invalid(index(child(p, "values"), j), value, msg));
+            }
+        }
+    }
+}
+
+std::vector<std::string> isValidPortName(std::string_view port) {
+    std::vector<std::string> out;
+    if (port.size() > 15) {
+        out.push_back("must be no more than 15 characters");
+    }
+    if (port.empty() ||
+        port.find_first_not_of("-abcdefghijklmnopqrstuvwxyz0123456789") != std::string_view::npos) {
+        out.push_back("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+    }
+    if (port.find_first_of("abcdefghijklmnopqrstuvwxyz") == std::string_view::npos) {
+        out.push_back("must contain at least one letter (a-z)");
+    }
+    if (port.find("--") != std::string_view::npos) {
+        out.push_back("must not contain consecutive hyphens");
+    }
+    if (!port.empty() && (port.front() == '-' || port.back() == '-')) {
+        out.push_back("must not begin or end with a hyphen");
+    }
+    return out;
+}
+
 }  // namespace kube::apis::core::field

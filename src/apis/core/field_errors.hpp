@@ -43,4 +43,14 @@ void validateEnum(const util::json::Value* v, const std::string& path,
 // Adds "must be greater than or equal to 0" for a negative integer.
 void validateNonnegative(const util::json::Value* v, const std::string& path, Causes& out);
 
+// Mirrors metav1 validation.ValidateLabelSelector on a selector that may be
+// absent. With `allowInvalidLabelValues` the values of matchExpressions are
+// not checked (LabelSelectorValidationOptions.AllowInvalidLabelValueInSelector,
+// granted on update when the stored selector already had such values).
+void validateLabelSelector(const util::json::Value* selector, const std::string& path,
+                           bool allowInvalidLabelValues, Causes& out);
+
+// validation.IsValidPortName: an IANA service name ("http", "dns-tcp").
+std::vector<std::string> isValidPortName(std::string_view port);
+
 }  // namespace kube::apis::core::field

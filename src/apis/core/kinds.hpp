@@ -8,6 +8,7 @@ namespace kube::apis::core {
 registry::KindInfo configMapKind();
 registry::KindInfo endpointsKind();
 registry::KindInfo eventKind();
+registry::KindInfo limitRangeKind();
 registry::KindInfo namespaceKind();
 registry::KindInfo nodeKind();
 registry::KindInfo persistentVolumeClaimKind();

@@ -1,6 +1,10 @@
+#include <vector>
+
 #include "apis/core/defaulting.hpp"
 #include "apis/core/kinds.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
+#include "registry/validation.hpp"
 
 namespace kube::apis::core {
 
@@ -47,6 +51,22 @@ void prepareNamespace(json::Value& obj, json::Allocator& a) {
     finalizers.PushBack("kubernetes", a);
 }
 
+// Mirrors ValidateNamespaceStatusUpdate: the phase follows deletionTimestamp.
+std::vector<meta::StatusCause> validateNamespaceStatus(const json::Value& obj, const json::Value&) {
+    namespace field = registry::validation::field;
+    std::string_view phase = cells::text(obj, {"status", "phase"});
+    if (!json::at(obj, {"metadata", "deletionTimestamp"})) {
+        if (phase != "Active") {
+            return {field::invalid("status.Phase", phase,
+                                   "may only be 'Active' if `deletionTimestamp` is empty")};
+        }
+    } else if (phase != "Terminating") {
+        return {field::invalid("status.Phase", phase,
+                               "may only be 'Terminating' if `deletionTimestamp` is not empty")};
+    }
+    return {};
+}
+
 }  // namespace
 
 registry::KindInfo namespaceKind() {
@@ -60,6 +80,7 @@ registry::KindInfo namespaceKind() {
     k.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
     k.nameRule = registry::NameRule::DNS1123Label;
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn("Status", "string", "The status of the namespace",
@@ -70,6 +91,7 @@ registry::KindInfo namespaceKind() {
     };
     k.defaults = defaultNamespace;
     k.prepareForCreate = prepareNamespace;
+    k.validateStatusUpdate = validateNamespaceStatus;
     k.selectableFields = {{"metadata.name"}, {"status.phase"}};
     return k;
 }

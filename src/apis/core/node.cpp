@@ -3,6 +3,7 @@
 
 #include "apis/core/defaulting.hpp"
 #include "apis/core/kinds.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 
 namespace kube::apis::core {
@@ -95,6 +96,7 @@ registry::KindInfo nodeKind() {
     k.namespaced = false;
     k.shortNames = {"no"};
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn(

@@ -5,6 +5,7 @@
 #include "apis/core/field_errors.hpp"
 #include "apis/core/kinds.hpp"
 #include "apis/core/volume_claims.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 #include "util/time.hpp"
 
@@ -60,6 +61,31 @@ void prepareVolume(json::Value& obj, json::Allocator& a) {
         "lastPhaseTransitionTime",
         json::stringValue(util::time::formatRFC3339(std::chrono::system_clock::now()), a), a);
     json::setMember(obj, "status", std::move(status), a);
+}
+
+// Mirrors persistentvolumeStatusStrategy.PrepareForUpdate: a phase that
+// stays keeps its transition time unless the request sets one; a phase
+// that changes gets the time of the change unless the request sets a new one.
+void prepareVolumeStatus(json::Value& obj, const json::Value& old,
+                         const registry::StatusUpdateContext& ctx, json::Allocator& a) {
+    json::Value* status = json::member(obj, "status");
+    if (!status || !status->IsObject()) {
+        json::setMember(obj, "status", json::Value(rapidjson::kObjectType), a);
+        status = json::member(obj, "status");
+    }
+    const json::Value* oldTime = json::at(old, {"status", "lastPhaseTransitionTime"});
+    const json::Value* newTime = json::member(*status, "lastPhaseTransitionTime");
+    bool newUnset = !newTime || newTime->IsNull();
+    if (cells::text(old, {"status", "phase"}) == cells::text(obj, {"status", "phase"})) {
+        if (newUnset && oldTime) {
+            json::setMember(*status, "lastPhaseTransitionTime", json::Value(*oldTime, a), a);
+        }
+        return;
+    }
+    if (newUnset || (oldTime && *newTime == *oldTime)) {
+        json::setMember(*status, "lastPhaseTransitionTime",
+                        json::stringValue(util::time::formatRFC3339(ctx.now), a), a);
+    }
 }
 
 // The essentials of ValidatePersistentVolume.
@@ -122,6 +148,7 @@ registry::KindInfo persistentVolumeKind() {
     k.namespaced = false;
     k.shortNames = {"pv"};
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn(
@@ -158,6 +185,7 @@ registry::KindInfo persistentVolumeKind() {
     };
     k.defaults = defaultVolume;
     k.prepareForCreate = prepareVolume;
+    k.prepareForStatusUpdate = prepareVolumeStatus;
     k.validate = validateVolume;
     return k;
 }

@@ -4,6 +4,7 @@
 #include "apis/core/field_errors.hpp"
 #include "apis/core/kinds.hpp"
 #include "apis/core/volume_claims.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 
 namespace kube::apis::core {
@@ -54,6 +55,7 @@ registry::KindInfo persistentVolumeClaimKind() {
     k.singular = "persistentvolumeclaim";
     k.shortNames = {"pvc"};
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn(

@@ -5,6 +5,7 @@
 #include "apis/core/defaulting.hpp"
 #include "apis/core/kinds.hpp"
 #include "apis/core/pod_spec.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 #include "util/time.hpp"
 
@@ -257,6 +258,29 @@ field::Causes validatePod(const json::Value& obj) {
     return out;
 }
 
+// Mirrors podStatusStrategy.PrepareForUpdate: the status subresource keeps
+// the stored ownerReferences (old kubelets corrupted them), and a status
+// without a qosClass keeps the stored one (it is set once, at creation).
+void preparePodStatus(json::Value& obj, const json::Value& old,
+                      const registry::StatusUpdateContext&, json::Allocator& a) {
+    json::Value& metadata = obj["metadata"];
+    if (const json::Value* refs = json::at(old, {"metadata", "ownerReferences"})) {
+        json::setMember(metadata, "ownerReferences", json::Value(*refs, a), a);
+    } else {
+        json::removeMember(metadata, "ownerReferences");
+    }
+    const json::Value* oldQos = json::at(old, {"status", "qosClass"});
+    if (!oldQos || !cells::text(obj, {"status", "qosClass"}).empty()) {
+        return;
+    }
+    json::Value* status = json::member(obj, "status");
+    if (!status || !status->IsObject()) {
+        json::setMember(obj, "status", json::Value(rapidjson::kObjectType), a);
+        status = json::member(obj, "status");
+    }
+    json::setMember(*status, "qosClass", json::Value(*oldQos, a), a);
+}
+
 }  // namespace
 
 registry::KindInfo podKind() {
@@ -269,6 +293,7 @@ registry::KindInfo podKind() {
     k.categories = {"all"};
     k.tracksGeneration = true;
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn("Ready", "string",
@@ -311,6 +336,7 @@ registry::KindInfo podKind() {
     k.defaults = defaultPod;
     k.prepareForCreate = preparePod;
     k.validate = validatePod;
+    k.prepareForStatusUpdate = preparePodStatus;
     // Mirrors the v1 Pod field label conversion; spec.host is the old name of spec.nodeName.
     k.selectableFields = {{"metadata.name"}, {"metadata.namespace"}, {"spec.nodeName"},
                           {"spec.restartPolicy"}, {"spec.schedulerName"},

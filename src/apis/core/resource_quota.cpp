@@ -5,6 +5,8 @@
 
 #include "apis/core/field_errors.hpp"
 #include "apis/core/kinds.hpp"
+#include "apis/core/resource_names.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 
 namespace kube::apis::core {
@@ -15,84 +17,6 @@ namespace cells = registry::cells;
 namespace json = util::json;
 using registry::TableContext;
 using registry::validation::goQuote;
-
-bool hasHugePagesPrefix(std::string_view name) {
-    return name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
-}
-
-// helper.IsStandardResourceName: what a container or a quota may name
-// without a domain prefix.
-bool isStandardResourceName(std::string_view name) {
-    static const std::set<std::string_view> names = {"cpu",
-                                                     "memory",
-                                                     "ephemeral-storage",
-                                                     "requests.cpu",
-                                                     "requests.memory",
-                                                     "requests.ephemeral-storage",
-                                                     "limits.cpu",
-                                                     "limits.memory",
-                                                     "limits.ephemeral-storage",
-                                                     "pods",
-                                                     "resourcequotas",
-                                                     "services",
-                                                     "replicationcontrollers",
-                                                     "secrets",
-                                                     "configmaps",
-                                                     "persistentvolumeclaims",
-                                                     "storage",
-                                                     "requests.storage",
-                                                     "services.nodeports",
-                                                     "services.loadbalancers"};
-    return names.contains(name) || hasHugePagesPrefix(name);
-}
-
-// helper.IsStandardQuotaResourceName: the unprefixed names quota tracks.
-bool isStandardQuotaResourceName(std::string_view name) {
-    static const std::set<std::string_view> names = {"cpu",
-                                                     "memory",
-                                                     "ephemeral-storage",
-                                                     "requests.cpu",
-                                                     "requests.memory",
-                                                     "requests.storage",
-                                                     "requests.ephemeral-storage",
-                                                     "limits.cpu",
-                                                     "limits.memory",
-                                                     "limits.ephemeral-storage",
-                                                     "pods",
-                                                     "resourcequotas",
-                                                     "services",
-                                                     "replicationcontrollers",
-                                                     "secrets",
-                                                     "persistentvolumeclaims",
-                                                     "configmaps",
-                                                     "services.nodeports",
-                                                     "services.loadbalancers"};
-    return names.contains(name) || hasHugePagesPrefix(name);
-}
-
-// helper.IsIntegerResourceName: object counts and extended resources.
-bool isIntegerResourceName(std::string_view name) {
-    static const std::set<std::string_view> counts = {"pods",
-                                                      "resourcequotas",
-                                                      "services",
-                                                      "replicationcontrollers",
-                                                      "secrets",
-                                                      "configmaps",
-                                                      "persistentvolumeclaims",
-                                                      "services.nodeports",
-                                                      "services.loadbalancers"};
-    if (counts.contains(name)) {
-        return true;
-    }
-    // IsExtendedResourceName: domain-prefixed outside kubernetes.io, not a
-    // "requests." name, and still a qualified name once "requests." is added.
-    bool native = name.find('/') == std::string_view::npos ||
-                  name.find("kubernetes.io/") != std::string_view::npos;
-    if (native || name.starts_with("requests.")) {
-        return false;
-    }
-    return registry::validation::isQualifiedName("requests." + std::string(name)).empty();
-}
 
 // A quantity string's sign and whether it is a whole number, which is all
 // the quota checks ask of it ("1", "500m", "1Gi", "2e3", "-1").
@@ -128,18 +52,10 @@ QuantityShape quantityShape(std::string_view q) {
     return s;
 }
 
-// Mirrors ValidateResourceQuotaResourceName with validateResourceName.
-void validateResourceName(std::string_view name, const std::string& path, field::Causes& out) {
-    std::vector<std::string> msgs = registry::validation::isQualifiedName(name);
-    for (const std::string& msg : msgs) {
-        out.push_back(field::invalid(path, name, msg));
-    }
-    bool unprefixed = name.find('/') == std::string_view::npos;
-    if (msgs.empty() && unprefixed && !isStandardResourceName(name)) {
-        out.push_back(
-            field::invalid(path, name, "must be a standard resource type or fully qualified"));
-    }
-    if (unprefixed && !isStandardQuotaResourceName(name)) {
+// Mirrors ValidateResourceQuotaResourceName.
+void validateQuotaResourceName(std::string_view name, const std::string& path, field::Causes& out) {
+    validateResourceName(name, path, out);
+    if (name.find('/') == std::string_view::npos && !isStandardQuotaResourceName(name)) {
         out.push_back(field::invalid(path, name, "must be a standard resource for quota"));
     }
 }
@@ -183,8 +99,11 @@ bool scopeFitsResource(std::string_view scope, std::string_view resource) {
 
 // Go's %#v of the scopes slice, the bad value of every scope error.
 registry::validation::BadValue scopesGoString(const json::Value* scopes) {
+    if (!scopes || scopes->IsNull()) {
+        return registry::validation::BadValue::raw("[]core.ResourceQuotaScope(nil)");
+    }
     std::string out = "[]core.ResourceQuotaScope{";
-    if (scopes && scopes->IsArray()) {
+    if (scopes->IsArray()) {
         for (rapidjson::SizeType i = 0; i < scopes->Size(); i++) {
             out += (i ? ", " : "") + goQuote(json::view((*scopes)[i]));
         }
@@ -292,28 +211,60 @@ void validateScopeSelector(const json::Value& spec, field::Causes& out) {
     }
 }
 
-// Mirrors ValidateResourceQuota: spec.hard names and amounts, scopes, the
-// scope selector, and the same name and amount checks on status.
-field::Causes validateResourceQuota(const json::Value& obj) {
-    field::Causes out;
+// Names and amounts of a resource list ("spec.hard", "status.used").
+void validateResourceList(const json::Value* list, const std::string& path, field::Causes& out) {
+    if (!list || !list->IsObject()) {
+        return;
+    }
+    for (const auto& m : list->GetObject()) {
+        std::string p = field::key(path, json::view(m.name));
+        validateQuotaResourceName(json::view(m.name), p, out);
+        validateQuantity(json::view(m.name), m.value, p, out);
+    }
+}
+
+// Mirrors ValidateResourceQuotaSpec: spec.hard names and amounts, scopes and
+// the scope selector.
+void validateResourceQuotaSpec(const json::Value& obj, field::Causes& out) {
     static const json::Value empty(rapidjson::kObjectType);
     const json::Value* specp = json::member(obj, "spec");
     const json::Value& spec = specp && specp->IsObject() ? *specp : empty;
-    auto checkList = [&](const json::Value* list, const std::string& path) {
-        if (!list || !list->IsObject()) {
-            return;
-        }
-        for (const auto& m : list->GetObject()) {
-            std::string p = field::key(path, json::view(m.name));
-            validateResourceName(json::view(m.name), p, out);
-            validateQuantity(json::view(m.name), m.value, p, out);
-        }
-    };
-    checkList(json::member(spec, "hard"), "spec.hard");
+    validateResourceList(json::member(spec, "hard"), "spec.hard", out);
     validateScopes(spec, out);
     validateScopeSelector(spec, out);
-    checkList(json::at(obj, {"status", "hard"}), "status.hard");
-    checkList(json::at(obj, {"status", "used"}), "status.used");
+}
+
+// Mirrors ValidateResourceQuota: the spec, and the same name and amount
+// checks on status.
+field::Causes validateResourceQuota(const json::Value& obj) {
+    field::Causes out;
+    validateResourceQuotaSpec(obj, out);
+    validateResourceList(json::at(obj, {"status", "hard"}), "status.hard", out);
+    validateResourceList(json::at(obj, {"status", "used"}), "status.used", out);
+    return out;
+}
+
+std::set<std::string_view> scopeSet(const json::Value& obj) {
+    std::set<std::string_view> out;
+    const json::Value* scopes = json::at(obj, {"spec", "scopes"});
+    if (scopes && scopes->IsArray()) {
+        for (const auto& s : scopes->GetArray()) {
+            out.insert(json::view(s));
+        }
+    }
+    return out;
+}
+
+// Mirrors ValidateResourceQuotaUpdate: the spec as on create, and the set of
+// scopes may not change (the status is the stored one, not checked again).
+field::Causes validateResourceQuotaUpdate(const json::Value& obj, const json::Value& old) {
+    field::Causes out;
+    validateResourceQuotaSpec(obj, out);
+    if (scopeSet(obj) != scopeSet(old)) {
+        out.push_back(field::invalid("spec.scopes",
+                                     scopesGoString(json::at(obj, {"spec", "scopes"})),
+                                     "field is immutable"));
+    }
     return out;
 }
 
@@ -363,6 +314,7 @@ registry::KindInfo resourceQuotaKind() {
     k.singular = "resourcequota";
     k.shortNames = {"quota"};
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     // kube 1.32 order: Age before the usage columns.
     k.columns = {
         cells::nameColumn(),
@@ -376,6 +328,7 @@ registry::KindInfo resourceQuotaKind() {
     };
     k.prepareForCreate = prepareResourceQuota;
     k.validate = validateResourceQuota;
+    k.validateUpdate = validateResourceQuotaUpdate;
     return k;
 }
 

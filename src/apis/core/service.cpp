@@ -6,6 +6,7 @@
 #include "apis/core/field_errors.hpp"
 #include "apis/core/kinds.hpp"
 #include "apis/core/pod_spec.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 
 namespace kube::apis::core {
@@ -186,6 +187,7 @@ registry::KindInfo serviceKind() {
     k.categories = {"all"};
     k.nameRule = registry::NameRule::DNS1035Label;
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn("Type", "string",

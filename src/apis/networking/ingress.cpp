@@ -5,6 +5,7 @@
 
 #include "apis/core/field_errors.hpp"
 #include "apis/networking/kinds.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 
 namespace kube::apis::networking {
@@ -56,26 +57,6 @@ std::vector<std::string> isWildcardDNS1123Subdomain(std::string_view value) {
             "subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and "
             "end with an alphanumeric character (e.g. '*.example.com', regex used for validation "
             "is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
-    }
-    return out;
-}
-
-// validation.IsValidPortName (an IANA service name).
-std::vector<std::string> isValidPortName(std::string_view port) {
-    std::vector<std::string> out;
-    if (port.size() > 15) {
-        out.push_back("must be no more than 15 characters");
-    }
-    if (port.find_first_not_of("-abcdefghijklmnopqrstuvwxyz0123456789") != std::string_view::npos) {
-        out.push_back("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
-    } else if (port.find_first_of("abcdefghijklmnopqrstuvwxyz") == std::string_view::npos) {
-        out.push_back("must contain at least one letter (a-z)");
-    }
-    if (port.find("--") != std::string_view::npos) {
-        out.push_back("must not contain consecutive hyphens");
-    }
-    if (!port.empty() && (port.front() == '-' || port.back() == '-')) {
-        out.push_back("must not begin or end with a hyphen");
     }
     return out;
 }
@@ -134,7 +115,7 @@ void validateBackend(const json::Value* backend, const std::string& path, field:
     if (!portName.empty() && portNumber != 0) {
         out.push_back(field::invalid(path, "", "cannot set both port name & port number"));
     } else if (!portName.empty()) {
-        for (const std::string& msg : isValidPortName(portName)) {
+        for (const std::string& msg : field::isValidPortName(portName)) {
             out.push_back(field::invalid(field::child(portPath, "name"), portName, msg));
         }
     } else if (portNumber != 0) {
@@ -185,42 +166,56 @@ void validatePath(const json::Value& p, const std::string& path, field::Causes& 
     validateBackend(json::member(p, "backend"), field::child(path, "backend"), out);
 }
 
-// Mirrors validateIngressRules with the rule values' HTTP paths.
-void validateRules(const json::Value& rules, field::Causes& out) {
+// What an update may keep of a stored ingress that today's rules reject;
+// mirrors IngressValidationOptions.
+struct IngressOptions {
+    bool allowInvalidSecretName = false;
+    bool allowInvalidWildcardHostRule = false;
+};
+
+// Mirrors validateIngressRuleValue: the HTTP paths of one rule.
+void validateRuleValue(const json::Value& rule, const std::string& path, field::Causes& out) {
+    const json::Value* http = json::member(rule, "http");
+    if (!http || !http->IsObject()) {
+        return;
+    }
+    std::string httpPath = field::child(path, "http");
+    const json::Value* paths = json::member(*http, "paths");
+    if (cells::count(paths) == 0) {
+        out.push_back(field::required(field::child(httpPath, "paths")));
+        return;
+    }
+    for (rapidjson::SizeType j = 0; j < paths->Size(); j++) {
+        validatePath((*paths)[j], field::index(field::child(httpPath, "paths"), j), out);
+    }
+}
+
+// Mirrors validateIngressRules.
+void validateRules(const json::Value& rules, const IngressOptions& opts, field::Causes& out) {
     for (rapidjson::SizeType i = 0; i < rules.Size(); i++) {
         const json::Value& rule = rules[i];
         std::string path = field::index("spec.rules", i);
         std::string_view host = json::stringMember(rule, "host");
+        bool wildcard = host.find('*') != std::string_view::npos;
         if (!host.empty()) {
             std::string hostPath = field::child(path, "host");
             if (isIP(host)) {
                 out.push_back(
                     field::invalid(hostPath, host, "must be a DNS name, not an IP address"));
             }
-            bool wildcard = host.find('*') != std::string_view::npos;
             for (const std::string& msg : wildcard ? isWildcardDNS1123Subdomain(host)
                                                    : validation::isDNS1123Subdomain(host)) {
                 out.push_back(field::invalid(hostPath, host, msg));
             }
         }
-        const json::Value* http = json::member(rule, "http");
-        if (!http || !http->IsObject()) {
-            continue;
-        }
-        std::string httpPath = field::child(path, "http");
-        const json::Value* paths = json::member(*http, "paths");
-        if (cells::count(paths) == 0) {
-            out.push_back(field::required(field::child(httpPath, "paths")));
-            continue;
-        }
-        for (rapidjson::SizeType j = 0; j < paths->Size(); j++) {
-            validatePath((*paths)[j], field::index(field::child(httpPath, "paths"), j), out);
+        if (!wildcard || !opts.allowInvalidWildcardHostRule) {
+            validateRuleValue(rule, path, out);
         }
     }
 }
 
 // Mirrors validateIngressTLS.
-void validateTLS(const json::Value& tls, field::Causes& out) {
+void validateTLS(const json::Value& tls, const IngressOptions& opts, field::Causes& out) {
     for (rapidjson::SizeType i = 0; i < tls.Size(); i++) {
         std::string path = field::index("spec.tls", i);
         const json::Value* hosts = json::member(tls[i], "hosts");
@@ -234,7 +229,7 @@ void validateTLS(const json::Value& tls, field::Causes& out) {
             }
         }
         std::string_view secret = json::stringMember(tls[i], "secretName");
-        if (!secret.empty()) {
+        if (!secret.empty() && !opts.allowInvalidSecretName) {
             for (const std::string& msg : validation::isDNS1123Subdomain(secret)) {
                 out.push_back(field::invalid(field::child(path, "secretName"), secret, msg));
             }
@@ -242,9 +237,8 @@ void validateTLS(const json::Value& tls, field::Causes& out) {
     }
 }
 
-// Mirrors ValidateIngressCreate.
-field::Causes validateIngress(const json::Value& obj) {
-    field::Causes out;
+// Mirrors ValidateIngressSpec.
+void validateSpec(const json::Value& obj, const IngressOptions& opts, field::Causes& out) {
     static const json::Value empty(rapidjson::kObjectType);
     const json::Value* specp = json::member(obj, "spec");
     const json::Value& spec = specp && specp->IsObject() ? *specp : empty;
@@ -261,10 +255,10 @@ field::Causes validateIngress(const json::Value& obj) {
         validateBackend(defaultBackend, "spec.defaultBackend", out);
     }
     if (hasRules) {
-        validateRules(*rules, out);
+        validateRules(*rules, opts, out);
     }
     if (const json::Value* tls = json::member(spec, "tls"); tls && tls->IsArray()) {
-        validateTLS(*tls, out);
+        validateTLS(*tls, opts, out);
     }
     const json::Value* className = json::member(spec, "ingressClassName");
     if (className && className->IsString()) {
@@ -272,7 +266,14 @@ field::Causes validateIngress(const json::Value& obj) {
             out.push_back(field::invalid("spec.ingressClassName", json::view(*className), msg));
         }
     }
+}
+
+// Mirrors ValidateIngressCreate.
+field::Causes validateIngress(const json::Value& obj) {
+    field::Causes out;
+    validateSpec(obj, {}, out);
     // The legacy class annotation may not contradict ingressClassName.
+    const json::Value* className = json::at(obj, {"spec", "ingressClassName"});
     const json::Value* annotation =
         json::at(obj, {"metadata", "annotations", "kubernetes.io/ingress.class"});
     if (annotation && annotation->IsString() && className && className->IsString() &&
@@ -281,6 +282,38 @@ field::Causes validateIngress(const json::Value& obj) {
                                      json::view(*annotation),
                                      "must match `ingressClassName` when both are specified"));
     }
+    return out;
+}
+
+// allowInvalidSecretName and allowInvalidWildcardHostRule: what the stored
+// ingress already has that today's rules would reject.
+IngressOptions updateOptions(const json::Value& old) {
+    IngressOptions opts;
+    const json::Value* tls = json::at(old, {"spec", "tls"});
+    for (rapidjson::SizeType i = 0; tls && tls->IsArray() && i < tls->Size(); i++) {
+        std::string_view secret = json::stringMember((*tls)[i], "secretName");
+        if (!secret.empty() && !validation::isDNS1123Subdomain(secret).empty()) {
+            opts.allowInvalidSecretName = true;
+        }
+    }
+    const json::Value* rules = json::at(old, {"spec", "rules"});
+    for (rapidjson::SizeType i = 0; rules && rules->IsArray() && i < rules->Size(); i++) {
+        const json::Value& rule = (*rules)[i];
+        field::Causes ruleErrors;
+        validateRuleValue(rule, "", ruleErrors);
+        if (json::stringMember(rule, "host").find('*') != std::string_view::npos &&
+            !ruleErrors.empty()) {
+            opts.allowInvalidWildcardHostRule = true;
+        }
+    }
+    return opts;
+}
+
+// Mirrors ValidateIngressUpdate: the spec as on create but what the stored
+// ingress already had, and no check of the legacy class annotation.
+field::Causes validateIngressUpdate(const json::Value& obj, const json::Value& old) {
+    field::Causes out;
+    validateSpec(obj, updateOptions(old), out);
     return out;
 }
 
@@ -330,6 +363,7 @@ registry::KindInfo ingressKind() {
     k.shortNames = {"ing"};
     k.tracksGeneration = true;
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn("Class", "string", "The IngressClass that configures this ingress.",
@@ -354,6 +388,7 @@ registry::KindInfo ingressKind() {
     };
     k.prepareForCreate = prepareIngress;
     k.validate = validateIngress;
+    k.validateUpdate = validateIngressUpdate;
     return k;
 }
 

@@ -6,5 +6,6 @@
 namespace kube::apis::networking {
 
 registry::KindInfo ingressKind();
+registry::KindInfo networkPolicyKind();
 
 }  // namespace kube::apis::networking

@@ -2,6 +2,7 @@
 
 #include "apis/core/field_errors.hpp"
 #include "apis/policy/kinds.hpp"
+#include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 
 namespace kube::apis::policy {
@@ -54,69 +55,10 @@ void validateIntOrPercent(const json::Value* v, const std::string& path, field::
     field::validateNonnegative(v, path, out);
 }
 
-// Mirrors metav1 validation.ValidateLabelSelector (label values checked).
-void validateLabelSelector(const json::Value* selector, const std::string& path,
-                           field::Causes& out) {
-    if (!selector || !selector->IsObject()) {
-        return;
-    }
-    const json::Value* labels = json::member(*selector, "matchLabels");
-    std::string labelsPath = field::child(path, "matchLabels");
-    if (labels && labels->IsObject()) {
-        for (const auto& m : labels->GetObject()) {
-            for (const std::string& msg :
-                 registry::validation::isQualifiedName(json::view(m.name))) {
-                out.push_back(field::invalid(labelsPath, json::view(m.name), msg));
-            }
-            for (const std::string& msg :
-                 registry::validation::isValidLabelValue(json::view(m.value))) {
-                out.push_back(field::invalid(labelsPath, json::view(m.value), msg));
-            }
-        }
-    }
-    const json::Value* exprs = json::member(*selector, "matchExpressions");
-    if (!exprs || !exprs->IsArray()) {
-        return;
-    }
-    for (rapidjson::SizeType i = 0; i < exprs->Size(); i++) {
-        const json::Value& req = (*exprs)[i];
-        std::string p = field::index(field::child(path, "matchExpressions"), i);
-        std::string_view op = json::stringMember(req, "operator");
-        const json::Value* values = json::member(req, "values");
-        int64_t n = cells::count(values);
-        if (op == "In" || op == "NotIn") {
-            if (n == 0) {
-                out.push_back(field::required(field::child(p, "values"),
-                                              "must be specified when `operator` is 'In' or "
-                                              "'NotIn'"));
-            }
-        } else if (op == "Exists" || op == "DoesNotExist") {
-            if (n > 0) {
-                out.push_back(field::forbidden(field::child(p, "values"),
-                                               "may not be specified when `operator` is 'Exists' "
-                                               "or 'DoesNotExist'"));
-            }
-        } else {
-            out.push_back(
-                field::invalid(field::child(p, "operator"), op, "not a valid selector operator"));
-        }
-        std::string_view key = json::stringMember(req, "key");
-        for (const std::string& msg : registry::validation::isQualifiedName(key)) {
-            out.push_back(field::invalid(field::child(p, "key"), key, msg));
-        }
-        for (rapidjson::SizeType j = 0; n > 0 && j < values->Size(); j++) {
-            std::string_view value = json::view((*values)[j]);
-            for (const std::string& msg : registry::validation::isValidLabelValue(value)) {
-                out.push_back(
-                    field::invalid(field::index(field::child(p, "values"), j), value, msg));
-            }
-        }
-    }
-}
-
 // Mirrors ValidatePodDisruptionBudget: kube checks no name rule beyond the
-// store's path-segment one.
-field::Causes validatePodDisruptionBudget(const json::Value& obj) {
+// store's path-segment one. `allowInvalidLabelValues` relaxes the selector
+// as PodDisruptionBudgetValidationOptions does.
+field::Causes validateBudget(const json::Value& obj, bool allowInvalidLabelValues) {
     field::Causes out;
     const json::Value* min = json::at(obj, {"spec", "minAvailable"});
     const json::Value* max = json::at(obj, {"spec", "maxUnavailable"});
@@ -129,10 +71,24 @@ field::Causes validatePodDisruptionBudget(const json::Value& obj) {
     }
     validateIntOrPercent(min, "spec.minAvailable", out);
     validateIntOrPercent(max, "spec.maxUnavailable", out);
-    validateLabelSelector(json::at(obj, {"spec", "selector"}), "spec.selector", out);
+    field::validateLabelSelector(json::at(obj, {"spec", "selector"}), "spec.selector",
+                                 allowInvalidLabelValues, out);
     field::validateEnum(json::at(obj, {"spec", "unhealthyPodEvictionPolicy"}),
                         "spec.unhealthyPodEvictionPolicy", {"AlwaysAllow", "IfHealthyBudget"}, out);
     return out;
+}
+
+field::Causes validatePodDisruptionBudget(const json::Value& obj) {
+    return validateBudget(obj, false);
+}
+
+// Mirrors podDisruptionBudgetStrategy.ValidateUpdate: as on create, but a
+// selector whose stored form already had invalid label values may keep them.
+field::Causes validatePodDisruptionBudgetUpdate(const json::Value& obj, const json::Value& old) {
+    field::Causes oldSelectorErrors;
+    field::validateLabelSelector(json::at(old, {"spec", "selector"}), "spec.selector", false,
+                                 oldSelectorErrors);
+    return validateBudget(obj, !oldSelectorErrors.empty());
 }
 
 // Mirrors podDisruptionBudgetStrategy.PrepareForCreate: the disruption
@@ -169,6 +125,7 @@ registry::KindInfo podDisruptionBudgetKind() {
     k.nameRule = registry::NameRule::PathSegment;
     k.tracksGeneration = true;
     k.statusIsSubresource = true;
+    k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn(
@@ -188,6 +145,7 @@ registry::KindInfo podDisruptionBudgetKind() {
     };
     k.prepareForCreate = preparePodDisruptionBudget;
     k.validate = validatePodDisruptionBudget;
+    k.validateUpdate = validatePodDisruptionBudgetUpdate;
     return k;
 }
 

@@ -86,6 +86,25 @@ field::Causes validatePriorityClass(const json::Value& obj) {
     return out;
 }
 
+// Mirrors ValidatePriorityClassUpdate: only what may not change is checked
+// again, the value and the preemption policy.
+field::Causes validatePriorityClassUpdate(const json::Value& obj, const json::Value& old) {
+    field::Causes out;
+    if (cells::integer(obj, {"value"}) != cells::integer(old, {"value"})) {
+        out.push_back(field::forbidden("value", "may not be changed in an update."));
+    }
+    const json::Value* policy = json::member(obj, "preemptionPolicy");
+    const json::Value* oldPolicy = json::member(old, "preemptionPolicy");
+    bool set = policy && !policy->IsNull();
+    bool oldSet = oldPolicy && !oldPolicy->IsNull();
+    if (set != oldSet || (set && *policy != *oldPolicy)) {
+        out.push_back(field::invalid("preemptionPolicy",
+                                     set ? field::BadValue(*policy) : field::BadValue::null(),
+                                     "field is immutable"));
+    }
+    return out;
+}
+
 }  // namespace
 
 registry::KindInfo priorityClassKind() {
@@ -119,6 +138,7 @@ registry::KindInfo priorityClassKind() {
     };
     k.defaults = defaultPriorityClass;
     k.validate = validatePriorityClass;
+    k.validateUpdate = validatePriorityClassUpdate;
     return k;
 }
 

@@ -5,7 +5,7 @@ namespace kube::endpoints {
 namespace json = util::json;
 
 // Mirrors handlers.createHandler: negotiate, decode, check the namespace,
-// admit, store, answer 201.
+// admit (NamespaceLifecycle, then Priority), store, answer 201.
 void createResource(Scope s) {
     bool dryRun = false;
     auto obj = readRequestObject(s, "CreateOptions", &dryRun);
@@ -22,14 +22,20 @@ void createResource(Scope s) {
     }
     registry::CreateOptions opts{dryRun};
     auto store = [s, obj, opts] {
-        s->store.create(s->info.namespace_, obj, opts,
-                        [s](const meta::Status* e, std::string_view created) {
-                            if (e) {
-                                s->fail(*e);
-                                return;
-                            }
-                            s->respond(objectResponse(201, created, s->render));
-                        });
+        s->priority.admit(s->store.kind(), *obj, false, [s, obj, opts](const meta::Status* denied) {
+            if (denied) {
+                s->fail(*denied);
+                return;
+            }
+            s->store.create(s->info.namespace_, obj, opts,
+                            [s](const meta::Status* e, std::string_view created) {
+                                if (e) {
+                                    s->fail(*e);
+                                    return;
+                                }
+                                s->respond(objectResponse(201, created, s->render));
+                            });
+        });
     };
     if (!kind.namespaced) {
         store();

@@ -71,7 +71,7 @@ void deleteResource(Scope s) {
                             s->respond(objectResponse(200, res.object, s->render));
                             return;
                         }
-                        s->respond(server::HttpResponse::fromStatus(res.status, s->render.pretty));
+                        s->respond(statusResponse(res.status, s->render));
                     });
 }
 

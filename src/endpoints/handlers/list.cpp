@@ -63,9 +63,11 @@ void listResource(Scope s) {
             return;
         }
         // Large lists are written while they are produced, compact even when
-        // pretty output was asked for, so that memory does not grow with them.
+        // pretty output was asked for, so that memory does not grow with them
+        // (the size that decides is the JSON's, in protobuf too).
         server::HttpResponse resp;
-        resp.contentType = "application/json";
+        resp.contentType = std::string(
+            s->render.output.form == OutputForm::Protobuf ? kProtobufMediaType : kJsonMediaType);
         resp.stream = std::make_shared<ListStream>(s->store.loop(), s->render, page,
                                                    page.objects);
         s->respond(std::move(resp));

@@ -1,4 +1,5 @@
 #include "endpoints/decode.hpp"
+#include "endpoints/field_validation.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "registry/validation.hpp"
 
@@ -29,16 +30,56 @@ bool parseDryRun(const util::Query& q, std::string_view optionsKind, meta::Statu
 std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
                                                         std::string_view optionsKind,
                                                         bool* dryRun) {
+    return readRequestObject(s, s->store.kind(), optionsKind, dryRun);
+}
+
+std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
+                                                        const registry::KindInfo& kind,
+                                                        std::string_view optionsKind,
+                                                        bool* dryRun) {
     meta::Status err;
     auto form = negotiateInput(s->req.contentType, &err);
-    if (!form || !parseDryRun(s->query, optionsKind, &err, dryRun)) {
+    std::optional<FieldValidation> validation;
+    if (!form || !parseDryRun(s->query, optionsKind, &err, dryRun) ||
+        !(validation = parseFieldValidation(s->query, optionsKind, &err))) {
         s->fail(err);
         return nullptr;
     }
-    auto obj = decodeObject(s->req.body, *form, s->store.kind(), &err);
+    auto obj = decodeObject(s->req.body, *form, kind, &err);
     if (!obj) {
         s->fail(err);
+        return nullptr;
     }
+    // A protobuf body decodes only into the kind's fields: nothing to check.
+    if (*form == InputForm::Protobuf) {
+        return obj;
+    }
+    SchemaCheck check = checkAgainstSchema(*obj, obj->GetAllocator(), kind.apiVersion(), kind.kind);
+    std::string cannotHandle = kind.kind + " in version \"" + kind.version +
+                               "\" cannot be handled as a " + kind.kind + ": ";
+    if (check.typeError) {
+        s->fail(meta::Status::badRequest(cannotHandle + *check.typeError));
+        return nullptr;
+    }
+    if (check.strictErrors.empty() || *validation == FieldValidation::Ignore) {
+        return obj;
+    }
+    if (*validation == FieldValidation::Strict) {
+        std::string all;
+        for (const std::string& e : check.strictErrors) {
+            all += (all.empty() ? "" : ", ") + e;
+        }
+        s->fail(meta::Status::badRequest(cannotHandle + "strict decoding error: " + all));
+        return nullptr;
+    }
+    // Warn: every answer to this request carries one Warning header per field.
+    s->respond = [respond = std::move(s->respond),
+                  warnings = std::move(check.strictErrors)](server::HttpResponse&& r) {
+        for (const std::string& w : warnings) {
+            r.headers.emplace_back("Warning", warningHeader(w));
+        }
+        respond(std::move(r));
+    };
     return obj;
 }
 

@@ -2,9 +2,12 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "admission/namespace_lifecycle.hpp"
+#include "admission/priority.hpp"
 #include "endpoints/request_info.hpp"
 #include "endpoints/responses.hpp"
 #include "registry/store.hpp"
@@ -21,12 +24,12 @@ struct RequestScope {
     util::Query query;
     registry::Store& store;
     admission::NamespaceLifecycle& namespaces;
+    admission::Priority& priority;
     RenderOptions render;
     server::Responder respond;
 
-    void fail(const meta::Status& s) const {
-        respond(server::HttpResponse::fromStatus(s, render.pretty));
-    }
+    // The error in the negotiated form (a protobuf Status for protobuf output).
+    void fail(const meta::Status& s) const { respond(statusResponse(s, render)); }
 };
 
 using Scope = std::shared_ptr<RequestScope>;
@@ -39,8 +42,19 @@ void listResource(Scope s);
 void watchResource(Scope s, std::chrono::seconds minRequestTimeout);
 void createResource(Scope s);
 void updateResource(Scope s);
+void patchResource(Scope s);
 void deleteResource(Scope s);
 void deleteCollection(Scope s);
+
+// The status subresource is served by getResource, updateResource and
+// patchResource themselves: a scope whose info names the "status"
+// subresource updates through the kind's status strategy.
+
+// The scale subresource (autoscaling/v1 Scale) of a replicated kind; the
+// scope's store is the parent's, its render options the Scale's.
+void getScale(Scope s);
+void updateScale(Scope s);
+void patchScale(Scope s);
 
 // The dryRun parameter: absent → false, "All" → true, else a 422 in `error`
 // naming `optionsKind` (CreateOptions, UpdateOptions, DeleteOptions), as
@@ -52,5 +66,35 @@ bool parseDryRun(const util::Query& q, std::string_view optionsKind, meta::Statu
 // dryRun parameter; on failure the scope is answered and nullptr returned.
 std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
                                                         std::string_view optionsKind, bool* dryRun);
+// The same for a body of `kind` (a subresource's: autoscaling/v1 Scale).
+std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
+                                                        const registry::KindInfo& kind,
+                                                        std::string_view optionsKind, bool* dryRun);
+
+// The resourceVersion a get asks for, as handlers.GetResource checks it: a
+// malformed one is 400, one the store has not reached 504. On failure the
+// scope is answered and false returned.
+bool checkGetResourceVersion(const Scope& s);
+
+// The name and namespace an update body must have (handlers' checkName):
+// the URL's name, and the URL's namespace or none. A 400 otherwise.
+std::optional<meta::Status> checkUpdateName(const Scope& s, const util::json::Value& obj,
+                                            bool namespaced);
+
+// A PATCH request's patch, checked (its Content-Type, PatchOptions).
+struct RequestPatch {
+    // Applies the patch to the current object of the kind it was read for
+    // (the resource's, or a subresource's such as Scale), with the patch
+    // handler's decoding, namespace and name checks; a Store::PatchFn.
+    registry::Store::PatchFn apply;
+    bool dryRun = false;
+    // The strict decoding problems of the last application, which answer as
+    // Warning headers (fieldValidation=Warn).
+    std::shared_ptr<std::vector<std::string>> warnings;
+};
+
+// Reads the patch of `s` for objects of `kind`; on failure (415, 422) the
+// scope is answered and nullopt returned.
+std::optional<RequestPatch> readRequestPatch(const Scope& s, const registry::KindInfo& kind);
 
 }  // namespace kube::endpoints

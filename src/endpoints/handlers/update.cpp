@@ -4,7 +4,27 @@ namespace kube::endpoints {
 
 namespace json = util::json;
 
-// Mirrors handlers.UpdateResource: the body must name the object of the URL.
+std::optional<meta::Status> checkUpdateName(const Scope& s, const json::Value& obj,
+                                            bool namespaced) {
+    const json::Value& m = obj["metadata"];
+    std::string_view name = json::stringMember(m, "name");
+    std::string_view ns = json::stringMember(m, "namespace");
+    if (name != s->info.name) {
+        return meta::Status::badRequest("the name of the object (" + std::string(name) +
+                                        ") does not match the name on the URL (" + s->info.name +
+                                        ")");
+    }
+    if (namespaced && !ns.empty() && ns != s->info.namespace_) {
+        return meta::Status::badRequest("the namespace of the object (" + std::string(ns) +
+                                        ") does not match the namespace on the request (" +
+                                        s->info.namespace_ + ")");
+    }
+    return std::nullopt;
+}
+
+// Mirrors handlers.UpdateResource: the body must name the object of the URL;
+// then Priority admission (which lets subresources pass), then the store,
+// through the status strategy for the status subresource.
 void updateResource(Scope s) {
     bool dryRun = false;
     auto obj = readRequestObject(s, "UpdateOptions", &dryRun);
@@ -12,29 +32,30 @@ void updateResource(Scope s) {
         return;
     }
     const registry::KindInfo& kind = s->store.kind();
-    const json::Value& m = (*obj)["metadata"];
-    std::string_view name = json::stringMember(m, "name");
-    std::string_view ns = json::stringMember(m, "namespace");
-    if (name != s->info.name) {
-        s->fail(meta::Status::badRequest("the name of the object (" + std::string(name) +
-                                         ") does not match the name on the URL (" + s->info.name +
-                                         ")"));
+    if (std::optional<meta::Status> bad = checkUpdateName(s, *obj, kind.namespaced)) {
+        s->fail(*bad);
         return;
     }
-    if (kind.namespaced && !ns.empty() && ns != s->info.namespace_) {
-        s->fail(meta::Status::badRequest("the namespace of the object (" + std::string(ns) +
-                                         ") does not match the namespace on the request (" +
-                                         s->info.namespace_ + ")"));
+    auto store = [s, obj, dryRun](const meta::Status* denied) {
+        if (denied) {
+            s->fail(*denied);
+            return;
+        }
+        registry::UpdateOptions opts{dryRun, s->info.subresource == "status"};
+        s->store.update(s->info.namespace_, s->info.name, obj, opts,
+                        [s](const meta::Status* e, std::string_view updated) {
+                            if (e) {
+                                s->fail(*e);
+                                return;
+                            }
+                            s->respond(objectResponse(200, updated, s->render));
+                        });
+    };
+    if (!s->info.subresource.empty()) {
+        store(nullptr);
         return;
     }
-    s->store.update(s->info.namespace_, s->info.name, obj, registry::UpdateOptions{dryRun},
-                    [s](const meta::Status* e, std::string_view updated) {
-                        if (e) {
-                            s->fail(*e);
-                            return;
-                        }
-                        s->respond(objectResponse(200, updated, s->render));
-                    });
+    s->priority.admit(kind, *obj, true, store);
 }
 
 }  // namespace kube::endpoints

@@ -155,7 +155,9 @@ void watchResource(Scope s, std::chrono::seconds minRequestTimeout) {
                                                 start);
     server::HttpResponse resp;
     resp.status = 200;
-    resp.contentType = "application/json";
+    resp.contentType = std::string(s->render.output.form == OutputForm::Protobuf
+                                       ? kProtobufWatchMediaType
+                                       : kJsonMediaType);
     resp.stream = std::move(stream);
     resp.compressible = false;
     s->respond(std::move(resp));

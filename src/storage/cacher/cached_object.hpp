@@ -50,6 +50,8 @@ struct WatchEvent {
     // The JSON watch line for this event as is, built once on first use and
     // shared by every watcher that sends it unchanged; loop thread only.
     mutable std::shared_ptr<const std::string> jsonLine;
+    // The same for protobuf watchers: the event's length-prefixed frame.
+    mutable std::shared_ptr<const std::string> protobufFrame;
 };
 
 using EventRef = std::shared_ptr<const WatchEvent>;

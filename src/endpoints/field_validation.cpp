@@ -1,0 +1,513 @@
+#include "endpoints/field_validation.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include <google/protobuf/descriptor.h>
+
+#include "endpoints/protobuf_codec.hpp"
+#include "kapi/opts.pb.h"
+#include "registry/validation.hpp"
+#include "util/quantity.hpp"
+#include "util/time.hpp"
+
+namespace kube::endpoints {
+
+namespace json = util::json;
+namespace pb = google::protobuf;
+
+namespace {
+
+// A message's members by JSON name, the members of `flatten` fields (Go's
+// inline structs) included.
+using FieldsByName = std::unordered_map<std::string, const pb::FieldDescriptor*>;
+
+void collectFields(const pb::Descriptor* d, FieldsByName& out) {
+    for (int i = 0; i < d->field_count(); ++i) {
+        const pb::FieldDescriptor* f = d->field(i);
+        if (f->options().GetExtension(kapi::opt::flatten) && f->message_type()) {
+            collectFields(f->message_type(), out);
+            continue;
+        }
+        const std::string& name = f->options().GetExtension(kapi::opt::json);
+        out.emplace(name.empty() ? f->name() : name, f);
+    }
+}
+
+const FieldsByName& fieldsOf(const pb::Descriptor* d) {
+    static std::mutex mu;
+    static std::unordered_map<const pb::Descriptor*, FieldsByName> cache;
+    std::lock_guard lock(mu);
+    auto [it, added] = cache.try_emplace(d);
+    if (added) {
+        collectFields(d, it->second);
+    }
+    return it->second;
+}
+
+kapi::opt::JsonForm formOf(const pb::FieldDescriptor* f) {
+    if (f->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+        return kapi::opt::OBJECT;
+    }
+    return f->message_type()->options().GetExtension(kapi::opt::form);
+}
+
+// The Go package name a message lives in, for Go's type names ("v1").
+std::string goPackage(const pb::Descriptor* d) {
+    switch (d->options().GetExtension(kapi::opt::form)) {
+        case kapi::opt::INT_OR_STRING:
+            return "intstr";
+        case kapi::opt::QUANTITY:
+            return "resource";
+        default:
+            break;
+    }
+    const std::string& package = d->file()->package();
+    size_t dot = package.rfind('.');
+    return dot == std::string::npos ? package : package.substr(dot + 1);
+}
+
+// The Go type a field's single value decodes into ("int32", "v1.Probe").
+std::string goScalarType(const pb::FieldDescriptor* f) {
+    switch (f->type()) {
+        case pb::FieldDescriptor::TYPE_STRING:
+            return "string";
+        case pb::FieldDescriptor::TYPE_BYTES:
+            return "[]uint8";
+        case pb::FieldDescriptor::TYPE_BOOL:
+            return "bool";
+        case pb::FieldDescriptor::TYPE_INT32:
+        case pb::FieldDescriptor::TYPE_SINT32:
+        case pb::FieldDescriptor::TYPE_SFIXED32:
+            return "int32";
+        case pb::FieldDescriptor::TYPE_INT64:
+        case pb::FieldDescriptor::TYPE_SINT64:
+        case pb::FieldDescriptor::TYPE_SFIXED64:
+            return "int64";
+        case pb::FieldDescriptor::TYPE_UINT32:
+        case pb::FieldDescriptor::TYPE_FIXED32:
+            return "uint32";
+        case pb::FieldDescriptor::TYPE_UINT64:
+        case pb::FieldDescriptor::TYPE_FIXED64:
+            return "uint64";
+        case pb::FieldDescriptor::TYPE_DOUBLE:
+            return "float64";
+        case pb::FieldDescriptor::TYPE_FLOAT:
+            return "float32";
+        case pb::FieldDescriptor::TYPE_MESSAGE:
+        case pb::FieldDescriptor::TYPE_GROUP:
+            return goPackage(f->message_type()) + "." + f->message_type()->name();
+        case pb::FieldDescriptor::TYPE_ENUM:
+            return "int32";
+    }
+    return "string";
+}
+
+// Go's name for a JSON value's type in "cannot unmarshal X into ...".
+const char* jsonType(const json::Value& v) {
+    if (v.IsString()) {
+        return "string";
+    }
+    if (v.IsNumber()) {
+        return "number";
+    }
+    if (v.IsBool()) {
+        return "bool";
+    }
+    if (v.IsArray()) {
+        return "array";
+    }
+    return "object";
+}
+
+// A number as its shortest text that reads back the same (Go quotes the
+// literal; this is the closest the parsed value allows).
+std::string numberText(const json::Value& v) {
+    if (v.IsInt64()) {
+        return std::to_string(v.GetInt64());
+    }
+    if (v.IsUint64()) {
+        return std::to_string(v.GetUint64());
+    }
+    double d = v.GetDouble();
+    char buf[40];
+    for (int precision = 1; precision <= 17; ++precision) {
+        std::snprintf(buf, sizeof buf, "%.*g", precision, d);
+        if (std::strtod(buf, nullptr) == d) {
+            break;
+        }
+    }
+    return buf;
+}
+
+bool integerIn(const json::Value& v, int64_t lo, uint64_t hi) {
+    if (v.IsInt64()) {
+        int64_t n = v.GetInt64();
+        return n >= lo && (n < 0 || static_cast<uint64_t>(n) <= hi);
+    }
+    if (v.IsUint64()) {
+        return v.GetUint64() <= hi;
+    }
+    return false;
+}
+
+bool validBase64(std::string_view s) {
+    if (s.size() % 4 != 0) {
+        return false;
+    }
+    std::string out(s.size() / 4 * 3 + 1, '\0');
+    return EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                           reinterpret_cast<const unsigned char*>(s.data()),
+                           static_cast<int>(s.size())) >= 0 ||
+           s.empty();
+}
+
+constexpr const char* kQuantityFormat =
+    "quantities must match the regular expression "
+    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+// Where the walk is: the strict-error path ("spec.containers[0].image"),
+// Go's field path without indices ("spec.containers.image") and the Go
+// struct whose field it is.
+struct Place {
+    std::string path;
+    std::string goPath;
+    std::string goStruct;
+};
+
+std::string join(const std::string& base, std::string_view name) {
+    return base.empty() ? std::string(name) : base + "." + std::string(name);
+}
+
+class Walker {
+  public:
+    explicit Walker(json::Allocator& a) : a_(a) {}
+
+    void object(json::Value& obj, const pb::Descriptor* d, const Place& at, bool topLevel) {
+        const FieldsByName& fields = fieldsOf(d);
+        std::map<std::string_view, size_t> seen;
+        std::vector<size_t> shadowed;  // earlier copies of a repeated key
+        size_t index = 0;
+        for (auto m = obj.MemberBegin(); m != obj.MemberEnd(); ++m, ++index) {
+            std::string_view name = json::view(m->name);
+            std::string path = join(at.path, name);
+            auto [it, first] = seen.emplace(name, index);
+            if (!first) {
+                strict_.push_back("duplicate field " + registry::validation::goQuote(path));
+                shadowed.push_back(it->second);
+                it->second = index;
+            }
+            if (topLevel && (name == "apiVersion" || name == "kind")) {
+                continue;
+            }
+            auto f = fields.find(std::string(name));
+            if (f == fields.end()) {
+                strict_.push_back("unknown field " + registry::validation::goQuote(path));
+                shadowed.push_back(index);
+                continue;
+            }
+            field(m->value, f->second, Place{path, join(at.goPath, name), d->name()});
+        }
+        eraseMembers(obj, shadowed);
+    }
+
+    std::vector<std::string>& strictErrors() { return strict_; }
+    std::optional<std::string>& typeError() { return typeError_; }
+
+  private:
+    // Removes the members at `indexes` (any order, repeats allowed), keeping
+    // the order of the rest.
+    static void eraseMembers(json::Value& obj, std::vector<size_t>& indexes) {
+        if (indexes.empty()) {
+            return;
+        }
+        std::sort(indexes.begin(), indexes.end());
+        indexes.erase(std::unique(indexes.begin(), indexes.end()), indexes.end());
+        for (auto i = indexes.rbegin(); i != indexes.rend(); ++i) {
+            obj.EraseMember(obj.MemberBegin() + static_cast<std::ptrdiff_t>(*i));
+        }
+    }
+
+    void fail(std::string message) {
+        if (!typeError_) {
+            typeError_ = std::move(message);
+        }
+    }
+
+    void mismatch(const json::Value& v, const Place& at, const std::string& goType,
+                  bool withLiteral = false) {
+        std::string value = jsonType(v);
+        if (withLiteral) {
+            value += " " + numberText(v);
+        }
+        fail("json: cannot unmarshal " + value + " into Go struct field " + at.goStruct + "." +
+             at.goPath + " of type " + goType);
+    }
+
+    void field(json::Value& v, const pb::FieldDescriptor* f, const Place& at) {
+        if (v.IsNull()) {
+            return;
+        }
+        if (f->is_map()) {
+            const pb::FieldDescriptor* valueField = f->message_type()->map_value();
+            if (!v.IsObject()) {
+                mismatch(v, at, "map[string]" + goScalarType(valueField));
+                return;
+            }
+            std::map<std::string_view, size_t> seen;
+            std::vector<size_t> shadowed;
+            size_t index = 0;
+            for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m, ++index) {
+                std::string_view key = json::view(m->name);
+                auto [it, first] = seen.emplace(key, index);
+                if (!first) {
+                    strict_.push_back("duplicate field " +
+                                      registry::validation::goQuote(join(at.path, key)));
+                    shadowed.push_back(it->second);
+                    it->second = index;
+                }
+                single(m->value, valueField, Place{join(at.path, key), at.goPath, at.goStruct});
+            }
+            eraseMembers(v, shadowed);
+            return;
+        }
+        if (f->is_repeated()) {
+            if (!v.IsArray()) {
+                mismatch(v, at, "[]" + goScalarType(f));
+                return;
+            }
+            for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+                single(v[i], f, Place{at.path + "[" + std::to_string(i) + "]", at.goPath,
+                                      at.goStruct});
+            }
+            return;
+        }
+        single(v, f, at);
+    }
+
+    // One value of `f`'s type (a list item, a map value or a plain field).
+    void single(json::Value& v, const pb::FieldDescriptor* f, const Place& at) {
+        if (v.IsNull()) {
+            return;
+        }
+        switch (f->type()) {
+            case pb::FieldDescriptor::TYPE_MESSAGE:
+            case pb::FieldDescriptor::TYPE_GROUP:
+                message(v, f, at);
+                return;
+            case pb::FieldDescriptor::TYPE_STRING:
+                if (!v.IsString()) {
+                    mismatch(v, at, "string");
+                }
+                return;
+            case pb::FieldDescriptor::TYPE_BYTES:
+                if (!v.IsString()) {
+                    mismatch(v, at, "[]uint8");
+                } else if (!validBase64(json::view(v))) {
+                    fail("illegal base64 data at input byte " + std::to_string(badByte(v)));
+                }
+                return;
+            case pb::FieldDescriptor::TYPE_BOOL:
+                if (!v.IsBool()) {
+                    mismatch(v, at, "bool");
+                }
+                return;
+            case pb::FieldDescriptor::TYPE_DOUBLE:
+            case pb::FieldDescriptor::TYPE_FLOAT:
+                if (!v.IsNumber()) {
+                    mismatch(v, at, goScalarType(f));
+                }
+                return;
+            default:
+                integer(v, f, at);
+                return;
+        }
+    }
+
+    void integer(const json::Value& v, const pb::FieldDescriptor* f, const Place& at) {
+        std::string type = goScalarType(f);
+        if (!v.IsNumber()) {
+            mismatch(v, at, type);
+            return;
+        }
+        int64_t lo = 0;
+        uint64_t hi = 0;
+        if (type == "int32") {
+            lo = std::numeric_limits<int32_t>::min();
+            hi = std::numeric_limits<int32_t>::max();
+        } else if (type == "int64") {
+            lo = std::numeric_limits<int64_t>::min();
+            hi = std::numeric_limits<int64_t>::max();
+        } else if (type == "uint32") {
+            hi = std::numeric_limits<uint32_t>::max();
+        } else {
+            hi = std::numeric_limits<uint64_t>::max();
+        }
+        if (!integerIn(v, lo, hi)) {
+            mismatch(v, at, type, true);
+        }
+    }
+
+    // Go reports the offset of the first byte that is not base64.
+    static size_t badByte(const json::Value& v) {
+        std::string_view s = json::view(v);
+        for (size_t i = 0; i < s.size(); ++i) {
+            char c = s[i];
+            bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      c == '+' || c == '/' || (c == '=' && i + 2 >= s.size());
+            if (!ok) {
+                return i;
+            }
+        }
+        return s.size() - s.size() % 4;
+    }
+
+    void message(json::Value& v, const pb::FieldDescriptor* f, const Place& at) {
+        switch (formOf(f)) {
+            case kapi::opt::TIME_RFC3339:
+            case kapi::opt::MICRO_TIME_RFC3339:
+                time(v, formOf(f) == kapi::opt::TIME_RFC3339);
+                return;
+            case kapi::opt::INT_OR_STRING:
+                if (v.IsString()) {
+                    return;
+                }
+                if (!v.IsNumber()) {
+                    fail(std::string("json: cannot unmarshal ") + jsonType(v) +
+                         " into Go value of type int32");
+                } else if (!integerIn(v, std::numeric_limits<int32_t>::min(),
+                                      std::numeric_limits<int32_t>::max())) {
+                    fail("json: cannot unmarshal number " + numberText(v) +
+                         " into Go value of type int32");
+                }
+                return;
+            case kapi::opt::QUANTITY:
+                quantity(v);
+                return;
+            case kapi::opt::RAW_JSON:
+                return;
+            case kapi::opt::STRING_LIST:
+                if (!v.IsArray()) {
+                    mismatch(v, at, goScalarType(f));
+                    return;
+                }
+                for (const json::Value& item : v.GetArray()) {
+                    if (!item.IsString() && !item.IsNull()) {
+                        mismatch(item, at, "string");
+                        return;
+                    }
+                }
+                return;
+            case kapi::opt::OBJECT:
+                break;
+        }
+        if (!v.IsObject()) {
+            mismatch(v, at, goScalarType(f));
+            return;
+        }
+        object(v, f->message_type(), at, false);
+    }
+
+    // metav1.Time and MicroTime read a string and parse it as RFC 3339;
+    // Time keeps only whole seconds in UTC, as it is written back.
+    void time(json::Value& v, bool seconds) {
+        if (!v.IsString()) {
+            fail(std::string("json: cannot unmarshal ") + jsonType(v) +
+                 " into Go value of type string");
+            return;
+        }
+        std::string_view text = json::view(v);
+        auto t = util::time::parseRFC3339(text);
+        if (!t) {
+            std::string quoted = "\"" + std::string(text) + "\"";
+            fail("parsing time " + quoted + " as \"2006-01-02T15:04:05Z07:00\": cannot parse " +
+                 quoted + " as \"2006\"");
+            return;
+        }
+        if (seconds) {
+            v = json::stringValue(
+                util::time::formatRFC3339(std::chrono::time_point_cast<std::chrono::seconds>(*t)),
+                a_);
+        }
+    }
+
+    // resource.Quantity reads a string or a bare number and is written back
+    // in its canonical form ("1.5" becomes "1500m").
+    void quantity(json::Value& v) {
+        std::optional<util::Quantity> q;
+        if (v.IsNumber()) {
+            q = util::Quantity::parse(numberText(v));
+        } else if (v.IsString()) {
+            q = util::Quantity::parse(json::view(v));
+        }
+        if (!q) {
+            fail(kQuantityFormat);
+            return;
+        }
+        v = json::stringValue(q->string(), a_);
+    }
+
+    json::Allocator& a_;
+    std::vector<std::string> strict_;
+    std::optional<std::string> typeError_;
+};
+
+}  // namespace
+
+std::optional<FieldValidation> parseFieldValidation(const util::Query& q,
+                                                    std::string_view optionsKind,
+                                                    meta::Status* error) {
+    std::string value = q.get("fieldValidation").value_or("");
+    if (value.empty() || value == "Warn") {
+        return FieldValidation::Warn;
+    }
+    if (value == "Strict") {
+        return FieldValidation::Strict;
+    }
+    if (value == "Ignore") {
+        return FieldValidation::Ignore;
+    }
+    *error = meta::Status::invalid(
+        {"meta.k8s.io", std::string(optionsKind)}, "",
+        {{"FieldValueNotSupported",
+          "Unsupported value: " + registry::validation::goQuote(value) +
+              ": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"",
+          "fieldValidation"}});
+    return std::nullopt;
+}
+
+SchemaCheck checkAgainstSchema(json::Value& obj, json::Allocator& a, std::string_view apiVersion,
+                               std::string_view kind) {
+    SchemaCheck out;
+    const pb::Descriptor* d = protobufSchema(apiVersion, kind);
+    if (!d || !obj.IsObject()) {
+        return out;
+    }
+    out.checked = true;
+    Walker walker(a);
+    walker.object(obj, d, Place{"", "", d->name()}, true);
+    out.strictErrors = std::move(walker.strictErrors());
+    out.typeError = std::move(walker.typeError());
+    return out;
+}
+
+std::string warningHeader(std::string_view text) {
+    std::string out = "299 - \"";
+    for (char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+        }
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+}  // namespace kube::endpoints

@@ -1,0 +1,364 @@
+#include <algorithm>
+#include <cstdio>
+
+#include "endpoints/field_validation.hpp"
+#include "endpoints/handlers/scope.hpp"
+#include "endpoints/protobuf_codec.hpp"
+#include "registry/patch/go_format.hpp"
+#include "registry/patch/json_patch.hpp"
+#include "registry/patch/merge_patch.hpp"
+#include "registry/patch/patch_document.hpp"
+#include "registry/patch/strategic_merge_patch.hpp"
+#include "registry/validation.hpp"
+
+namespace kube::endpoints {
+
+namespace json = util::json;
+namespace patch = registry::patch;
+namespace field = registry::validation::field;
+
+namespace {
+
+// The most operations one JSON patch may carry (kube's maxJSONPatchOperations).
+constexpr size_t kMaxJsonPatchOperations = 10000;
+
+// metav1's FieldManagerMaxLength, in bytes.
+constexpr size_t kFieldManagerMaxLength = 128;
+
+enum class PatchType { Json, Merge, Strategic };
+
+// The patch types served, in the order kube lists them (server-side apply,
+// application/apply-patch+yaml, is not one of them).
+const char* const kSupportedPatchTypes =
+    "application/json-patch+json, application/merge-patch+json, "
+    "application/strategic-merge-patch+json";
+
+// The Content-Type without parameters, as kube cuts it (at a ';' that is not
+// the first character), matched exactly.
+std::optional<PatchType> patchTypeOf(std::string_view contentType) {
+    size_t semi = contentType.find(';');
+    if (semi != std::string_view::npos && semi > 0) {
+        contentType = contentType.substr(0, semi);
+    }
+    if (contentType == "application/json-patch+json") {
+        return PatchType::Json;
+    }
+    if (contentType == "application/merge-patch+json") {
+        return PatchType::Merge;
+    }
+    if (contentType == "application/strategic-merge-patch+json") {
+        return PatchType::Strategic;
+    }
+    return std::nullopt;
+}
+
+// Go's unicode.IsPrint, closely enough for a field manager name: controls,
+// spaces other than ' ' and format characters are not printable.
+bool isPrint(uint32_t r) {
+    if (r < 0x20 || (r >= 0x7f && r <= 0xa0) || r == 0xad || r == 0x1680 || r == 0x3000 ||
+        r == 0xfeff) {
+        return false;
+    }
+    return !((r >= 0x2000 && r <= 0x200f) || (r >= 0x2028 && r <= 0x202f) ||
+             (r >= 0x205f && r <= 0x2064) || (r >= 0xfff9 && r <= 0xfffb));
+}
+
+// One UTF-8 sequence at the start of `s`: its rune (U+FFFD when invalid) and length.
+uint32_t decodeRune(std::string_view s, size_t* len) {
+    auto c = static_cast<unsigned char>(s[0]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || n > s.size()) {
+        *len = 1;
+        return 0xfffd;
+    }
+    uint32_t r = n == 1 ? c : c & (0x7f >> n);
+    for (size_t i = 1; i < n; ++i) {
+        auto cc = static_cast<unsigned char>(s[i]);
+        if ((cc & 0xc0) != 0x80) {
+            *len = 1;
+            return 0xfffd;
+        }
+        r = (r << 6) | (cc & 0x3f);
+    }
+    *len = n;
+    return r;
+}
+
+// Go's %#U of a rune that is not printable: "U+0007".
+std::string runeName(uint32_t r) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "U+%04X", r);
+    return buf;
+}
+
+struct PatchOptions {
+    bool dryRun = false;
+    FieldValidation validation = FieldValidation::Warn;
+};
+
+// Mirrors the decoding of metav1.PatchOptions and ValidatePatchOptions for
+// a patch that is not an apply: every problem is one cause of a 422.
+bool parsePatchOptions(const util::Query& q, PatchOptions* out, meta::Status* error) {
+    std::vector<meta::StatusCause> causes;
+    if (auto force = q.get("force")) {
+        static const std::vector<std::string_view> kBools = {
+            "1", "t", "T", "true", "TRUE", "True", "0", "f", "F", "false", "FALSE", "False"};
+        if (std::find(kBools.begin(), kBools.end(), *force) == kBools.end()) {
+            *error = meta::Status::badRequest("strconv.ParseBool: parsing " +
+                                              registry::validation::goQuote(*force) +
+                                              ": invalid syntax");
+            return false;
+        }
+        causes.push_back(field::forbidden("force", "may not be specified for non-apply patch"));
+    }
+    std::string manager = q.get("fieldManager").value_or("");
+    if (manager.size() > kFieldManagerMaxLength) {
+        causes.push_back(field::tooLong("fieldManager", kFieldManagerMaxLength));
+    }
+    for (size_t i = 0; i < manager.size();) {
+        size_t len = 0;
+        uint32_t r = decodeRune(std::string_view(manager).substr(i), &len);
+        if (!isPrint(r)) {
+            causes.push_back(field::invalid(
+                "fieldManager", manager,
+                "invalid character " + runeName(r) + " (at position " + std::to_string(i) + ")"));
+        }
+        i += len;
+    }
+    meta::Status bad;
+    if (!parseDryRun(q, "PatchOptions", &bad, &out->dryRun) && bad.details) {
+        causes.insert(causes.end(), bad.details->causes.begin(), bad.details->causes.end());
+    }
+    if (auto v = parseFieldValidation(q, "PatchOptions", &bad)) {
+        out->validation = *v;
+    } else if (bad.details) {
+        causes.insert(causes.end(), bad.details->causes.begin(), bad.details->causes.end());
+    }
+    if (!causes.empty()) {
+        *error = meta::Status::invalid({"meta.k8s.io", "PatchOptions"}, "", std::move(causes));
+        return false;
+    }
+    return true;
+}
+
+// How kube's patch handler answers the patch libraries' errors.
+meta::Status statusOf(const patch::Error& e) {
+    switch (e.kind) {
+        case patch::Error::Kind::BadRequest:
+            return meta::Status::badRequest(e.message);
+        case patch::Error::Kind::Unprocessable: {
+            // errors.NewGenericServerResponse(422, ...) keeps its own message.
+            meta::Status s;
+            s.code = 422;
+            s.reason = "Invalid";
+            s.message = "the server rejected our request due to an error in our request";
+            s.details = meta::StatusDetails{};
+            return s;
+        }
+        case patch::Error::Kind::Other:
+            break;
+    }
+    // An error that is not an API status: 500 with no reason.
+    meta::Status s;
+    s.code = 500;
+    s.message = e.message;
+    return s;
+}
+
+// The 422 kube answers when the patched object does not decode:
+// `patch: Invalid value: "<patched object>": <why>`.
+meta::Status invalidPatch(const registry::validation::BadValue& value, const std::string& why) {
+    return meta::Status::invalid({}, "", {field::invalid("patch", value, why)});
+}
+
+// What every attempt of one patch request needs.
+struct Patcher {
+    PatchType type;
+    std::string body;
+    bool strict = false;  // Strict or Warn: strict decoding errors are found
+    FieldValidation validation = FieldValidation::Warn;
+    const registry::KindInfo* kind = nullptr;
+    std::string ns;    // the request's namespace ("" for cluster-scoped kinds)
+    std::string name;  // the URL's name
+    // The last attempt's strict decoding errors, when they are warnings.
+    std::shared_ptr<std::vector<std::string>> warnings;
+
+    // Mirrors patcher.applyPatch: the patch on the current object, decoded
+    // as the kind (jsonPatcher / smpPatcher.applyPatchToCurrentObject), then
+    // the namespace and name checks.
+    std::optional<meta::Status> operator()(const json::Value& current, json::Document& out) const {
+        out.CopyFrom(current, out.GetAllocator());
+        std::vector<std::string> strictErrors;
+        json::Document smp;
+        std::optional<patch::Error> failed;
+        if (type == PatchType::Json) {
+            patch::Error err;
+            auto p = patch::JsonPatch::decode(body, strict, &strictErrors, &err);
+            if (!p) {
+                return statusOf(err);
+            }
+            if (p->size() > kMaxJsonPatchOperations) {
+                return meta::Status::requestEntityTooLarge(
+                    "Request entity too large: The allowed maximum operations in a JSON patch "
+                    "is " +
+                    std::to_string(kMaxJsonPatchOperations) + ", got " + std::to_string(p->size()));
+            }
+            failed = p->apply(out);
+        } else if (type == PatchType::Merge) {
+            failed = patch::applyMergePatch(out, body, strict, &strictErrors);
+        } else {
+            patch::PatchSchema schema(protobufSchema(kind->apiVersion(), kind->kind));
+            failed =
+                patch::applyStrategicMergePatch(out, body, schema, strict, &strictErrors, &smp);
+        }
+        if (failed) {
+            return statusOf(*failed);
+        }
+        // kube quotes the patched JSON, or for a strategic merge patch the
+        // patch as Go prints it.
+        registry::validation::BadValue shown(type == PatchType::Strategic ? patch::goValue(smp)
+                                                                          : patch::goMarshal(out));
+        if (!out.IsObject()) {
+            return invalidPatch(shown,
+                                "json: cannot unmarshal " + std::string(patch::goJsonType(out)) +
+                                    " into Go value of type " + kind->version + "." + kind->kind);
+        }
+        SchemaCheck check =
+            checkAgainstSchema(out, out.GetAllocator(), kind->apiVersion(), kind->kind);
+        if (check.typeError) {
+            return invalidPatch(shown, *check.typeError);
+        }
+        if (strict) {
+            strictErrors.insert(strictErrors.end(), check.strictErrors.begin(),
+                                check.strictErrors.end());
+        }
+        warnings->clear();
+        if (!strictErrors.empty()) {
+            if (validation == FieldValidation::Warn) {
+                *warnings = std::move(strictErrors);
+            } else {
+                std::string all;
+                for (const std::string& e : strictErrors) {
+                    all += (all.empty() ? "" : ", ") + e;
+                }
+                return invalidPatch(shown, "strict decoding error: " + all);
+            }
+        }
+        return checkNamespaceAndName(out);
+    }
+
+    // rest.EnsureObjectNamespaceMatchesRequestNamespace, then checkName.
+    std::optional<meta::Status> checkNamespaceAndName(json::Document& obj) const {
+        auto& a = obj.GetAllocator();
+        json::Value* metadata = json::member(obj, "metadata");
+        if (!metadata || !metadata->IsObject()) {
+            json::setMember(obj, "metadata", json::Value(rapidjson::kObjectType), a);
+            metadata = json::member(obj, "metadata");
+        }
+        std::string objNs(json::stringMember(*metadata, "namespace"));
+        if (objNs != ns) {
+            if (objNs.empty()) {
+                json::setMember(*metadata, "namespace", json::stringValue(ns, a), a);
+            } else if (ns.empty()) {
+                json::removeMember(*metadata, "namespace");
+            } else {
+                return meta::Status::badRequest(
+                    "the namespace of the provided object does not match the namespace sent "
+                    "on the request");
+            }
+        }
+        std::string_view objName = json::stringMember(*metadata, "name");
+        if (objName != name) {
+            return meta::Status::badRequest("the name of the object (" + std::string(objName) +
+                                            ") does not match the name on the URL (" + name + ")");
+        }
+        return std::nullopt;
+    }
+};
+
+}  // namespace
+
+std::optional<RequestPatch> readRequestPatch(const Scope& s, const registry::KindInfo& kind) {
+    std::optional<PatchType> type = patchTypeOf(s->req.contentType);
+    if (!type) {
+        s->fail(meta::Status::unsupportedMediaType(
+            std::string("the body of the request was in an unknown format - accepted media types "
+                        "include: ") +
+            kSupportedPatchTypes));
+        return std::nullopt;
+    }
+    PatchOptions opts;
+    meta::Status err;
+    if (!parsePatchOptions(s->query, &opts, &err)) {
+        s->fail(err);
+        return std::nullopt;
+    }
+    Patcher patcher;
+    patcher.type = *type;
+    patcher.body = std::string(s->req.body);
+    patcher.validation = opts.validation;
+    patcher.strict = opts.validation != FieldValidation::Ignore;
+    patcher.kind = &kind;
+    patcher.ns = kind.namespaced ? s->info.namespace_ : std::string();
+    patcher.name = s->info.name;
+    patcher.warnings = std::make_shared<std::vector<std::string>>();
+    RequestPatch out;
+    out.warnings = patcher.warnings;
+    out.apply = std::move(patcher);
+    out.dryRun = opts.dryRun;
+    return out;
+}
+
+// Mirrors handlers.PatchResource for JSON, merge and strategic merge
+// patches: the patch is applied to the stored object inside the store's
+// guaranteed update, then the result goes through what an update does (the
+// status strategy's, for the status subresource).
+void patchResource(Scope s) {
+    std::optional<RequestPatch> patch = readRequestPatch(s, s->store.kind());
+    if (!patch) {
+        return;
+    }
+    auto warnings = patch->warnings;
+    registry::UpdateOptions opts{patch->dryRun, s->info.subresource == "status"};
+    auto apply = patch->apply;
+    auto store = [s, apply, opts, warnings] {
+        s->store.patch(s->info.namespace_, s->info.name, apply, opts,
+                       [s, warnings](const meta::Status* e, std::string_view patched) {
+                           if (e) {
+                               s->fail(*e);
+                               return;
+                           }
+                           server::HttpResponse r = objectResponse(200, patched, s->render);
+                           for (const std::string& w : *warnings) {
+                               r.headers.emplace_back("Warning", warningHeader(w));
+                           }
+                           s->respond(std::move(r));
+                       });
+    };
+    if (!s->info.subresource.empty() || !s->priority.handles(s->store.kind())) {
+        store();
+        return;
+    }
+    // Validating admission sees the patched object: patch the current one
+    // once to ask it, then patch for real inside the store's update (which
+    // reports any failure of the patch itself).
+    s->store.get(s->info.namespace_, s->info.name,
+                 [s, apply, store](const meta::Status* e, std::string_view current) {
+                     json::Document cur;
+                     json::Document patched;
+                     if (e || json::parse(current, cur) || apply(cur, patched)) {
+                         store();
+                         return;
+                     }
+                     s->priority.admit(s->store.kind(), patched, true,
+                                       [s, store](const meta::Status* denied) {
+                                           if (denied) {
+                                               s->fail(*denied);
+                                               return;
+                                           }
+                                           store();
+                                       });
+                 });
+}
+
+}  // namespace kube::endpoints

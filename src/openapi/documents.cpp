@@ -1,0 +1,112 @@
+#include "openapi/documents.hpp"
+
+#include "openapi/definitions.hpp"
+#include "openapi/paths.hpp"
+
+namespace kube::openapi {
+
+namespace json = util::json;
+
+namespace {
+
+json::Value info(std::string_view version, json::Allocator& a) {
+    json::Value v(rapidjson::kObjectType);
+    v.AddMember("title", "Kubernetes", a);
+    v.AddMember("version", json::stringValue(version, a), a);
+    return v;
+}
+
+// Bearer tokens in the Authorization header, as kube-apiserver declares them.
+json::Value bearerScheme(json::Allocator& a) {
+    json::Value s(rapidjson::kObjectType);
+    s.AddMember("type", "apiKey", a);
+    s.AddMember("description", "A bearer token in the Authorization header.", a);
+    s.AddMember("name", "authorization", a);
+    s.AddMember("in", "header", a);
+    json::Value schemes(rapidjson::kObjectType);
+    schemes.AddMember("BearerToken", s, a);
+    return schemes;
+}
+
+json::Value security(json::Allocator& a) {
+    json::Value requirement(rapidjson::kObjectType);
+    requirement.AddMember("BearerToken", json::Value(rapidjson::kArrayType), a);
+    json::Value list(rapidjson::kArrayType);
+    list.PushBack(requirement, a);
+    return list;
+}
+
+std::string v3Document(json::Document& d, Paths& paths, Definitions& defs) {
+    auto& a = d.GetAllocator();
+    d.AddMember("openapi", "3.0.0", a);
+    d.AddMember("info", info("unversioned", a), a);
+    d.AddMember("paths", paths.take(), a);
+    json::Value components(rapidjson::kObjectType);
+    components.AddMember("schemas", defs.take(), a);
+    components.AddMember("securitySchemes", bearerScheme(a), a);
+    d.AddMember("components", components, a);
+    d.AddMember("security", security(a), a);
+    return json::serialize(d);
+}
+
+}  // namespace
+
+std::string buildV2(const registry::Scheme& scheme, const SchemaPool& pool,
+                    std::string_view serverVersion) {
+    json::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    Definitions defs(pool, Flavor::V2, a);
+    Paths paths(defs, Flavor::V2, a);
+    paths.coreVersions();
+    paths.groups();
+    paths.version();
+    for (const registry::GroupInfo& g : scheme.groups()) {
+        if (!g.name.empty()) {
+            paths.group(g.name);
+        }
+        for (const std::string& v : g.versions) {
+            paths.groupVersion(g.name, v);
+            for (const registry::KindInfo* k : scheme.kinds(g.name, v)) {
+                paths.resource(*k);
+            }
+        }
+    }
+    d.AddMember("swagger", "2.0", a);
+    d.AddMember("info", info(serverVersion, a), a);
+    d.AddMember("paths", paths.take(), a);
+    d.AddMember("definitions", defs.take(), a);
+    d.AddMember("securityDefinitions", bearerScheme(a), a);
+    d.AddMember("security", security(a), a);
+    return json::serialize(d);
+}
+
+std::map<std::string, std::string> buildV3(const registry::Scheme& scheme, const SchemaPool& pool) {
+    std::map<std::string, std::string> docs;
+    auto single = [&](const std::string& path, auto&& fill) {
+        json::Document d(rapidjson::kObjectType);
+        Definitions defs(pool, Flavor::V3, d.GetAllocator());
+        Paths paths(defs, Flavor::V3, d.GetAllocator());
+        fill(paths);
+        docs.emplace(path, v3Document(d, paths, defs));
+    };
+    single("api", [](Paths& p) { p.coreVersions(); });
+    single("apis", [](Paths& p) { p.groups(); });
+    single("version", [](Paths& p) { p.version(); });
+    for (const registry::GroupInfo& g : scheme.groups()) {
+        if (!g.name.empty()) {
+            single("apis/" + g.name, [&](Paths& p) { p.group(g.name); });
+        }
+        for (const std::string& v : g.versions) {
+            std::string path = g.name.empty() ? "api/" + v : "apis/" + g.name + "/" + v;
+            single(path, [&](Paths& p) {
+                p.groupVersion(g.name, v);
+                for (const registry::KindInfo* k : scheme.kinds(g.name, v)) {
+                    p.resource(*k);
+                }
+            });
+        }
+    }
+    return docs;
+}
+
+}  // namespace kube::openapi

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/json.hpp"
+
+// A patch body read as kube-apiserver's patch handler reads it: with
+// sigs.k8s.io/json into Go's generic values, which keep the last of keys
+// written twice and, when asked (the Strict and Warn field validation
+// directives), report them.
+namespace kube::registry::patch {
+
+// Go's name for the JSON type of `v` in "json: cannot unmarshal <X> into ...":
+// "object", "array", "string", "number", "bool" ("null" never fails).
+std::string_view goJsonType(const util::json::Value& v);
+
+// Keeps only the last value of every key written twice in the objects of
+// `v`, and reports each repetition as the strict decoder does (`duplicate
+// field "metadata.labels.a"`, array items as "[i]", under `path`) when
+// `errors` is set.
+void dropDuplicateFields(util::json::Value& v, const std::string& path,
+                         std::vector<std::string>* errors);
+
+// Decodes a merge or strategic merge patch into `out` as Go decodes it into
+// map[string]interface{}: on failure returns Go's message ("invalid character
+// ...", "json: cannot unmarshal array into Go value of type
+// map[string]interface {}"). A JSON null leaves `out` null. Duplicated keys
+// are resolved as above and reported into `strictErrors` when it is set.
+std::optional<std::string> decodePatchMap(std::string_view body, util::json::Document& out,
+                                          std::vector<std::string>* strictErrors);
+
+// "a.b" for a member of "a", "b" at the top.
+std::string childPath(const std::string& path, std::string_view key);
+
+}  // namespace kube::registry::patch

@@ -1,0 +1,193 @@
+# fieldValidation over HTTP and through kubectl: Strict refuses unknown and
+# duplicated fields with kube-apiserver's 400, Warn (the default) and Ignore
+# accept the object without them (Warn with one Warning header per field),
+# a value of the wrong type is refused whatever the directive, and an unknown
+# directive is a 422. Every kubectl 1.27-1.33 gets kube's messages from
+# create -f, apply -f and replace -f (--validate=strict, its default),
+# prints the warnings of --validate=warn, and stores nothing on an error.
+use lib 't/lib';
+use Test::Kube;
+use Test::More;
+use File::Temp ();
+
+my $s = start_server(tls => 1);
+my $files = File::Temp->newdir('kube-fieldval-XXXXXX', TMPDIR => 1);
+
+sub call {
+    my ($method, $path, %o) = @_;
+    $o{headers} ||= { 'Content-Type' => 'application/json' };
+    return $s->request($method, $path, %o);
+}
+
+sub body_of {
+    my $r = shift;
+    return eval { decode_json($r->{body}) } || {};
+}
+
+sub warnings_of {
+    my $r = shift;
+    my $w = $r->{headers}{warning};
+    return [] unless defined $w;
+    return ref $w ? $w : [$w];
+}
+
+is(call('POST', '/api/v1/namespaces', body => '{"metadata":{"name":"fv"}}')->{status},
+    201, 'namespace fv');
+my $cms = '/api/v1/namespaces/fv/configmaps';
+
+# --- Strict: 400 naming every field, nothing stored
+my $r = call('POST', "$cms?fieldValidation=Strict",
+    body => '{"metadata":{"name":"s1","name":"s1","bogus":1},"data":{"k":"v"},"extra":{}}');
+is($r->{status}, 400, 'Strict with unknown and duplicate fields: 400');
+json_subset_ok(body_of($r), { kind => 'Status', status => 'Failure', reason => 'BadRequest',
+    code => 400,
+    message => 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding '
+        . 'error: duplicate field "metadata.name", unknown field "metadata.bogus", '
+        . 'unknown field "extra"' }, 'Strict: kube-apiserver\'s message, fields in order');
+is(call('GET', "$cms/s1")->{status}, 404, 'Strict: nothing stored');
+
+$r = call('POST', "$cms?fieldValidation=Strict",
+    body => '{"metadata":{"name":"s2"},"data":{"k":"v"}}');
+is($r->{status}, 201, 'Strict with only known fields: 201');
+is_deeply(warnings_of($r), [], 'Strict, nothing unknown: no warnings');
+
+# --- Warn (also the default): 201, a Warning per field, the fields dropped
+for my $case ([ 'fieldValidation=Warn', 'w1' ], [ '', 'w2' ]) {
+    my ($query, $name) = @$case;
+    my $label = $query || 'no directive';
+    $r = call('POST', "$cms?$query",
+        body => qq({"metadata":{"name":"$name","bogus":1},"data":{"k":"v"},"extra":true}));
+    is($r->{status}, 201, "$label: 201");
+    is_deeply(warnings_of($r), [ '299 - "unknown field \"metadata.bogus\""',
+        '299 - "unknown field \"extra\""' ], "$label: one Warning header per field");
+    my $got = body_of(call('GET', "$cms/$name"));
+    ok(!exists $got->{extra} && !exists $got->{metadata}{bogus},
+        "$label: the unknown fields are not stored");
+    is($got->{data}{k}, 'v', "$label: the known fields are");
+}
+
+# --- Ignore: 201, silent, dropped
+$r = call('POST', "$cms?fieldValidation=Ignore",
+    body => '{"metadata":{"name":"i1"},"data":{"k":"v"},"extra":true}');
+is($r->{status}, 201, 'Ignore: 201');
+is_deeply(warnings_of($r), [], 'Ignore: no warnings');
+ok(!exists body_of(call('GET', "$cms/i1"))->{extra}, 'Ignore: the field is dropped');
+
+# --- wrong types fail whatever the directive
+for my $directive (qw(Ignore Warn Strict)) {
+    $r = call('POST', "/apis/apps/v1/namespaces/fv/deployments?fieldValidation=$directive",
+        body => '{"metadata":{"name":"bad"},"spec":{"replicas":"3","selector":{"matchLabels":'
+            . '{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":'
+            . '[{"name":"c","image":"nginx"}]}}}}');
+    is($r->{status}, 400, "$directive: a string replicas is 400");
+    is(body_of($r)->{message}, 'Deployment in version "v1" cannot be handled as a Deployment: '
+        . 'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of '
+        . 'type int32', "$directive: Go's unmarshal message");
+}
+is(call('GET', '/apis/apps/v1/namespaces/fv/deployments/bad')->{status}, 404,
+    'a wrong type stores nothing');
+
+# --- YAML bodies and numbers the schema types as quantities
+$r = call('POST', '/api/v1/namespaces/fv/resourcequotas?fieldValidation=Strict',
+    headers => { 'Content-Type' => 'application/yaml' },
+    body => "metadata:\n  name: q\nspec:\n  hard:\n    pods: 4\n    cpu: 1.5\n");
+is($r->{status}, 201, 'YAML quota with numeric amounts: 201');
+is_deeply(body_of($r)->{spec}{hard}, { pods => '4', cpu => '1500m' },
+    'numeric quantities are stored in their canonical text');
+
+# --- update: UpdateOptions, same rules
+my $cm = body_of(call('GET', "$cms/s2"));
+$cm->{data}{k} = 'v2';
+$cm->{unknownTop} = 1;
+$r = call('PUT', "$cms/s2?fieldValidation=Strict", body => encode_json($cm));
+is($r->{status}, 400, 'update, Strict, unknown field: 400');
+like(body_of($r)->{message}, qr/strict decoding error: unknown field "unknownTop"$/,
+    'update: the strict decoding message');
+is(body_of(call('GET', "$cms/s2"))->{data}{k}, 'v', 'update refused: unchanged');
+$r = call('PUT', "$cms/s2?fieldValidation=Warn", body => encode_json($cm));
+is($r->{status}, 200, 'update, Warn: 200');
+is_deeply(warnings_of($r), [ '299 - "unknown field \"unknownTop\""' ], 'update, Warn: warning');
+
+$r = call('PUT', "$cms/s2?fieldValidation=strict", body => encode_json($cm));
+is($r->{status}, 422, 'an unknown directive: 422');
+is(body_of($r)->{message}, 'UpdateOptions.meta.k8s.io "" is invalid: fieldValidation: '
+    . 'Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"',
+    'the unknown directive: kube\'s message');
+
+# --- kubectl: --validate=strict (its default), warn and false, every version
+sub spew {
+    my ($name, $text) = @_;
+    open my $fh, '>', "$files/$name" or die "$name: $!";
+    print {$fh} $text;
+    close $fh;
+    return "$files/$name";
+}
+
+for my $v (kubectl_versions()) {
+    (my $ns = "fv-$v") =~ s/\./-/g;
+    is(call('POST', '/api/v1/namespaces', body => qq({"metadata":{"name":"$ns"}}))
+        ->{status}, 201, "$v: namespace");
+    my $bad = spew("bad-$v.yaml", <<"YAML");
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: typo
+  namespace: $ns
+data:
+  k: v
+bogus: 1
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: $ns
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        imagePullPolicyy: Always
+YAML
+    for my $verb (qw(create apply)) {
+        my ($rc, $out, $err) = kubectl($s, $v, $verb, '-f', $bad);
+        isnt($rc, 0, "$v $verb -f strict: fails");
+        like($err, qr/\QError from server (BadRequest): error when creating "$bad": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"\E/,
+            "$v $verb -f strict: kube's message for the ConfigMap");
+        like($err, qr/\Qstrict decoding error: unknown field "spec.template.spec.containers[0].imagePullPolicyy"\E/,
+            "$v $verb -f strict: the nested path for the Deployment");
+        is(call('GET', "/api/v1/namespaces/$ns/configmaps/typo")->{status}, 404,
+            "$v $verb -f strict: nothing stored");
+    }
+    my ($rc, $out, $err) = kubectl($s, $v, 'create', '-f', $bad, '--validate=warn');
+    is($rc, 0, "$v create --validate=warn: exit 0") or diag($err);
+    like($err, qr/^Warning: unknown field "bogus"$/m, "$v --validate=warn: the warning printed");
+    like($err, qr/^Warning: unknown field "spec\.template\.spec\.containers\[0\]\.imagePullPolicyy"$/m,
+        "$v --validate=warn: the nested warning printed");
+    like($out, qr{configmap/typo created}, "$v --validate=warn: created");
+    my $got = body_of(call('GET', "/api/v1/namespaces/$ns/configmaps/typo"));
+    ok(!exists $got->{bogus}, "$v --validate=warn: the unknown field is not stored");
+
+    # replace -f of the stored object with a new unknown field
+    $got->{data}{k} = 'new';
+    $got->{bogus} = 2;
+    my $file = spew("replace-$v.json", encode_json($got));
+    ($rc, $out, $err) = kubectl($s, $v, 'replace', '-f', $file);
+    isnt($rc, 0, "$v replace -f strict: fails");
+    like($err, qr/\Qstrict decoding error: unknown field "bogus"\E/,
+        "$v replace -f strict: kube's message");
+    is(body_of(call('GET', "/api/v1/namespaces/$ns/configmaps/typo"))->{data}{k}, 'v',
+        "$v replace -f strict: unchanged");
+    ($rc, $out, $err) = kubectl($s, $v, 'replace', '-f', $file, '--validate=false');
+    is($rc, 0, "$v replace --validate=false: exit 0") or diag($err);
+    is(body_of(call('GET', "/api/v1/namespaces/$ns/configmaps/typo"))->{data}{k}, 'new',
+        "$v replace --validate=false: replaced, the unknown field dropped");
+}
+
+done_testing();
