@@ -21,22 +21,6 @@ std::string hex(std::string_view s) {
     return out;
 }
 
-std::string jsonTypeName(const json::Value& v) {
-    if (v.IsString()) {
-        return "string";
-    }
-    if (v.IsNumber()) {
-        return "number";
-    }
-    if (v.IsBool()) {
-        return "bool";
-    }
-    if (v.IsArray()) {
-        return "array";
-    }
-    return "object";
-}
-
 // The apiVersion and kind a body names (empty: not named) against the
 // endpoint's; mirrors the version check of handlers/create.go and the kind
 // check of the versioning decoder.
@@ -139,8 +123,8 @@ std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm fo
     if (const json::Value* m = json::member(*doc, "metadata"); m && !m->IsObject() && !m->IsNull()) {
         *error = meta::Status::badRequest(
             kind.kind + " in version \"" + kind.version + "\" cannot be handled as a " + kind.kind +
-            ": json: cannot unmarshal " + jsonTypeName(*m) + " into Go struct field " + kind.kind +
-            ".metadata of type v1.ObjectMeta");
+            ": json: cannot unmarshal " + std::string(json::typeName(*m)) +
+            " into Go struct field " + kind.kind + ".metadata of type v1.ObjectMeta");
         return nullptr;
     }
     if (!json::member(*doc, "metadata") || (*doc)["metadata"].IsNull()) {

@@ -1,20 +1,18 @@
 #include "endpoints/field_validation.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <map>
-#include <mutex>
-#include <unordered_map>
 
 #include <google/protobuf/descriptor.h>
 
 #include "endpoints/protobuf_codec.hpp"
 #include "kapi/opts.pb.h"
+#include "registry/schema_fields.hpp"
 #include "registry/validation.hpp"
+#include "util/base64.hpp"
 #include "util/quantity.hpp"
 #include "util/time.hpp"
 
@@ -24,33 +22,6 @@ namespace json = util::json;
 namespace pb = google::protobuf;
 
 namespace {
-
-// A message's members by JSON name, the members of `flatten` fields (Go's
-// inline structs) included.
-using FieldsByName = std::unordered_map<std::string, const pb::FieldDescriptor*>;
-
-void collectFields(const pb::Descriptor* d, FieldsByName& out) {
-    for (int i = 0; i < d->field_count(); ++i) {
-        const pb::FieldDescriptor* f = d->field(i);
-        if (f->options().GetExtension(kapi::opt::flatten) && f->message_type()) {
-            collectFields(f->message_type(), out);
-            continue;
-        }
-        const std::string& name = f->options().GetExtension(kapi::opt::json);
-        out.emplace(name.empty() ? f->name() : name, f);
-    }
-}
-
-const FieldsByName& fieldsOf(const pb::Descriptor* d) {
-    static std::mutex mu;
-    static std::unordered_map<const pb::Descriptor*, FieldsByName> cache;
-    std::lock_guard lock(mu);
-    auto [it, added] = cache.try_emplace(d);
-    if (added) {
-        collectFields(d, it->second);
-    }
-    return it->second;
-}
 
 kapi::opt::JsonForm formOf(const pb::FieldDescriptor* f) {
     if (f->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) {
@@ -110,23 +81,6 @@ std::string goScalarType(const pb::FieldDescriptor* f) {
     return "string";
 }
 
-// Go's name for a JSON value's type in "cannot unmarshal X into ...".
-const char* jsonType(const json::Value& v) {
-    if (v.IsString()) {
-        return "string";
-    }
-    if (v.IsNumber()) {
-        return "number";
-    }
-    if (v.IsBool()) {
-        return "bool";
-    }
-    if (v.IsArray()) {
-        return "array";
-    }
-    return "object";
-}
-
 // A number as its shortest text that reads back the same (Go quotes the
 // literal; this is the closest the parsed value allows).
 std::string numberText(const json::Value& v) {
@@ -158,17 +112,6 @@ bool integerIn(const json::Value& v, int64_t lo, uint64_t hi) {
     return false;
 }
 
-bool validBase64(std::string_view s) {
-    if (s.size() % 4 != 0) {
-        return false;
-    }
-    std::string out(s.size() / 4 * 3 + 1, '\0');
-    return EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                           reinterpret_cast<const unsigned char*>(s.data()),
-                           static_cast<int>(s.size())) >= 0 ||
-           s.empty();
-}
-
 constexpr const char* kQuantityFormat =
     "quantities must match the regular expression "
     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
@@ -191,7 +134,7 @@ class Walker {
     explicit Walker(json::Allocator& a) : a_(a) {}
 
     void object(json::Value& obj, const pb::Descriptor* d, const Place& at, bool topLevel) {
-        const FieldsByName& fields = fieldsOf(d);
+        const auto& fields = registry::schemaFields(d).byName;
         std::map<std::string_view, size_t> seen;
         std::vector<size_t> shadowed;  // earlier copies of a repeated key
         size_t index = 0;
@@ -243,7 +186,7 @@ class Walker {
 
     void mismatch(const json::Value& v, const Place& at, const std::string& goType,
                   bool withLiteral = false) {
-        std::string value = jsonType(v);
+        std::string value(json::typeName(v));
         if (withLiteral) {
             value += " " + numberText(v);
         }
@@ -310,7 +253,7 @@ class Walker {
             case pb::FieldDescriptor::TYPE_BYTES:
                 if (!v.IsString()) {
                     mismatch(v, at, "[]uint8");
-                } else if (!validBase64(json::view(v))) {
+                } else if (!util::decodeBase64(json::view(v))) {
                     fail("illegal base64 data at input byte " + std::to_string(badByte(v)));
                 }
                 return;
@@ -361,7 +304,8 @@ class Walker {
         for (size_t i = 0; i < s.size(); ++i) {
             char c = s[i];
             bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                      c == '+' || c == '/' || (c == '=' && i + 2 >= s.size());
+                      c == '+' || c == '/' || c == '\r' || c == '\n' ||
+                      (c == '=' && i + 2 >= s.size());
             if (!ok) {
                 return i;
             }
@@ -380,7 +324,7 @@ class Walker {
                     return;
                 }
                 if (!v.IsNumber()) {
-                    fail(std::string("json: cannot unmarshal ") + jsonType(v) +
+                    fail("json: cannot unmarshal " + std::string(json::typeName(v)) +
                          " into Go value of type int32");
                 } else if (!integerIn(v, std::numeric_limits<int32_t>::min(),
                                       std::numeric_limits<int32_t>::max())) {
@@ -419,7 +363,7 @@ class Walker {
     // Time keeps only whole seconds in UTC, as it is written back.
     void time(json::Value& v, bool seconds) {
         if (!v.IsString()) {
-            fail(std::string("json: cannot unmarshal ") + jsonType(v) +
+            fail("json: cannot unmarshal " + std::string(json::typeName(v)) +
                  " into Go value of type string");
             return;
         }

@@ -4,19 +4,11 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "server/http.hpp"
+
 namespace kube::endpoints {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
 
 std::string lower(std::string_view s) {
     std::string out(s);
@@ -28,17 +20,17 @@ std::string lower(std::string_view s) {
 MediaRange parseRange(std::string_view entry) {
     MediaRange r;
     size_t semi = entry.find(';');
-    r.type = lower(trim(entry.substr(0, semi)));
+    r.type = lower(server::trimOws(entry.substr(0, semi)));
     while (semi != std::string_view::npos) {
         entry = entry.substr(semi + 1);
         semi = entry.find(';');
-        std::string_view param = trim(entry.substr(0, semi));
+        std::string_view param = server::trimOws(entry.substr(0, semi));
         size_t eq = param.find('=');
         if (eq == std::string_view::npos) {
             continue;
         }
-        std::string key = lower(trim(param.substr(0, eq)));
-        std::string value(trim(param.substr(eq + 1)));
+        std::string key = lower(server::trimOws(param.substr(0, eq)));
+        std::string value(server::trimOws(param.substr(eq + 1)));
         if (key == "as") {
             r.as = value;
         } else if (key == "v") {
@@ -68,7 +60,7 @@ std::vector<MediaRange> parseAccept(std::string_view accept) {
     std::vector<MediaRange> out;
     while (!accept.empty()) {
         size_t comma = accept.find(',');
-        std::string_view entry = trim(accept.substr(0, comma));
+        std::string_view entry = server::trimOws(accept.substr(0, comma));
         if (!entry.empty()) {
             out.push_back(parseRange(entry));
         }
@@ -92,7 +84,7 @@ std::vector<MediaRange> parseAccept(std::string_view accept) {
 
 std::optional<Output> negotiateOutput(std::string_view accept, const OutputCapabilities& can,
                                       meta::Status* error) {
-    if (trim(accept).empty()) {
+    if (server::trimOws(accept).empty()) {
         return Output{};
     }
     for (const MediaRange& r : parseAccept(accept)) {
@@ -132,7 +124,7 @@ std::optional<Output> negotiateOutput(std::string_view accept, const OutputCapab
 }
 
 std::optional<DiscoveryForm> negotiateDiscovery(std::string_view accept, meta::Status* error) {
-    if (trim(accept).empty()) {
+    if (server::trimOws(accept).empty()) {
         return DiscoveryForm::Legacy;
     }
     for (const MediaRange& r : parseAccept(accept)) {
@@ -157,7 +149,7 @@ std::optional<DiscoveryForm> negotiateDiscovery(std::string_view accept, meta::S
 }
 
 std::optional<InputForm> negotiateInput(std::string_view contentType, meta::Status* error) {
-    std::string type = lower(trim(contentType.substr(0, contentType.find(';'))));
+    std::string type = lower(server::trimOws(contentType.substr(0, contentType.find(';'))));
     if (type.empty() || type == "application/json") {
         return InputForm::Json;
     }

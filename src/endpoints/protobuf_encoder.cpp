@@ -11,6 +11,7 @@
 #include "endpoints/protobuf_codec.hpp"
 #include "kapi/meta.pb.h"
 #include "kapi/opts.pb.h"
+#include "util/base64.hpp"
 #include "util/time.hpp"
 
 namespace kube::endpoints {
@@ -41,67 +42,6 @@ bool isAbsent(const json::Value* v) {
     return v == nullptr || v->IsNull();
 }
 
-// Go's encoding/json decodes []byte from standard base64 (padding required).
-bool decodeBase64(std::string_view in, std::string* out) {
-    auto value = [](char c) -> int {
-        if (c >= 'A' && c <= 'Z') {
-            return c - 'A';
-        }
-        if (c >= 'a' && c <= 'z') {
-            return c - 'a' + 26;
-        }
-        if (c >= '0' && c <= '9') {
-            return c - '0' + 52;
-        }
-        return c == '+' ? 62 : c == '/' ? 63 : -1;
-    };
-    if (in.size() % 4 != 0) {
-        return false;
-    }
-    out->clear();
-    out->reserve(in.size() / 4 * 3);
-    for (size_t i = 0; i < in.size(); i += 4) {
-        int v[4];
-        int pad = 0;
-        for (int k = 0; k < 4; ++k) {
-            char c = in[i + k];
-            if (c == '=' && i + 4 == in.size() && k >= 2) {
-                v[k] = 0;
-                pad++;
-                continue;
-            }
-            if (pad > 0 || (v[k] = value(c)) < 0) {
-                return false;
-            }
-        }
-        uint32_t n = static_cast<uint32_t>(v[0] << 18 | v[1] << 12 | v[2] << 6 | v[3]);
-        out->push_back(static_cast<char>(n >> 16));
-        if (pad < 2) {
-            out->push_back(static_cast<char>(n >> 8 & 0xff));
-        }
-        if (pad < 1) {
-            out->push_back(static_cast<char>(n & 0xff));
-        }
-    }
-    return true;
-}
-
-const char* jsonType(const json::Value& v) {
-    if (v.IsString()) {
-        return "string";
-    }
-    if (v.IsNumber()) {
-        return "number";
-    }
-    if (v.IsBool()) {
-        return "a bool";
-    }
-    if (v.IsArray()) {
-        return "array";
-    }
-    return v.IsObject() ? "object" : "null";
-}
-
 // Fills a message from our JSON form by the options of
 // src/apis/proto/kapi/opts.proto: the mirror image of the JSON writer, with
 // Go's marshal rules for presence (spec/protobuf.md §3).
@@ -128,7 +68,7 @@ class ProtoWriter {
                 break;
         }
         if (!isAbsent(v) && !v->IsObject()) {
-            return fail(std::string("a JSON ") + jsonType(*v) + " where an object belongs");
+            return wrongType(*v, "an object");
         }
         for (int i = 0; i < d->field_count(); ++i) {
             if (!field(v, m, d->field(i))) {
@@ -189,7 +129,7 @@ class ProtoWriter {
             return true;
         }
         if (!v->IsObject()) {
-            return fail(std::string("a JSON ") + jsonType(*v) + " where a map belongs");
+            return wrongType(*v, "a map");
         }
         const Field* keyField = f->message_type()->map_key();
         const Field* valueField = f->message_type()->map_value();
@@ -213,7 +153,7 @@ class ProtoWriter {
             return true;
         }
         if (!v->IsArray()) {
-            return fail(std::string("a JSON ") + jsonType(*v) + " where a list belongs");
+            return wrongType(*v, "a list");
         }
         const pb::Reflection* r = m.GetReflection();
         for (const json::Value& item : v->GetArray()) {
@@ -302,9 +242,12 @@ class ProtoWriter {
                         return wrongType(*v, "a string");
                     }
                     if (f->type() == Field::TYPE_BYTES) {
-                        if (!decodeBase64(json::view(*v), &s)) {
+                        // Go's encoding/json decodes []byte from standard base64.
+                        std::optional<std::string> bytes = util::decodeBase64(json::view(*v));
+                        if (!bytes) {
                             return fail("illegal base64 data");
                         }
+                        s = std::move(*bytes);
                     } else {
                         s.assign(json::view(*v));
                     }
@@ -318,8 +261,10 @@ class ProtoWriter {
         return fail("not a scalar field");
     }
 
+    // "a JSON string where an int32 belongs". A bool has always been worded
+    // "a bool" here; every other type is named as Go names it.
     bool wrongType(const json::Value& v, const char* want) {
-        return fail(std::string("a JSON ") + jsonType(v) + " where " + want + " belongs");
+        return fail("a JSON " + std::string(json::typeName(v)) + " where " + want + " belongs");
     }
 
     const Field* fieldNamed(const pb::Message& m, const char* name) {
@@ -410,11 +355,11 @@ class ProtoWriter {
             return true;
         }
         if (!v->IsArray()) {
-            return fail(std::string("a JSON ") + jsonType(*v) + " where a list belongs");
+            return wrongType(*v, "a list");
         }
         for (const json::Value& item : v->GetArray()) {
             if (!item.IsString()) {
-                return fail(std::string("a JSON ") + jsonType(item) + " where a string belongs");
+                return wrongType(item, "a string");
             }
             m.GetReflection()->AddString(&m, d->field(0), std::string(json::view(item)));
         }

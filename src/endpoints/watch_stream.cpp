@@ -72,7 +72,10 @@ void WatchStream::start(server::StreamSink& sink) {
         std::vector<EventRef> buffered;
         if (start_.revision >= cache_.revision()) {
             // Nothing to replay: events after the revision arrive live.
-        } else if (cache_.eventsAfter(start_.revision, &buffered)) {
+        } else if (start_.revision + 1 >= cacher_.storage().compactedRevision() &&
+                   cache_.eventsAfter(start_.revision, &buffered)) {
+            // The cache may hold events the store compacted: those are gone
+            // all the same (the log path below answers 410), as with etcd.
             for (EventRef& e : buffered) {
                 replay_.push(std::move(e));
             }

@@ -10,6 +10,7 @@
 #include "openapi/documents.hpp"
 #include "openapi/schema_pool.hpp"
 #include "openapi/v2_protobuf.hpp"
+#include "server/http.hpp"
 #include "util/json.hpp"
 #include "util/query.hpp"
 
@@ -35,22 +36,12 @@ std::string sha512Hex(std::string_view s) {
     return out;
 }
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
 // Mirrors net/http's checkIfNoneMatch: "*" or any listed entity tag, weak
 // ones compared by their opaque part, matches.
 bool noneMatchHits(std::string_view header, std::string_view hash) {
     while (!header.empty()) {
         size_t comma = header.find(',');
-        std::string_view tag = trim(header.substr(0, comma));
+        std::string_view tag = server::trimOws(header.substr(0, comma));
         header = comma == std::string_view::npos ? std::string_view() : header.substr(comma + 1);
         if (tag == "*") {
             return true;
@@ -78,7 +69,7 @@ enum class Form { Json, Protobuf, None };
 // The first form the Accept header takes, JSON before protobuf for a
 // wildcard, as kube-openapi's handlers pick; v3 documents are JSON only.
 Form negotiate(std::string_view accept, bool protobuf) {
-    if (trim(accept).empty()) {
+    if (server::trimOws(accept).empty()) {
         return Form::Json;
     }
     for (const endpoints::MediaRange& r : endpoints::parseAccept(accept)) {

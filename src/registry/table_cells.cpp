@@ -99,6 +99,20 @@ TableColumn ageColumn() {
         [](const json::Value& obj, const TableContext& ctx) { return age(obj, ctx); });
 }
 
+std::vector<TableColumn> defaultColumns() {
+    return {
+        nameColumn(),
+        textColumn(
+            "Created At", "date",
+            "CreationTimestamp is the server time when the object was created.",
+            [](const json::Value& obj, const TableContext&) {
+                auto t = util::time::parseRFC3339(text(obj, {"metadata", "creationTimestamp"}));
+                // Go's zero time when there is none.
+                return t ? util::time::formatRFC3339(*t) : "0001-01-01T00:00:00Z";
+            }),
+    };
+}
+
 std::string_view text(const json::Value& obj, std::initializer_list<std::string_view> path) {
     const json::Value* v = json::at(obj, path);
     return v ? json::view(*v) : std::string_view();

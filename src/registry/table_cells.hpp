@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "registry/kind.hpp"
 
@@ -28,6 +29,9 @@ TableColumn countColumn(std::string name, std::string type, std::string descript
 TableColumn nameColumn(int priority = 0);
 // The "Age" column: humanDuration(now - creationTimestamp).
 TableColumn ageColumn();
+// The table of kinds without a printer (rest.NewDefaultTableConvertor):
+// Name and "Created At".
+std::vector<TableColumn> defaultColumns();
 
 // Lookups that tolerate absent members and wrong types.
 std::string_view text(const json::Value& obj, std::initializer_list<std::string_view> path);

@@ -18,4 +18,14 @@ HttpResponse HttpResponse::fromStatus(const meta::Status& s, bool pretty) {
     return r;
 }
 
+std::string_view trimOws(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
 }  // namespace kube::server

@@ -89,4 +89,8 @@ struct HttpResponse {
 // Delivers the response; may be called inline or later on the loop.
 using Responder = std::function<void(HttpResponse&&)>;
 
+// An element of a header's comma-separated list without the optional white
+// space (spaces and tabs) HTTP allows around it.
+std::string_view trimOws(std::string_view s);
+
 }  // namespace kube::server

@@ -99,6 +99,15 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
 
 void Server::start() {
     openapi_.build();
+    // Every watch cache starts now, as kube's cacher starts its reflectors:
+    // a list at an exact older revision or a continue page then finds the
+    // revisions since this worker started whichever worker it reaches.
+    if (options_.watchCache) {
+        for (auto& [kind, store] : stores_) {
+            meta::Status ignored;
+            store->watchCache(&ignored);
+        }
+    }
     const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     registry::Store& store = *stores_.at(ns);
     startsPending_ = static_cast<int>(std::size(kDefaultNamespaces));

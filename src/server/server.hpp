@@ -57,9 +57,9 @@ class Server {
     // `respond` is called exactly once, inline or later on the loop.
     void serve(const HttpRequest& req, Responder respond);
 
-    // Builds the OpenAPI documents and creates default, kube-system,
-    // kube-public and kube-node-lease if missing; the server is ready once
-    // that is done.
+    // Builds the OpenAPI documents, fills the watch caches, and creates
+    // default, kube-system, kube-public and kube-node-lease if missing; the
+    // server is ready once that is done.
     void start();
     bool ready() const { return ready_; }
 

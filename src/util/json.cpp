@@ -146,4 +146,23 @@ void appendQuoted(std::string& out, std::string_view s) {
     out.append(buf.GetString(), buf.GetSize());
 }
 
+std::string_view typeName(const Value& v) {
+    if (v.IsObject()) {
+        return "object";
+    }
+    if (v.IsArray()) {
+        return "array";
+    }
+    if (v.IsString()) {
+        return "string";
+    }
+    if (v.IsNumber()) {
+        return "number";
+    }
+    if (v.IsBool()) {
+        return "bool";
+    }
+    return "null";
+}
+
 }  // namespace kube::util::json

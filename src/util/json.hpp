@@ -68,4 +68,9 @@ inline std::string_view view(const Value& v) {
 // Appends `s` to `out` as a JSON string literal (with quotes and escapes).
 void appendQuoted(std::string& out, std::string_view s);
 
+// Go's encoding/json name for the JSON type of `v`, as its "json: cannot
+// unmarshal <X> into ..." errors say it: "object", "array", "string",
+// "number", "bool"; "null" for null, which Go never reports.
+std::string_view typeName(const Value& v);
+
 }  // namespace kube::util::json

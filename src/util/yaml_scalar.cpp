@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "util/base64.hpp"
+
 namespace kube::util::yaml {
 
 namespace {
@@ -207,55 +209,6 @@ bool isTimestamp(std::string_view s) {
         return false;
     }
     return number(2, 2, 0, 23) && literal(':') && number(2, 2, 0, 59) && i == s.size();
-}
-
-// base64.StdEncoding.DecodeString, which skips CR and LF.
-std::optional<std::string> decodeBase64(std::string_view in) {
-    std::string clean;
-    for (char c : in) {
-        if (c != '\r' && c != '\n') {
-            clean.push_back(c);
-        }
-    }
-    if (clean.size() % 4 != 0) {
-        return std::nullopt;
-    }
-    auto value = [](char c) -> int {
-        if (c >= 'A' && c <= 'Z') {
-            return c - 'A';
-        }
-        if (c >= 'a' && c <= 'z') {
-            return c - 'a' + 26;
-        }
-        if (c >= '0' && c <= '9') {
-            return c - '0' + 52;
-        }
-        return c == '+' ? 62 : c == '/' ? 63 : -1;
-    };
-    std::string out;
-    for (size_t i = 0; i < clean.size(); i += 4) {
-        bool last = i + 4 == clean.size();
-        int pad = last ? (clean[i + 3] == '=') + (clean[i + 2] == '=') : 0;
-        if (pad == 1 && clean[i + 2] == '=') {
-            return std::nullopt;
-        }
-        uint32_t bits = 0;
-        for (int k = 0; k < 4 - pad; k++) {
-            int v = value(clean[i + static_cast<size_t>(k)]);
-            if (v < 0) {
-                return std::nullopt;
-            }
-            bits |= static_cast<uint32_t>(v) << (18 - 6 * k);
-        }
-        out.push_back(static_cast<char>(bits >> 16));
-        if (pad < 2) {
-            out.push_back(static_cast<char>(bits >> 8));
-        }
-        if (pad < 1) {
-            out.push_back(static_cast<char>(bits));
-        }
-    }
-    return out;
 }
 
 // Go's encoding/json replaces invalid UTF-8 with U+FFFD.

@@ -123,6 +123,7 @@ void wrong_types_get_gos_message_with_the_struct_and_path(void**) {
          "json: cannot unmarshal string into Go struct field ConfigMap.immutable of type bool"},
         {"v1", "Secret", R"({"data":{"k":"not base64!"}})",
          "illegal base64 data at input byte 3"},
+        {"v1", "Secret", R"({"data":{"k":"=AAA"}})", "illegal base64 data at input byte 0"},
         {"v1", "ResourceQuota", R"({"spec":{"hard":{"cpu":"lots"}}})",
          "quantities must match the regular expression "
          "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
@@ -151,6 +152,12 @@ void quantities_and_times_take_the_form_kube_stores(void**) {
                         R"({"metadata":{"creationTimestamp":"2026-01-02T01:04:05Z"},)"
                         R"("spec":{"hard":{"cpu":"2","memory":"1Gi","pods":"1e3",)"
                         R"("storage":"500m","requests.cpu":"1","limits.cpu":"1500m"}}})");
+}
+
+void base64_may_break_lines_as_go_reads_it(void**) {
+    json::Document d = parse(R"({"data":{"k":"aGVs\nbG8=\r\n"}})");
+    SchemaCheck c = check(d, "v1", "Secret");
+    assert_false(c.typeError.has_value());
 }
 
 void nulls_and_raw_json_pass_unchecked(void**) {
@@ -204,6 +211,7 @@ int main() {
         cmocka_unit_test(a_repeated_key_is_reported_and_the_last_one_wins),
         cmocka_unit_test(wrong_types_get_gos_message_with_the_struct_and_path),
         cmocka_unit_test(quantities_and_times_take_the_form_kube_stores),
+        cmocka_unit_test(base64_may_break_lines_as_go_reads_it),
         cmocka_unit_test(nulls_and_raw_json_pass_unchecked),
         cmocka_unit_test(a_kind_without_a_schema_is_left_alone),
         cmocka_unit_test(the_directive_defaults_to_warn_and_refuses_unknown_values),

@@ -9,7 +9,6 @@
 #include "apis/core/resource_names.hpp"
 #include "registry/table_cells.hpp"
 #include "util/quantity.hpp"
-#include "util/time.hpp"
 #include "util/uid.hpp"
 
 namespace kube::apis::core {
@@ -18,7 +17,6 @@ namespace {
 
 namespace cells = registry::cells;
 namespace json = util::json;
-using registry::TableContext;
 using util::Quantity;
 
 // Copies every entry of `from` that `to` lacks into `to`, creating it when
@@ -253,19 +251,8 @@ registry::KindInfo limitRangeKind() {
     k.resource = "limitranges";
     k.singular = "limitrange";
     k.shortNames = {"limits"};
-    // No printer of its own: rest.NewDefaultTableConvertor's Name and
-    // "Created At".
-    k.columns = {
-        cells::nameColumn(),
-        cells::textColumn("Created At", "date",
-                          "CreationTimestamp is the server time when the object was created.",
-                          [](const json::Value& obj, const TableContext&) {
-                              auto t = util::time::parseRFC3339(
-                                  cells::text(obj, {"metadata", "creationTimestamp"}));
-                              // Go's zero time when there is none.
-                              return t ? util::time::formatRFC3339(*t) : "0001-01-01T00:00:00Z";
-                          }),
-    };
+    // No printer of its own.
+    k.columns = cells::defaultColumns();
     k.defaults = defaultLimitRange;
     k.prepareForCreate = prepareLimitRange;
     k.validate = validateLimitRange;

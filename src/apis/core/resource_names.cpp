@@ -12,6 +12,21 @@ bool isQuotaHugePageResourceName(std::string_view name) {
     return name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
 }
 
+// The objects quota counts (ResourcePods, ResourceServices, ...): names in
+// every standard set and always whole numbers.
+bool isObjectCountName(std::string_view name) {
+    static const std::set<std::string_view> counts = {"pods",
+                                                      "resourcequotas",
+                                                      "services",
+                                                      "replicationcontrollers",
+                                                      "secrets",
+                                                      "configmaps",
+                                                      "persistentvolumeclaims",
+                                                      "services.nodeports",
+                                                      "services.loadbalancers"};
+    return counts.contains(name);
+}
+
 bool isUnprefixed(std::string_view name) {
     return name.find('/') == std::string_view::npos;
 }
@@ -23,50 +38,21 @@ bool isHugePageResourceName(std::string_view name) {
 }
 
 bool isStandardResourceName(std::string_view name) {
-    static const std::set<std::string_view> names = {"cpu",
-                                                     "memory",
-                                                     "ephemeral-storage",
-                                                     "requests.cpu",
-                                                     "requests.memory",
-                                                     "requests.ephemeral-storage",
-                                                     "limits.cpu",
-                                                     "limits.memory",
-                                                     "limits.ephemeral-storage",
-                                                     "pods",
-                                                     "resourcequotas",
-                                                     "services",
-                                                     "replicationcontrollers",
-                                                     "secrets",
-                                                     "configmaps",
-                                                     "persistentvolumeclaims",
-                                                     "storage",
-                                                     "requests.storage",
-                                                     "services.nodeports",
-                                                     "services.loadbalancers"};
-    return names.contains(name) || isQuotaHugePageResourceName(name);
+    return name == "storage" || isStandardQuotaResourceName(name);
 }
 
 bool isStandardQuotaResourceName(std::string_view name) {
-    static const std::set<std::string_view> names = {"cpu",
-                                                     "memory",
-                                                     "ephemeral-storage",
-                                                     "requests.cpu",
-                                                     "requests.memory",
-                                                     "requests.storage",
-                                                     "requests.ephemeral-storage",
-                                                     "limits.cpu",
-                                                     "limits.memory",
-                                                     "limits.ephemeral-storage",
-                                                     "pods",
-                                                     "resourcequotas",
-                                                     "services",
-                                                     "replicationcontrollers",
-                                                     "secrets",
-                                                     "persistentvolumeclaims",
-                                                     "configmaps",
-                                                     "services.nodeports",
-                                                     "services.loadbalancers"};
-    return names.contains(name) || isQuotaHugePageResourceName(name);
+    static const std::set<std::string_view> amounts = {"cpu",
+                                                       "memory",
+                                                       "ephemeral-storage",
+                                                       "requests.cpu",
+                                                       "requests.memory",
+                                                       "requests.storage",
+                                                       "requests.ephemeral-storage",
+                                                       "limits.cpu",
+                                                       "limits.memory",
+                                                       "limits.ephemeral-storage"};
+    return amounts.contains(name) || isObjectCountName(name) || isQuotaHugePageResourceName(name);
 }
 
 bool isStandardContainerResourceName(std::string_view name) {
@@ -87,16 +73,7 @@ bool isExtendedResourceName(std::string_view name) {
 }
 
 bool isIntegerResourceName(std::string_view name) {
-    static const std::set<std::string_view> counts = {"pods",
-                                                      "resourcequotas",
-                                                      "services",
-                                                      "replicationcontrollers",
-                                                      "secrets",
-                                                      "configmaps",
-                                                      "persistentvolumeclaims",
-                                                      "services.nodeports",
-                                                      "services.loadbalancers"};
-    return counts.contains(name) || isExtendedResourceName(name);
+    return isObjectCountName(name) || isExtendedResourceName(name);
 }
 
 bool isOvercommitAllowed(std::string_view name) {

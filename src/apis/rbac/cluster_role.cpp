@@ -1,5 +1,6 @@
 #include "apis/rbac/kinds.hpp"
 #include "apis/rbac/policy.hpp"
+#include "registry/table_cells.hpp"
 
 namespace kube::apis::rbac {
 
@@ -12,7 +13,7 @@ registry::KindInfo clusterRoleKind() {
     k.singular = "clusterrole";
     k.namespaced = false;
     k.nameRule = registry::NameRule::PathSegment;
-    k.columns = defaultColumns();
+    k.columns = registry::cells::defaultColumns();
     k.validate = [](const json::Value& obj) {
         field::Causes out;
         validateRules(obj, false, out);

@@ -2,7 +2,6 @@
 
 #include "apis/core/defaulting.hpp"
 #include "registry/table_cells.hpp"
-#include "util/time.hpp"
 
 namespace kube::apis::rbac {
 
@@ -144,20 +143,6 @@ void validateBinding(const json::Value& obj, bool namespaced, field::Causes& out
                             field::index("subjects", i), namespaced, out);
         }
     }
-}
-
-std::vector<registry::TableColumn> defaultColumns() {
-    return {
-        cells::nameColumn(),
-        cells::textColumn("Created At", "date",
-                          "CreationTimestamp is the server time when the object was created.",
-                          [](const json::Value& obj, const TableContext&) {
-                              auto t = util::time::parseRFC3339(
-                                  cells::text(obj, {"metadata", "creationTimestamp"}));
-                              // Go's zero time when there is none.
-                              return t ? util::time::formatRFC3339(*t) : "0001-01-01T00:00:00Z";
-                          }),
-    };
 }
 
 std::vector<registry::TableColumn> bindingColumns(std::string_view kind) {

@@ -22,10 +22,6 @@ void defaultBinding(json::Value& obj, json::Allocator& a);
 // Mirrors ValidateRoleBinding / ValidateClusterRoleBinding: roleRef and subjects.
 void validateBinding(const json::Value& obj, bool namespaced, field::Causes& out);
 
-// The default table of kinds without a printer (rest.NewDefaultTableConvertor):
-// Name and "Created At".
-std::vector<registry::TableColumn> defaultColumns();
-
 // RoleBinding / ClusterRoleBinding columns (Name, Role, Age, then -o wide
 // Users, Groups, ServiceAccounts).
 std::vector<registry::TableColumn> bindingColumns(std::string_view kind);

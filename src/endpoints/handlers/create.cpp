@@ -21,35 +21,25 @@ void createResource(Scope s) {
         return;
     }
     registry::CreateOptions opts{dryRun};
-    auto store = [s, obj, opts] {
-        s->priority.admit(s->store.kind(), *obj, false, [s, obj, opts](const meta::Status* denied) {
-            if (denied) {
-                s->fail(*denied);
-                return;
-            }
-            s->store.create(s->info.namespace_, obj, opts,
-                            [s](const meta::Status* e, std::string_view created) {
-                                if (e) {
-                                    s->fail(*e);
-                                    return;
-                                }
-                                s->respond(objectResponse(201, created, s->render));
-                            });
-        });
+    auto create = [s, obj, opts] {
+        s->store.create(s->info.namespace_, obj, opts,
+                        [s](const meta::Status* e, std::string_view created) {
+                            if (e) {
+                                s->fail(*e);
+                                return;
+                            }
+                            s->respond(objectResponse(201, created, s->render));
+                        });
+    };
+    auto store = [s, obj, create] {
+        s->priority.admit(s->store.kind(), *obj, false, unlessDenied(s, create));
     };
     if (!kind.namespaced) {
         store();
         return;
     }
     std::string name(json::stringMember((*obj)["metadata"], "name"));
-    s->namespaces.admitCreate(kind, s->info.namespace_, name,
-                              [s, store](const meta::Status* denied) {
-                                  if (denied) {
-                                      s->fail(*denied);
-                                      return;
-                                  }
-                                  store();
-                              });
+    s->namespaces.admitCreate(kind, s->info.namespace_, name, unlessDenied(s, store));
 }
 
 }  // namespace kube::endpoints

@@ -2,6 +2,8 @@
 
 namespace kube::endpoints {
 
+namespace {
+
 // The store always holds the latest state, so any resourceVersion it has
 // reached is satisfied ("0" and NotOlderThan alike); a newer one is kube's
 // 504 Too large resource version.
@@ -23,19 +25,25 @@ bool checkGetResourceVersion(const Scope& s) {
     return true;
 }
 
-// Mirrors handlers.GetResource (and StatusREST.Get, the same read).
-void getResource(Scope s) {
+}  // namespace
+
+void getStored(const Scope& s, std::function<void(std::string_view obj)> found) {
     if (!checkGetResourceVersion(s)) {
         return;
     }
     s->store.get(s->info.namespace_, s->info.name,
-                 [s](const meta::Status* err, std::string_view obj) {
+                 [s, found = std::move(found)](const meta::Status* err, std::string_view obj) {
                      if (err) {
                          s->fail(*err);
                          return;
                      }
-                     s->respond(objectResponse(200, obj, s->render));
+                     found(obj);
                  });
+}
+
+// Mirrors handlers.GetResource (and StatusREST.Get, the same read).
+void getResource(Scope s) {
+    getStored(s, [s](std::string_view obj) { s->respond(objectResponse(200, obj, s->render)); });
 }
 
 }  // namespace kube::endpoints

@@ -220,7 +220,7 @@ struct Patcher {
                                                                           : patch::goMarshal(out));
         if (!out.IsObject()) {
             return invalidPatch(shown,
-                                "json: cannot unmarshal " + std::string(patch::goJsonType(out)) +
+                                "json: cannot unmarshal " + std::string(json::typeName(out)) +
                                     " into Go value of type " + kind->version + "." + kind->kind);
         }
         SchemaCheck check =
@@ -350,14 +350,7 @@ void patchResource(Scope s) {
                          store();
                          return;
                      }
-                     s->priority.admit(s->store.kind(), patched, true,
-                                       [s, store](const meta::Status* denied) {
-                                           if (denied) {
-                                               s->fail(*denied);
-                                               return;
-                                           }
-                                           store();
-                                       });
+                     s->priority.admit(s->store.kind(), patched, true, unlessDenied(s, store));
                  });
 }
 

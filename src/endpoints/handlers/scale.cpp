@@ -30,17 +30,7 @@ void respondScale(const Scope& s, std::string_view stored,
 // Mirrors ScaleREST.Get: the parent read as a Scale (a missing parent is
 // the parent's 404).
 void getScale(Scope s) {
-    if (!checkGetResourceVersion(s)) {
-        return;
-    }
-    s->store.get(s->info.namespace_, s->info.name,
-                 [s](const meta::Status* err, std::string_view obj) {
-                     if (err) {
-                         s->fail(*err);
-                         return;
-                     }
-                     respondScale(s, obj);
-                 });
+    getStored(s, [s](std::string_view obj) { respondScale(s, obj); });
 }
 
 // Mirrors handlers.UpdateResource over ScaleREST.Update: the body is a Scale

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,19 @@ struct RequestScope {
 };
 
 using Scope = std::shared_ptr<RequestScope>;
+
+// An admission plugin's callback: a denial answers the scope with it, an
+// admission goes on with `next`.
+inline std::function<void(const meta::Status* denied)> unlessDenied(Scope s,
+                                                                    std::function<void()> next) {
+    return [s = std::move(s), next = std::move(next)](const meta::Status* denied) {
+        if (denied) {
+            s->fail(*denied);
+            return;
+        }
+        next();
+    };
+}
 
 // One function per verb, each a straight line from request to response.
 void getResource(Scope s);
@@ -71,10 +85,11 @@ std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
                                                         const registry::KindInfo& kind,
                                                         std::string_view optionsKind, bool* dryRun);
 
-// The resourceVersion a get asks for, as handlers.GetResource checks it: a
-// malformed one is 400, one the store has not reached 504. On failure the
-// scope is answered and false returned.
-bool checkGetResourceVersion(const Scope& s);
+// The read of handlers.GetResource, before its answer: the resourceVersion
+// check (a malformed one is 400, one the store has not reached 504), then
+// the store's get of the URL's object. A failure answers the scope; the
+// stored object goes to `found`.
+void getStored(const Scope& s, std::function<void(std::string_view obj)> found);
 
 // The name and namespace an update body must have (handlers' checkName):
 // the URL's name, and the URL's namespace or none. A 400 otherwise.

@@ -36,11 +36,7 @@ void updateResource(Scope s) {
         s->fail(*bad);
         return;
     }
-    auto store = [s, obj, dryRun](const meta::Status* denied) {
-        if (denied) {
-            s->fail(*denied);
-            return;
-        }
+    auto store = [s, obj, dryRun] {
         registry::UpdateOptions opts{dryRun, s->info.subresource == "status"};
         s->store.update(s->info.namespace_, s->info.name, obj, opts,
                         [s](const meta::Status* e, std::string_view updated) {
@@ -52,10 +48,10 @@ void updateResource(Scope s) {
                         });
     };
     if (!s->info.subresource.empty()) {
-        store(nullptr);
+        store();
         return;
     }
-    s->priority.admit(kind, *obj, true, store);
+    s->priority.admit(kind, *obj, true, unlessDenied(s, store));
 }
 
 }  // namespace kube::endpoints

@@ -77,23 +77,8 @@ class Container {
         if (v_.IsObject()) {
             return json::member(v_, key);
         }
-        auto idx = atoi(key, error);
-        if (!idx) {
-            return nullptr;
-        }
-        long long n = v_.Size();
-        if (*idx < 0) {
-            if (*idx < -n) {
-                *error = invalidIndex(*idx);
-                return nullptr;
-            }
-            *idx += n;
-        }
-        if (*idx >= n) {
-            *error = invalidIndex(*idx);
-            return nullptr;
-        }
-        return &v_[static_cast<rapidjson::SizeType>(*idx)];
+        auto i = itemIndex(key, error);
+        return i ? &v_[*i] : nullptr;
     }
 
     // Replaces an existing array item (get() checked it) or sets an object key.
@@ -103,21 +88,11 @@ class Container {
             return std::nullopt;
         }
         std::string err;
-        auto idx = atoi(key, &err);
-        if (!idx) {
+        auto i = itemIndex(key, &err);
+        if (!i) {
             return err;
         }
-        long long n = v_.Size();
-        if (*idx < 0) {
-            if (*idx < -n) {
-                return invalidIndex(*idx);
-            }
-            *idx += n;
-        }
-        if (*idx >= n) {
-            return invalidIndex(*idx);
-        }
-        v_[static_cast<rapidjson::SizeType>(*idx)] = std::move(val);
+        v_[*i] = std::move(val);
         return std::nullopt;
     }
 
@@ -164,25 +139,37 @@ class Container {
             return std::nullopt;
         }
         std::string err;
-        auto idx = atoi(key, &err);
-        if (!idx) {
+        auto i = itemIndex(key, &err);
+        if (!i) {
             return err;
         }
-        long long n = v_.Size();
-        if (*idx >= n) {
-            return invalidIndex(*idx);
-        }
-        if (*idx < 0) {
-            if (*idx < -n) {
-                return invalidIndex(*idx);
-            }
-            *idx += n;
-        }
-        v_.Erase(v_.Begin() + *idx);
+        v_.Erase(v_.Begin() + *i);
         return std::nullopt;
     }
 
   private:
+    // The array item `key` names (negative counts from the end), or why
+    // none: not a number, or outside the array.
+    std::optional<rapidjson::SizeType> itemIndex(const std::string& key, std::string* error) const {
+        auto idx = atoi(key, error);
+        if (!idx) {
+            return std::nullopt;
+        }
+        long long n = v_.Size();
+        if (*idx < 0) {
+            if (*idx < -n) {
+                *error = invalidIndex(*idx);
+                return std::nullopt;
+            }
+            *idx += n;
+        }
+        if (*idx >= n) {
+            *error = invalidIndex(*idx);
+            return std::nullopt;
+        }
+        return static_cast<rapidjson::SizeType>(*idx);
+    }
+
     json::Value& v_;
     json::Allocator& a_;
 };
@@ -236,7 +223,7 @@ struct Op {
             return std::nullopt;
         }
         if (!v->IsString()) {
-            *error = "json: cannot unmarshal " + std::string(goJsonType(*v)) +
+            *error = "json: cannot unmarshal " + std::string(json::typeName(*v)) +
                      " into Go value of type string";
             return std::nullopt;
         }
@@ -430,7 +417,7 @@ std::optional<std::string> strictDecode(json::Value& ops, std::vector<std::strin
         return std::nullopt;
     }
     if (!ops.IsArray()) {
-        return "json: cannot unmarshal " + std::string(goJsonType(ops)) +
+        return "json: cannot unmarshal " + std::string(json::typeName(ops)) +
                " into Go value of type " + listType;
     }
     std::optional<std::string> firstError;
@@ -442,7 +429,7 @@ std::optional<std::string> strictDecode(json::Value& ops, std::vector<std::strin
         }
         if (!op.IsObject()) {
             if (!firstError) {
-                firstError = "json: cannot unmarshal " + std::string(goJsonType(op)) +
+                firstError = "json: cannot unmarshal " + std::string(json::typeName(op)) +
                              " into Go value of type handlers.jsonPatchOp";
             }
             continue;
@@ -467,7 +454,7 @@ std::optional<std::string> strictDecode(json::Value& ops, std::vector<std::strin
                     report(strictErrors, "json patch " + e);
                 }
             } else if (!m.value.IsString() && !m.value.IsNull() && !firstError) {
-                firstError = "json: cannot unmarshal " + std::string(goJsonType(m.value)) +
+                firstError = "json: cannot unmarshal " + std::string(json::typeName(m.value)) +
                              " into Go struct field jsonPatchOp." + std::string(name) +
                              " of type string";
             }
@@ -503,7 +490,7 @@ std::optional<JsonPatch> JsonPatch::decode(std::string_view body, bool strict,
     }
     if (!doc->IsArray()) {
         *error = {Error::Kind::BadRequest, "json: cannot unmarshal " +
-                                               std::string(goJsonType(*doc)) +
+                                               std::string(json::typeName(*doc)) +
                                                " into Go value of type jsonpatch.Patch"};
         return std::nullopt;
     }
@@ -513,7 +500,7 @@ std::optional<JsonPatch> JsonPatch::decode(std::string_view body, bool strict,
         }
         if (!op.IsObject()) {
             *error = {Error::Kind::BadRequest, "json: cannot unmarshal " +
-                                                   std::string(goJsonType(op)) +
+                                                   std::string(json::typeName(op)) +
                                                    " into Go value of type jsonpatch.Operation"};
             return std::nullopt;
         }

@@ -8,29 +8,9 @@ namespace json = util::json;
 
 namespace {
 
-// Removes null members from the objects of `v`, at any depth; null array
-// items stay.
-void pruneNulls(json::Value& v) {
-    if (v.IsObject()) {
-        auto it = v.MemberBegin();
-        while (it != v.MemberEnd()) {
-            if (it->value.IsNull()) {
-                it = v.EraseMember(it);
-            } else {
-                pruneNulls(it->value);
-                ++it;
-            }
-        }
-    } else if (v.IsArray()) {
-        for (auto& item : v.GetArray()) {
-            pruneNulls(item);
-        }
-    }
-}
-
 json::Value pruned(const json::Value& patch, json::Allocator& a) {
     json::Value v(patch, a);
-    pruneNulls(v);
+    discardNulls(v);
     return v;
 }
 
@@ -78,7 +58,7 @@ std::optional<Error> applyMergePatch(json::Document& doc, std::string_view body,
     }
     if (patch.IsArray()) {
         json::Value replaced(patch, doc.GetAllocator());
-        pruneNulls(replaced);
+        discardNulls(replaced);
         static_cast<json::Value&>(doc) = std::move(replaced);
         return std::nullopt;
     }

@@ -6,23 +6,22 @@ namespace kube::registry::patch {
 
 namespace json = util::json;
 
-std::string_view goJsonType(const json::Value& v) {
+void discardNulls(json::Value& v) {
     if (v.IsObject()) {
-        return "object";
+        auto it = v.MemberBegin();
+        while (it != v.MemberEnd()) {
+            if (it->value.IsNull()) {
+                it = v.EraseMember(it);
+            } else {
+                discardNulls(it->value);
+                ++it;
+            }
+        }
+    } else if (v.IsArray()) {
+        for (auto& item : v.GetArray()) {
+            discardNulls(item);
+        }
     }
-    if (v.IsArray()) {
-        return "array";
-    }
-    if (v.IsString()) {
-        return "string";
-    }
-    if (v.IsNumber()) {
-        return "number";
-    }
-    if (v.IsBool()) {
-        return "bool";
-    }
-    return "null";
 }
 
 std::string childPath(const std::string& path, std::string_view key) {
@@ -70,7 +69,7 @@ std::optional<std::string> decodePatchMap(std::string_view body, json::Document&
         return err;
     }
     if (!out.IsObject() && !out.IsNull()) {
-        return "json: cannot unmarshal " + std::string(goJsonType(out)) +
+        return "json: cannot unmarshal " + std::string(json::typeName(out)) +
                " into Go value of type map[string]interface {}";
     }
     dropDuplicateFields(out, "", strictErrors);

@@ -13,10 +13,6 @@
 // directives), report them.
 namespace kube::registry::patch {
 
-// Go's name for the JSON type of `v` in "json: cannot unmarshal <X> into ...":
-// "object", "array", "string", "number", "bool" ("null" never fails).
-std::string_view goJsonType(const util::json::Value& v);
-
 // Keeps only the last value of every key written twice in the objects of
 // `v`, and reports each repetition as the strict decoder does (`duplicate
 // field "metadata.labels.a"`, array items as "[i]", under `path`) when
@@ -31,6 +27,12 @@ void dropDuplicateFields(util::json::Value& v, const std::string& path,
 // are resolved as above and reported into `strictErrors` when it is set.
 std::optional<std::string> decodePatchMap(std::string_view body, util::json::Document& out,
                                           std::vector<std::string>* strictErrors);
+
+// Removes the null members of the objects of `v`, at any depth (null array
+// items stay): what a merge patch's nulls become when they are added rather
+// than deleting (jsonpatch's pruneNulls, strategicpatch's
+// discardNullValuesFromPatch).
+void discardNulls(util::json::Value& v);
 
 // "a.b" for a member of "a", "b" at the top.
 std::string childPath(const std::string& path, std::string_view key);

@@ -2,50 +2,14 @@
 
 #include <google/protobuf/descriptor.h>
 
-#include <mutex>
-#include <unordered_map>
-
 #include "kapi/opts.pb.h"
+#include "registry/schema_fields.hpp"
 
 namespace kube::registry::patch {
 
 namespace pb = google::protobuf;
 
 namespace {
-
-// A message's fields by JSON name, the fields of flattened members included,
-// in declaration order (the first of two same-named fields wins, as Go's
-// encoding/json prefers the shallower one).
-struct Fields {
-    std::vector<std::pair<std::string, const pb::FieldDescriptor*>> ordered;
-    std::unordered_map<std::string, const pb::FieldDescriptor*> byName;
-};
-
-void collect(const pb::Descriptor* d, Fields& out) {
-    for (int i = 0; i < d->field_count(); ++i) {
-        const pb::FieldDescriptor* f = d->field(i);
-        if (f->options().GetExtension(kapi::opt::flatten) && f->message_type()) {
-            collect(f->message_type(), out);
-            continue;
-        }
-        const std::string& json = f->options().GetExtension(kapi::opt::json);
-        std::string name = json.empty() ? f->name() : json;
-        if (out.byName.emplace(name, f).second) {
-            out.ordered.emplace_back(name, f);
-        }
-    }
-}
-
-const Fields& fieldsOf(const pb::Descriptor* d) {
-    static std::mutex mu;
-    static std::unordered_map<const pb::Descriptor*, Fields> cache;
-    std::lock_guard lock(mu);
-    auto [it, added] = cache.try_emplace(d);
-    if (added) {
-        collect(d, it->second);
-    }
-    return it->second;
-}
 
 bool equalFold(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) {
@@ -95,7 +59,7 @@ std::optional<PatchField> PatchSchema::lookup(std::string_view key) const {
         out.schema = PatchSchema(message_);
         return out;
     }
-    const Fields& fields = fieldsOf(message_);
+    const SchemaFields& fields = schemaFields(message_);
     const pb::FieldDescriptor* f = nullptr;
     if (auto it = fields.byName.find(std::string(key)); it != fields.byName.end()) {
         f = it->second;

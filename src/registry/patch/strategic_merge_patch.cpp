@@ -136,25 +136,6 @@ std::optional<json::Value> withoutDirectives(const json::Value& v, json::Allocat
     return json::Value(v, a);
 }
 
-// discardNullValuesFromPatch.
-void discardNulls(json::Value& v) {
-    if (v.IsObject()) {
-        auto it = v.MemberBegin();
-        while (it != v.MemberEnd()) {
-            if (it->value.IsNull()) {
-                it = v.EraseMember(it);
-            } else {
-                discardNulls(it->value);
-                ++it;
-            }
-        }
-    } else if (v.IsArray()) {
-        for (auto& item : v.GetArray()) {
-            discardNulls(item);
-        }
-    }
-}
-
 // Sets original[key] to a patch value taken as it is (the original has no
 // such key, or one of another type): nulls and directives dropped.
 void takePatchValue(json::Value& original, std::string_view key, const json::Value& v,

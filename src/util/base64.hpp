@@ -1,0 +1,14 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kube::util {
+
+// Mirrors base64.StdEncoding.DecodeString: the standard alphabet, '='
+// padding required and only at the end, CR and LF skipped wherever they are.
+// Nullopt for anything else.
+std::optional<std::string> decodeBase64(std::string_view in);
+
+}  // namespace kube::util
