@@ -27,8 +27,6 @@ void ListStream::stop() {
     sink_ = nullptr;
     items_.clear();
     items_.shrink_to_fit();
-    kept_.clear();
-    kept_.shrink_to_fit();
 }
 
 // One item of the first pass; false when the stream ended.
@@ -39,28 +37,18 @@ bool ListStream::measureNext() {
         return true;
     }
     std::string bytes;
-    if (!encoder_.item(bytes, items_[measured_]->bytes)) {
+    if (!encoder_.item(bytes, *items_[measured_])) {
         abort();
         return false;
     }
     itemsSize_ += bytes.size();
-    // Only a prefix of the list is kept, so the second pass can use it in order.
-    if (kept_.size() == measured_ && keptBytes_ + bytes.size() <= kKeep) {
-        keptBytes_ += bytes.size();
-        kept_.push_back(std::move(bytes));
-    }
     measured_++;
     return true;
 }
 
 // Appends item `i` to the pending bytes; false when the stream ended.
 bool ListStream::appendItem(size_t i) {
-    if (i < kept_.size()) {
-        encoded_ += kept_[i];
-        std::string().swap(kept_[i]);
-        return true;
-    }
-    if (!encoder_.item(encoded_, items_[i]->bytes)) {
+    if (!encoder_.item(encoded_, *items_[i])) {
         abort();
         return false;
     }

@@ -22,11 +22,10 @@ namespace kube::endpoints {
 // nginx, well under kube_stream_max_buffered.
 //
 // A protobuf list's envelope states the length of everything after it
-// before the first item, so the stream first measures: it encodes every item
-// once and sums the sizes, keeping the encodings of the first kKeep bytes
-// for the second pass (a list that small is encoded once); the second pass
-// encodes the rest again as it sends them. Memory stays bounded at the cost
-// of encoding a large protobuf list twice; both passes are sliced like the
+// before the first item, so the stream first measures: it sums the sizes of
+// the items' protobuf encodings, which each cached object memoizes (encoded
+// on first use, then shared by every later protobuf list of that version of
+// the object); the second pass sends them. Both passes are sliced like the
 // sending. An object that cannot be encoded ends the stream where it is, and
 // the short body fails the client's decoding.
 class ListStream : public server::StreamSource, public std::enable_shared_from_this<ListStream> {
@@ -34,7 +33,6 @@ public:
     static constexpr size_t kChunk = 64 * 1024;
     static constexpr size_t kLowWater = 256 * 1024;
     static constexpr std::chrono::microseconds kSlice{1000};
-    static constexpr size_t kKeep = 256 * 1024;
 
     // `items` are the page's objects; `page` gives the list metadata.
     ListStream(util::EventLoop& loop, RenderOptions render, const registry::ListPage& page,
@@ -62,13 +60,10 @@ private:
     server::StreamSink* sink_ = nullptr;
     bool done_ = false;
     bool posted_ = false;
-    // The protobuf first pass: items measured, their total size, and the
-    // encodings kept for the second pass.
+    // The protobuf first pass: items measured and their total size.
     bool measuring_ = false;
     size_t measured_ = 0;
     size_t itemsSize_ = 0;
-    std::vector<std::string> kept_;
-    size_t keptBytes_ = 0;
 };
 
 }  // namespace kube::endpoints

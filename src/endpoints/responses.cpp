@@ -193,6 +193,30 @@ void ListEncoder::head(std::string& out) const {
     out += ",\"metadata\":" + meta_ + ",\"items\":[";
 }
 
+bool ListEncoder::item(std::string& out, const storage::cacher::CachedObject& cached,
+                       std::string* error) {
+    if (render_.output.form != OutputForm::Protobuf) {
+        return item(out, cached.bytes, error);
+    }
+    if (!cached.protobufRaw) {
+        json::Document doc;
+        std::string raw;
+        std::optional<std::string> why = json::parse(cached.bytes, doc);
+        if (!why) {
+            why = encodeProtobufRaw(doc, render_.kind->apiVersion(), render_.kind->kind, &raw);
+        }
+        if (why) {
+            if (error) {
+                *error = *why;
+            }
+            return false;
+        }
+        cached.protobufRaw = std::make_shared<const std::string>(std::move(raw));
+    }
+    appendProtobufListItem(out, *cached.protobufRaw);
+    return true;
+}
+
 bool ListEncoder::item(std::string& out, std::string_view stored, std::string* error) {
     if (render_.output.form == OutputForm::Protobuf) {
         json::Document doc;
@@ -244,8 +268,11 @@ server::HttpResponse listResponse(const registry::ListPage& page, const RenderOp
     if (r.output.form == OutputForm::Protobuf) {
         std::string items;
         std::string why;
-        for (const storage::ObjectView& item : page.items) {
-            if (!enc.item(items, item.value, &why)) {
+        bool cached = page.objects.size() == page.items.size();
+        for (size_t i = 0; i < page.items.size(); ++i) {
+            bool ok = cached ? enc.item(items, *page.objects[i], &why)
+                             : enc.item(items, page.items[i].value, &why);
+            if (!ok) {
                 return encodeFailure(why, r);
             }
         }

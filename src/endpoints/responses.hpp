@@ -50,6 +50,10 @@ public:
     // Appends one stored object, after a comma unless it is the first. In
     // protobuf, false with `error` set when the object cannot be encoded.
     bool item(std::string& out, std::string_view stored, std::string* error = nullptr);
+    // The same for an object of the watch cache, whose protobuf encoding is
+    // memoized on it.
+    bool item(std::string& out, const storage::cacher::CachedObject& cached,
+              std::string* error = nullptr);
     void tail(std::string& out) const;
 
 private:

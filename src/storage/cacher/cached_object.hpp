@@ -27,6 +27,10 @@ struct CachedObject {
     Revision createRevision = 0;
     // Computed on first use by a selector; loop thread only.
     mutable std::shared_ptr<const Attrs> attrs;
+    // The object's protobuf message (without the envelope), encoded on
+    // first use by a protobuf list and kept for the next ones, as clients
+    // that list in protobuf list again; loop thread only.
+    mutable std::shared_ptr<const std::string> protobufRaw;
 
     ObjectView view() const { return {key, bytes, modRevision, createRevision}; }
 };
