@@ -79,9 +79,6 @@ struct KindInfo {
     // metadata.generation starts at 1 and is bumped when anything but
     // metadata and status changes (kinds with a spec).
     bool tracksGeneration = false;
-    // The status stanza is owned by the status subresource: cleared on create,
-    // kept from the stored object on update.
-    bool statusIsSubresource = false;
     std::vector<TableColumn> columns;
     // Empty: the kind registers no field label conversion, so only
     // metadata.name and metadata.namespace select. Otherwise every field the
@@ -120,6 +117,9 @@ struct KindInfo {
     std::string listKind() const { return kind + "List"; }
     meta::GroupResource groupResource() const { return {group, resource}; }
     meta::GroupKind groupKind() const { return {group, kind}; }
+    // The status stanza is owned by the status subresource: cleared on create,
+    // kept from the stored object on update.
+    bool statusIsSubresource() const { return subresource("status") != nullptr; }
     // The subresource called `name`, null when the kind serves none by that name.
     const SubresourceInfo* subresource(std::string_view name) const {
         for (const SubresourceInfo& s : subresources) {

@@ -443,7 +443,7 @@ void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
         }
         if (state->opts.status) {
             prepareForStatusUpdate(kind_, next, *old, {loop_.now()});
-        } else if (kind_.statusIsSubresource) {
+        } else if (kind_.statusIsSubresource()) {
             if (const json::Value* oldStatus = json::member(*old, "status")) {
                 json::setMember(next, "status", json::Value(*oldStatus, a), a);
             } else {

@@ -198,8 +198,8 @@ void short_names_categories_and_verbs_match_kube_discovery(void**) {
                 kube::registry::NameRule::PathSegment);
     assert_true(kind("apps", "deployments").tracksGeneration);
     assert_false(kind("", "configmaps").tracksGeneration);
-    assert_true(kind("batch", "jobs").statusIsSubresource);
-    assert_false(kind("", "secrets").statusIsSubresource);
+    assert_true(kind("batch", "jobs").statusIsSubresource());
+    assert_false(kind("", "secrets").statusIsSubresource());
 }
 
 void configmap_data_cell_counts_data_and_binary_data(void**) {

@@ -132,9 +132,9 @@ void the_four_kinds_are_served_as_kube_serves_them(void**) {
     // kube validates no PodDisruptionBudget name beyond a path segment.
     assert_true(pdb().nameRule == kube::registry::NameRule::PathSegment);
     assert_true(quota().nameRule == kube::registry::NameRule::DNS1123Subdomain);
-    assert_true(ingress().statusIsSubresource && pdb().statusIsSubresource &&
-                quota().statusIsSubresource);
-    assert_false(priorityClass().statusIsSubresource);
+    assert_true(ingress().statusIsSubresource() && pdb().statusIsSubresource() &&
+                quota().statusIsSubresource());
+    assert_false(priorityClass().statusIsSubresource());
     assert_true(
         (columnNames(quota()) == std::vector<std::string>{"Name", "Age", "Request", "Limit"}));
     assert_true(

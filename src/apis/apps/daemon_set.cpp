@@ -66,7 +66,6 @@ registry::KindInfo daemonSetKind() {
     k.shortNames = {"ds"};
     k.categories = {"all"};
     k.tracksGeneration = true;
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

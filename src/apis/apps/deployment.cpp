@@ -110,7 +110,6 @@ registry::KindInfo deploymentKind() {
     k.shortNames = {"deploy"};
     k.categories = {"all"};
     k.tracksGeneration = true;
-    k.statusIsSubresource = true;
     k.subresources = {registry::scaleSubresource(), registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

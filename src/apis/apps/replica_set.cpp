@@ -64,7 +64,6 @@ registry::KindInfo replicaSetKind() {
     k.shortNames = {"rs"};
     k.categories = {"all"};
     k.tracksGeneration = true;
-    k.statusIsSubresource = true;
     k.subresources = {registry::scaleSubresource(), registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

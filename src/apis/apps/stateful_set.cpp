@@ -87,7 +87,6 @@ registry::KindInfo statefulSetKind() {
     k.shortNames = {"sts"};
     k.categories = {"all"};
     k.tracksGeneration = true;
-    k.statusIsSubresource = true;
     k.subresources = {registry::scaleSubresource(), registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

@@ -120,7 +120,6 @@ registry::KindInfo cronJobKind() {
     k.shortNames = {"cj"};
     k.categories = {"all"};
     k.tracksGeneration = true;
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

@@ -161,7 +161,6 @@ registry::KindInfo jobKind() {
     k.singular = "job";
     k.categories = {"all"};
     k.tracksGeneration = true;
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

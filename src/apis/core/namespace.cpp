@@ -79,7 +79,6 @@ registry::KindInfo namespaceKind() {
     k.shortNames = {"ns"};
     k.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
     k.nameRule = registry::NameRule::DNS1123Label;
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

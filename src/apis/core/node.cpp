@@ -95,7 +95,6 @@ registry::KindInfo nodeKind() {
     k.singular = "node";
     k.namespaced = false;
     k.shortNames = {"no"};
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

@@ -147,7 +147,6 @@ registry::KindInfo persistentVolumeKind() {
     k.singular = "persistentvolume";
     k.namespaced = false;
     k.shortNames = {"pv"};
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

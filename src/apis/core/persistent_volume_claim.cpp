@@ -54,7 +54,6 @@ registry::KindInfo persistentVolumeClaimKind() {
     k.resource = "persistentvolumeclaims";
     k.singular = "persistentvolumeclaim";
     k.shortNames = {"pvc"};
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

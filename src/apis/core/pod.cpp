@@ -292,7 +292,6 @@ registry::KindInfo podKind() {
     k.shortNames = {"po"};
     k.categories = {"all"};
     k.tracksGeneration = true;
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

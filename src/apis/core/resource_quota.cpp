@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "apis/core/resource_names.hpp"
 #include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
+#include "util/quantity.hpp"
 
 namespace kube::apis::core {
 
@@ -17,40 +19,6 @@ namespace cells = registry::cells;
 namespace json = util::json;
 using registry::TableContext;
 using registry::validation::goQuote;
-
-// A quantity string's sign and whether it is a whole number, which is all
-// the quota checks ask of it ("1", "500m", "1Gi", "2e3", "-1").
-struct QuantityShape {
-    bool negative = false;
-    bool whole = true;
-};
-
-QuantityShape quantityShape(std::string_view q) {
-    QuantityShape s;
-    if (!q.empty() && (q[0] == '-' || q[0] == '+')) {
-        s.negative = q[0] == '-';
-        q.remove_prefix(1);
-    }
-    size_t digits = q.find_first_not_of("0123456789.");
-    std::string_view number = q.substr(0, digits);
-    std::string_view suffix = digits == std::string_view::npos ? "" : q.substr(digits);
-    size_t dot = number.find('.');
-    std::string_view fraction = dot == std::string_view::npos ? "" : number.substr(dot + 1);
-    bool nonzero = number.find_first_of("123456789") != std::string_view::npos;
-    s.negative = s.negative && nonzero;
-    bool fractionZero = fraction.find_first_not_of('0') == std::string_view::npos;
-    if (suffix == "m") {
-        // Milli: whole only when the number is a multiple of 1000.
-        std::string whole(number.substr(0, dot));
-        s.whole =
-            fractionZero && (whole.size() < 3 ? !nonzero : whole.substr(whole.size() - 3) == "000");
-    } else if (suffix.empty()) {
-        s.whole = fractionZero;
-    }
-    // Binary and decimal multipliers (k, Ki, M, Mi, ...) and exponents make
-    // any realistic fraction whole; treat them so.
-    return s;
-}
 
 // Mirrors ValidateResourceQuotaResourceName.
 void validateQuotaResourceName(std::string_view name, const std::string& path, field::Causes& out) {
@@ -67,11 +35,14 @@ void validateQuantity(std::string_view resource, const json::Value& value, const
         return;
     }
     std::string_view q = json::view(value);
-    QuantityShape shape = quantityShape(q);
-    if (shape.negative) {
+    std::optional<util::Quantity> amount = util::Quantity::parse(q);
+    if (!amount) {
+        return;  // decoding refuses what does not parse
+    }
+    if (amount->compare(util::Quantity()) < 0) {
         out.push_back(field::invalid(path, q, "must be greater than or equal to 0"));
     }
-    if (isIntegerResourceName(resource) && !shape.whole) {
+    if (isIntegerResourceName(resource) && amount->milliValue() % 1000 != 0) {
         out.push_back(field::invalid(path, q, "must be an integer"));
     }
 }
@@ -313,7 +284,6 @@ registry::KindInfo resourceQuotaKind() {
     k.resource = "resourcequotas";
     k.singular = "resourcequota";
     k.shortNames = {"quota"};
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     // kube 1.32 order: Age before the usage columns.
     k.columns = {

@@ -186,7 +186,6 @@ registry::KindInfo serviceKind() {
     k.shortNames = {"svc"};
     k.categories = {"all"};
     k.nameRule = registry::NameRule::DNS1035Label;
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

@@ -362,7 +362,6 @@ registry::KindInfo ingressKind() {
     k.singular = "ingress";
     k.shortNames = {"ing"};
     k.tracksGeneration = true;
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),

@@ -124,7 +124,6 @@ registry::KindInfo podDisruptionBudgetKind() {
     k.shortNames = {"pdb"};
     k.nameRule = registry::NameRule::PathSegment;
     k.tracksGeneration = true;
-    k.statusIsSubresource = true;
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
