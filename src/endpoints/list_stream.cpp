@@ -4,21 +4,24 @@
 
 namespace kube::endpoints {
 
-ListStream::ListStream(util::EventLoop& loop, RenderOptions render,
-                       const registry::ListPage& page,
+ListStream::ListStream(util::Turns& turns, RenderOptions render, const registry::ListPage& page,
                        std::vector<storage::cacher::ObjectRef> items)
-    : loop_(loop), render_(std::move(render)), encoder_(render_, page), items_(std::move(items)) {
+    : turns_(turns), render_(std::move(render)), encoder_(render_, page), items_(std::move(items)) {
     measuring_ = render_.output.form == OutputForm::Protobuf;
 }
 
 void ListStream::start(server::StreamSink& sink) {
     sink_ = &sink;
-    pump();
+    // One step now: the head and the first piece (or the first item
+    // measured); the rest in turns.
+    if (runUntil(std::chrono::steady_clock::now())) {
+        turns_.ready(shared_from_this());
+    }
 }
 
 void ListStream::drained() {
     if (!done_ && sink_) {
-        pump();
+        turns_.ready(shared_from_this());
     }
 }
 
@@ -64,65 +67,59 @@ void ListStream::abort() {
     }
 }
 
-void ListStream::pump() {
-    auto began = std::chrono::steady_clock::now();
+bool ListStream::runUntil(std::chrono::steady_clock::time_point deadline) {
     while (!done_ && sink_) {
         if (sink_->buffered() >= kLowWater) {
-            return;  // drained() continues
+            return false;  // drained() asks for the next turn
         }
-        if (std::chrono::steady_clock::now() - began >= kSlice) {
-            if (!posted_) {
-                posted_ = true;
-                loop_.post([self = weak_from_this()] {
-                    if (auto s = self.lock()) {
-                        s->posted_ = false;
-                        if (!s->done_ && s->sink_) {
-                            s->pump();
-                        }
-                    }
-                });
-            }
-            return;
+        if (!step()) {
+            return false;
         }
-        if (measuring_) {
-            if (!measureNext()) {
-                return;
-            }
-            continue;
-        }
-        if (encodedSent_ == encoded_.size()) {
-            encoded_.clear();
-            encodedSent_ = 0;
-            if (!headSent_) {
-                headSent_ = true;
-                encoder_.head(encoded_);
-            }
-            while (next_ < items_.size() && encoded_.size() < kChunk) {
-                if (!appendItem(next_)) {
-                    return;
-                }
-                // Encoded items are released at once: memory falls as the list goes out.
-                items_[next_++].reset();
-            }
-            if (next_ == items_.size()) {
-                encoder_.tail(encoded_);
-                items_.clear();
-            }
-        }
-        size_t n = std::min(kChunk, encoded_.size() - encodedSent_);
-        bool last = items_.empty() && encodedSent_ + n == encoded_.size();
-        auto piece = std::make_shared<const std::string>(encoded_, encodedSent_, n);
-        encodedSent_ += n;
-        if (!sink_->send(std::move(piece))) {
-            done_ = true;
-            return;
-        }
-        if (last) {
-            done_ = true;
-            sink_->finish();
-            return;
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return !done_ && sink_;
         }
     }
+    return false;
+}
+
+// One item measured, or one piece sent; false when the stream ended.
+bool ListStream::step() {
+    if (measuring_) {
+        return measureNext();
+    }
+    if (encodedSent_ == encoded_.size()) {
+        encoded_.clear();
+        encodedSent_ = 0;
+        if (!headSent_) {
+            headSent_ = true;
+            encoder_.head(encoded_);
+        }
+        while (next_ < items_.size() && encoded_.size() < kChunk) {
+            if (!appendItem(next_)) {
+                return false;
+            }
+            // Encoded items are released at once: memory falls as the list goes out.
+            items_[next_++].reset();
+        }
+        if (next_ == items_.size()) {
+            encoder_.tail(encoded_);
+            items_.clear();
+        }
+    }
+    size_t n = std::min(kChunk, encoded_.size() - encodedSent_);
+    bool last = items_.empty() && encodedSent_ + n == encoded_.size();
+    auto piece = std::make_shared<const std::string>(encoded_, encodedSent_, n);
+    encodedSent_ += n;
+    if (!sink_->send(std::move(piece))) {
+        done_ = true;
+        return false;
+    }
+    if (last) {
+        done_ = true;
+        sink_->finish();
+        return false;
+    }
+    return true;
 }
 
 }  // namespace kube::endpoints

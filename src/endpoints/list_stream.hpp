@@ -8,7 +8,7 @@
 #include "endpoints/responses.hpp"
 #include "server/http.hpp"
 #include "storage/cacher/cached_object.hpp"
-#include "util/event_loop.hpp"
+#include "util/turns.hpp"
 
 namespace kube::endpoints {
 
@@ -16,10 +16,12 @@ namespace kube::endpoints {
 // immutable objects (no store snapshot is held across a slow client). It
 // writes at most kChunk bytes at a time (an object larger than that goes
 // out in several pieces), pauses while kLowWater bytes or more wait unsent
-// (the connection's back-pressure) and yields to the loop after kSlice of
-// work, so a huge list neither grows memory with its size nor delays the
-// small requests served beside it; at most kLowWater + kChunk bytes wait in
-// nginx, well under kube_stream_max_buffered.
+// (the connection's back-pressure) and takes turns with the worker's other
+// large lists in one shared slice per pass of the loop (util::Turns), so a
+// huge list neither grows memory with its size nor delays the small requests
+// served beside it, however many lists run; at most kLowWater + kChunk bytes
+// wait in nginx, well under kube_stream_max_buffered. The first piece goes
+// out at once, outside the turns, so a list starts promptly.
 //
 // A protobuf list's envelope states the length of everything after it
 // before the first item, so the stream first measures: it sums the sizes of
@@ -28,27 +30,29 @@ namespace kube::endpoints {
 // the object); the second pass sends them. Both passes are sliced like the
 // sending. An object that cannot be encoded ends the stream where it is, and
 // the short body fails the client's decoding.
-class ListStream : public server::StreamSource, public std::enable_shared_from_this<ListStream> {
-public:
+class ListStream : public server::StreamSource,
+                   public util::Turns::Job,
+                   public std::enable_shared_from_this<ListStream> {
+  public:
     static constexpr size_t kChunk = 64 * 1024;
     static constexpr size_t kLowWater = 256 * 1024;
-    static constexpr std::chrono::microseconds kSlice{1000};
 
     // `items` are the page's objects; `page` gives the list metadata.
-    ListStream(util::EventLoop& loop, RenderOptions render, const registry::ListPage& page,
+    ListStream(util::Turns& turns, RenderOptions render, const registry::ListPage& page,
                std::vector<storage::cacher::ObjectRef> items);
 
     void start(server::StreamSink& sink) override;
     void drained() override;
     void stop() override;
+    bool runUntil(std::chrono::steady_clock::time_point deadline) override;
 
-private:
-    void pump();
+  private:
+    bool step();
     bool measureNext();
     bool appendItem(size_t i);
     void abort();
 
-    util::EventLoop& loop_;
+    util::Turns& turns_;
     RenderOptions render_;
     ListEncoder encoder_;
     std::vector<storage::cacher::ObjectRef> items_;
@@ -59,7 +63,6 @@ private:
     size_t encodedSent_ = 0;
     server::StreamSink* sink_ = nullptr;
     bool done_ = false;
-    bool posted_ = false;
     // The protobuf first pass: items measured and their total size.
     bool measuring_ = false;
     size_t measured_ = 0;

@@ -20,6 +20,10 @@ namespace {
 const std::vector<std::string> kServedVerbs = {"create", "delete", "deletecollection", "get",
                                                "list",   "patch",  "update",           "watch"};
 
+// How long one pass of the loop spends on the worker's large responses, all
+// of them together, before it serves its other connections again.
+constexpr std::chrono::microseconds kLargeResponseSlice{1000};
+
 const char* const kDefaultNamespaces[] = {"default", "kube-system", "kube-public",
                                           "kube-node-lease"};
 
@@ -76,7 +80,8 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
       options_(options),
       discovery_(scheme_, kServedVerbs),
       openapi_(scheme_, kGitVersion),
-      cacher_(storage, loop, registry::withResourceVersion) {
+      cacher_(storage, loop, registry::withResourceVersion),
+      turns_(loop, kLargeResponseSlice) {
     registry::addBuiltinKinds(scheme_);
     for (const auto& k : scheme_.all()) {
         auto store = std::make_unique<registry::Store>(*k, storage_, loop_);
@@ -176,8 +181,8 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
         return;
     }
     if (openapi::Service::handles(path)) {
-        openapi::Response o = openapi_.serve(
-            {req.path, req.query, req.accept, req.ifNoneMatch, loop_.now()});
+        openapi::Response o =
+            openapi_.serve({req.path, req.query, req.accept, req.ifNoneMatch, loop_.now()});
         HttpResponse r;
         r.status = o.status;
         r.contentType = std::move(o.contentType);
@@ -292,8 +297,8 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
     // selector) and a cluster resource under a namespace are all paths
     // without a route.
     if (!kind || (!info.subresource.empty() && !sub) ||
-        (kind->namespaced && info.namespace_.empty() && !info.name.empty() &&
-         info.verb != "list" && info.verb != "watch") ||
+        (kind->namespaced && info.namespace_.empty() && !info.name.empty() && info.verb != "list" &&
+         info.verb != "watch") ||
         (!kind->namespaced && !info.namespace_.empty() && kind->resource != "namespaces")) {
         // kube's not-found handler negotiates as well: protobuf if asked.
         endpoints::RenderOptions generic;
@@ -337,9 +342,9 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
             render.includeObject = endpoints::IncludeObject::Object;
         }
     }
-    auto scope = std::make_shared<endpoints::RequestScope>(endpoints::RequestScope{
-        req, effective, std::move(query), *stores_.at(kind), *namespaces_, *priority_, render,
-        std::move(respond)});
+    auto scope = std::make_shared<endpoints::RequestScope>(
+        endpoints::RequestScope{req, effective, std::move(query), *stores_.at(kind), *namespaces_,
+                                *priority_, turns_, render, std::move(respond)});
     const std::string& verb = effective.verb;
     bool collection = effective.name.empty();
     if (sub) {

@@ -18,6 +18,7 @@
 #include "storage/compactor.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
+#include "util/turns.hpp"
 
 namespace kube::server {
 
@@ -94,6 +95,7 @@ class Server {
     std::unique_ptr<admission::NamespaceLifecycle> namespaces_;
     std::unique_ptr<admission::Priority> priority_;
     storage::cacher::Cacher cacher_;
+    util::Turns turns_;
     std::unique_ptr<storage::Compactor> compactor_;
     int startsPending_ = 0;
     bool ready_ = false;

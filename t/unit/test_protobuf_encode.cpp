@@ -609,11 +609,12 @@ std::string streamList(Server& s, size_t count) {
     endpoints::RenderOptions render = protobufRender(s.configmaps->kind());
     std::string buffered;
     std::shared_ptr<endpoints::ListStream> stream;
+    kube::util::Turns turns(s.loop, std::chrono::microseconds(1000));
     s.configmaps->list("ns", {}, [&](const Status* e, const registry::ListPage& page) {
         assert_null(e);
         assert_int_equal(page.objects.size(), count);
         buffered = endpoints::listResponse(page, render).body;
-        stream = std::make_shared<endpoints::ListStream>(s.loop, render, page, page.objects);
+        stream = std::make_shared<endpoints::ListStream>(turns, render, page, page.objects);
     });
     FakeSink sink;
     stream->start(sink);

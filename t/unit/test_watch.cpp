@@ -489,12 +489,13 @@ void a_streamed_list_is_the_buffered_list_sent_in_pieces(void**) {
     render.kind = &f.configmaps->kind();
     std::string buffered;
     std::shared_ptr<endpoints::ListStream> stream;
+    kube::util::Turns turns(f.loop, std::chrono::microseconds(1000));
     registry::ListOptions opts;
     f.configmaps->list("ns", opts, [&](const Status* e, const registry::ListPage& page) {
         assert_null(e);
         assert_int_equal(page.objects.size(), 200);
         buffered = endpoints::listResponse(page, render).body;
-        stream = std::make_shared<endpoints::ListStream>(f.loop, render, page, page.objects);
+        stream = std::make_shared<endpoints::ListStream>(turns, render, page, page.objects);
     });
     FakeSink sink;
     sink.unsent = endpoints::ListStream::kLowWater;  // the socket is full

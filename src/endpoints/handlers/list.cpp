@@ -68,7 +68,7 @@ void listResource(Scope s) {
         server::HttpResponse resp;
         resp.contentType = std::string(
             s->render.output.form == OutputForm::Protobuf ? kProtobufMediaType : kJsonMediaType);
-        resp.stream = std::make_shared<ListStream>(s->store.loop(), s->render, page,
+        resp.stream = std::make_shared<ListStream>(s->turns, s->render, page,
                                                    page.objects);
         s->respond(std::move(resp));
     });

@@ -14,6 +14,7 @@
 #include "registry/store.hpp"
 #include "server/http.hpp"
 #include "util/query.hpp"
+#include "util/turns.hpp"
 
 namespace kube::endpoints {
 
@@ -26,6 +27,8 @@ struct RequestScope {
     registry::Store& store;
     admission::NamespaceLifecycle& namespaces;
     admission::Priority& priority;
+    // The worker's large responses take turns in one slice per loop pass.
+    util::Turns& turns;
     RenderOptions render;
     server::Responder respond;
 
