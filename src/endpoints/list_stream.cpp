@@ -12,9 +12,9 @@ ListStream::ListStream(util::Turns& turns, RenderOptions render, const registry:
 
 void ListStream::start(server::StreamSink& sink) {
     sink_ = &sink;
-    // One step now: the head and the first piece (or the first item
-    // measured); the rest in turns.
-    if (runUntil(std::chrono::steady_clock::now())) {
+    // A quarter slice now, outside the turns: the head and the first pieces
+    // (a list of a few hundred KiB goes out whole); the rest in turns.
+    if (runUntil(std::chrono::steady_clock::now() + turns_.slice() / 4)) {
         turns_.ready(shared_from_this());
     }
 }
@@ -89,6 +89,7 @@ bool ListStream::step() {
     }
     if (encodedSent_ == encoded_.size()) {
         encoded_.clear();
+        encoded_.reserve(kChunk);
         encodedSent_ = 0;
         if (!headSent_) {
             headSent_ = true;
@@ -108,8 +109,15 @@ bool ListStream::step() {
     }
     size_t n = std::min(kChunk, encoded_.size() - encodedSent_);
     bool last = items_.empty() && encodedSent_ + n == encoded_.size();
-    auto piece = std::make_shared<const std::string>(encoded_, encodedSent_, n);
-    encodedSent_ += n;
+    std::shared_ptr<const std::string> piece;
+    if (encodedSent_ == 0 && n == encoded_.size()) {
+        // All of it in one piece: handed over, not copied.
+        piece = std::make_shared<const std::string>(std::move(encoded_));
+        encoded_.clear();
+    } else {
+        piece = std::make_shared<const std::string>(encoded_, encodedSent_, n);
+        encodedSent_ += n;
+    }
     if (!sink_->send(std::move(piece))) {
         done_ = true;
         return false;

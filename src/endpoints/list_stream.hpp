@@ -20,8 +20,9 @@ namespace kube::endpoints {
 // large lists in one shared slice per pass of the loop (util::Turns), so a
 // huge list neither grows memory with its size nor delays the small requests
 // served beside it, however many lists run; at most kLowWater + kChunk bytes
-// wait in nginx, well under kube_stream_max_buffered. The first piece goes
-// out at once, outside the turns, so a list starts promptly.
+// wait in nginx, well under kube_stream_max_buffered. A quarter slice goes
+// to a new list at once, outside the turns, so it starts promptly, and a
+// list of a few pieces is written whole.
 //
 // A protobuf list's envelope states the length of everything after it
 // before the first item, so the stream first measures: it sums the sizes of
@@ -34,7 +35,9 @@ class ListStream : public server::StreamSource,
                    public util::Turns::Job,
                    public std::enable_shared_from_this<ListStream> {
   public:
-    static constexpr size_t kChunk = 64 * 1024;
+    // A list of up to kChunk goes out in one write; larger pieces would only
+    // hold more memory per list.
+    static constexpr size_t kChunk = 256 * 1024;
     static constexpr size_t kLowWater = 256 * 1024;
 
     // `items` are the page's objects; `page` gives the list metadata.

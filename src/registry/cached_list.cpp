@@ -63,8 +63,8 @@ bool selectorsMatch(const KindInfo& kind, const ListOptions& opts,
         obj.attrs = std::make_shared<const storage::cacher::Attrs>(objectAttrs(kind, obj.bytes));
     }
     const storage::cacher::Attrs& a = *obj.attrs;
-    bool labelsMatch = opts.labelSelector.matches(
-        [&a](std::string_view key) -> std::optional<std::string_view> {
+    bool labelsMatch =
+        opts.labelSelector.matches([&a](std::string_view key) -> std::optional<std::string_view> {
             for (const auto& [k, v] : a.labels) {
                 if (k == key) {
                     return std::string_view(v);
@@ -140,8 +140,8 @@ void Store::listFromCache(std::string_view ns, const ListOptions& opts, ListCall
     // still rebuild it: kube's etcd answers the same.
     bool compacted = at != 0 && at < storage_.compactedRevision();
     if (compacted || !cache->list(range.scan, range.startKey, opts.limit, filter, at, &page)) {
-        meta::Status s = meta::Status::expired(opts.continueToken.empty() ? kListExpired
-                                                                          : kContinueExpired);
+        meta::Status s =
+            meta::Status::expired(opts.continueToken.empty() ? kListExpired : kContinueExpired);
         cb(&s, {});
         return;
     }
@@ -160,7 +160,7 @@ void Store::listFromCache(std::string_view ns, const ListOptions& opts, ListCall
             out.remainingItemCount = page.remaining;
         }
     }
-    cb(nullptr, out);
+    cb(nullptr, std::move(out));
 }
 
 }  // namespace kube::registry

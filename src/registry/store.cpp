@@ -119,16 +119,16 @@ meta::Status Store::statusFromStorage(const storage::Error& err, std::string_vie
 
 void Store::get(std::string_view ns, std::string_view name, ObjectCallback cb) {
     std::string n(name);
-    storage_.get(objectKey(kind_, ns, name),
-                 [this, n, cb = std::move(cb)](const storage::Error& err,
-                                               const storage::ObjectView* obj) {
-                     if (!err.ok()) {
-                         meta::Status s = statusFromStorage(err, n);
-                         cb(&s, {});
-                         return;
-                     }
-                     cb(nullptr, obj->value);
-                 });
+    storage_.get(
+        objectKey(kind_, ns, name),
+        [this, n, cb = std::move(cb)](const storage::Error& err, const storage::ObjectView* obj) {
+            if (!err.ok()) {
+                meta::Status s = statusFromStorage(err, n);
+                cb(&s, {});
+                return;
+            }
+            cb(nullptr, obj->value);
+        });
 }
 
 bool parseSelectors(const KindInfo& kind, std::string_view labelSelector,
@@ -234,8 +234,7 @@ void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) 
     }
 }
 
-std::string Store::selectionPrefix(std::string_view ns,
-                                   const util::FieldSelector& fields) const {
+std::string Store::selectionPrefix(std::string_view ns, const util::FieldSelector& fields) const {
     std::string listNs(ns);
     if (auto selNs = fields.requiresExactMatch("metadata.namespace");
         selNs && kind_.namespaced && ns.empty()) {
@@ -294,7 +293,7 @@ void Store::listFromStore(std::string_view ns, const ListOptions& opts, ListCall
                 page.continueToken = ContinueToken::after(res.revision, last, prefix);
                 page.remainingItemCount = res.remaining;
             }
-            cb(nullptr, page);
+            cb(nullptr, std::move(page));
             return;
         }
         std::vector<storage::ObjectView> matched;
@@ -313,7 +312,7 @@ void Store::listFromStore(std::string_view ns, const ListOptions& opts, ListCall
             std::string_view last = matched.back().key;
             page.continueToken = ContinueToken::after(res.revision, last, prefix);
         }
-        cb(nullptr, page);
+        cb(nullptr, std::move(page));
     });
 }
 
@@ -373,9 +372,8 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
     });
 }
 
-void Store::update(std::string_view ns, std::string_view name,
-                   std::shared_ptr<json::Document> obj, const UpdateOptions& opts,
-                   ObjectCallback cb) {
+void Store::update(std::string_view ns, std::string_view name, std::shared_ptr<json::Document> obj,
+                   const UpdateOptions& opts, ObjectCallback cb) {
     auto state = std::make_shared<UpdateState>();
     state->ns = std::string(ns);
     state->name = std::string(name);
@@ -387,7 +385,8 @@ void Store::update(std::string_view ns, std::string_view name,
     if (!rv.empty()) {
         state->precondition = parseRevision(rv);
         if (!state->precondition) {
-            meta::Status s = meta::Status::badRequest("invalid resourceVersion: " + std::string(rv));
+            meta::Status s =
+                meta::Status::badRequest("invalid resourceVersion: " + std::string(rv));
             state->cb(&s, {});
             return;
         }
@@ -395,8 +394,8 @@ void Store::update(std::string_view ns, std::string_view name,
     tryUpdate(std::move(state));
 }
 
-void Store::patch(std::string_view ns, std::string_view name, PatchFn fn,
-                  const UpdateOptions& opts, ObjectCallback cb) {
+void Store::patch(std::string_view ns, std::string_view name, PatchFn fn, const UpdateOptions& opts,
+                  ObjectCallback cb) {
     auto state = std::make_shared<UpdateState>();
     state->ns = std::string(ns);
     state->name = std::string(name);
@@ -410,112 +409,115 @@ void Store::patch(std::string_view ns, std::string_view name, PatchFn fn,
 // build the new one from it and the request, write it if the current object is
 // still the one read, and start over when another write came first.
 void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
-    storage_.get(objectKey(kind_, state->ns, state->name), [this, state](
-                                                               const storage::Error& err,
-                                                               const storage::ObjectView* cur) {
-        if (!err.ok()) {
-            meta::Status s = statusFromStorage(err, state->name);
-            state->cb(&s, {});
-            return;
-        }
-        if (state->precondition && *state->precondition != cur->modRevision) {
-            meta::Status s = meta::Status::optimisticLockConflict(kind_.groupResource(), state->name);
-            state->cb(&s, {});
-            return;
-        }
-        auto old = parseStored(cur->value);
-        // Each attempt starts from the request's object, not a previous attempt's.
-        json::Document next;
-        if (state->patch) {
-            if (std::optional<meta::Status> bad = patchedObject(*state, *old, cur->modRevision,
-                                                                next)) {
-                state->cb(&*bad, {});
-                return;
-            }
-        } else {
-            next.CopyFrom(*state->obj, next.GetAllocator());
-        }
-        auto& a = next.GetAllocator();
-        if (std::optional<meta::Status> bad =
-                prepareObjectMetaForUpdate(kind_, next, *old, state->name)) {
-            state->cb(&*bad, {});
-            return;
-        }
-        if (state->opts.status) {
-            prepareForStatusUpdate(kind_, next, *old, {loop_.now()});
-        } else if (kind_.statusIsSubresource()) {
-            if (const json::Value* oldStatus = json::member(*old, "status")) {
-                json::setMember(next, "status", json::Value(*oldStatus, a), a);
-            } else {
-                json::removeMember(next, "status");
-            }
-        }
-        if (kind_.defaults) {
-            kind_.defaults(next, a);
-        }
-        if (kind_.tracksGeneration) {
-            int64_t gen = 1;
-            if (const json::Value* g = json::at(*old, {"metadata", "generation"}); g && g->IsInt64()) {
-                gen = g->GetInt64();
-            }
-            if (!state->opts.status && specChanged(*old, next)) {
-                gen++;
-            }
-            json::setMember(next["metadata"], "generation", json::Value(gen), a);
-        }
-        json::Value& metadata = next["metadata"];
-        std::vector<meta::StatusCause> causes =
-            validation::validateObjectMeta(metadata, kind_.namespaced, kind_.nameRule);
-        if (state->opts.status) {
-            if (kind_.validateStatusUpdate) {
-                for (meta::StatusCause& c : kind_.validateStatusUpdate(next, *old)) {
-                    causes.push_back(std::move(c));
-                }
-            }
-        } else if (kind_.validateUpdate || kind_.validate) {
-            for (meta::StatusCause& c :
-                 kind_.validateUpdate ? kind_.validateUpdate(next, *old) : kind_.validate(next)) {
-                causes.push_back(std::move(c));
-            }
-        }
-        if (!causes.empty()) {
-            meta::Status s = meta::Status::invalid(kind_.groupKind(), state->name, std::move(causes));
-            state->cb(&s, {});
-            return;
-        }
-        EncodedObject enc = encodeObject(next);
-        // An update that changes nothing is not written (kube keeps the old
-        // resourceVersion for it).
-        if (storage::spliceRevision(enc.bytes, enc.revisionOffset, cur->modRevision) ==
-            cur->value) {
-            state->cb(nullptr, cur->value);
-            return;
-        }
-        if (state->opts.dryRun) {
-            state->cb(nullptr, storage::spliceRevision(enc.bytes, enc.revisionOffset,
-                                                       cur->modRevision));
-            return;
-        }
-        storage::WriteOp op;
-        op.type = storage::WriteOp::Type::Update;
-        op.key = objectKey(kind_, state->ns, state->name);
-        op.expectedModRevision = cur->modRevision;
-        op.value = std::move(enc.bytes);
-        op.revisionOffset = enc.revisionOffset;
-        storage_.write({std::move(op)}, [this, state](storage::WriteResult&& res) {
-            if (res.error.code == storage::ErrorCode::Conflict && !state->precondition &&
-                ++state->attempt < kMaxUpdateAttempts) {
-                tryUpdate(state);
-                return;
-            }
-            if (!res.error.ok()) {
-                meta::Status s = statusFromStorage(res.error, state->name);
+    storage_.get(
+        objectKey(kind_, state->ns, state->name),
+        [this, state](const storage::Error& err, const storage::ObjectView* cur) {
+            if (!err.ok()) {
+                meta::Status s = statusFromStorage(err, state->name);
                 state->cb(&s, {});
                 return;
             }
-            state->cb(nullptr, res.objects.at(0).value);
+            if (state->precondition && *state->precondition != cur->modRevision) {
+                meta::Status s =
+                    meta::Status::optimisticLockConflict(kind_.groupResource(), state->name);
+                state->cb(&s, {});
+                return;
+            }
+            auto old = parseStored(cur->value);
+            // Each attempt starts from the request's object, not a previous attempt's.
+            json::Document next;
+            if (state->patch) {
+                if (std::optional<meta::Status> bad =
+                        patchedObject(*state, *old, cur->modRevision, next)) {
+                    state->cb(&*bad, {});
+                    return;
+                }
+            } else {
+                next.CopyFrom(*state->obj, next.GetAllocator());
+            }
+            auto& a = next.GetAllocator();
+            if (std::optional<meta::Status> bad =
+                    prepareObjectMetaForUpdate(kind_, next, *old, state->name)) {
+                state->cb(&*bad, {});
+                return;
+            }
+            if (state->opts.status) {
+                prepareForStatusUpdate(kind_, next, *old, {loop_.now()});
+            } else if (kind_.statusIsSubresource()) {
+                if (const json::Value* oldStatus = json::member(*old, "status")) {
+                    json::setMember(next, "status", json::Value(*oldStatus, a), a);
+                } else {
+                    json::removeMember(next, "status");
+                }
+            }
+            if (kind_.defaults) {
+                kind_.defaults(next, a);
+            }
+            if (kind_.tracksGeneration) {
+                int64_t gen = 1;
+                if (const json::Value* g = json::at(*old, {"metadata", "generation"});
+                    g && g->IsInt64()) {
+                    gen = g->GetInt64();
+                }
+                if (!state->opts.status && specChanged(*old, next)) {
+                    gen++;
+                }
+                json::setMember(next["metadata"], "generation", json::Value(gen), a);
+            }
+            json::Value& metadata = next["metadata"];
+            std::vector<meta::StatusCause> causes =
+                validation::validateObjectMeta(metadata, kind_.namespaced, kind_.nameRule);
+            if (state->opts.status) {
+                if (kind_.validateStatusUpdate) {
+                    for (meta::StatusCause& c : kind_.validateStatusUpdate(next, *old)) {
+                        causes.push_back(std::move(c));
+                    }
+                }
+            } else if (kind_.validateUpdate || kind_.validate) {
+                for (meta::StatusCause& c : kind_.validateUpdate ? kind_.validateUpdate(next, *old)
+                                                                 : kind_.validate(next)) {
+                    causes.push_back(std::move(c));
+                }
+            }
+            if (!causes.empty()) {
+                meta::Status s =
+                    meta::Status::invalid(kind_.groupKind(), state->name, std::move(causes));
+                state->cb(&s, {});
+                return;
+            }
+            EncodedObject enc = encodeObject(next);
+            // An update that changes nothing is not written (kube keeps the old
+            // resourceVersion for it).
+            if (storage::spliceRevision(enc.bytes, enc.revisionOffset, cur->modRevision) ==
+                cur->value) {
+                state->cb(nullptr, cur->value);
+                return;
+            }
+            if (state->opts.dryRun) {
+                state->cb(nullptr,
+                          storage::spliceRevision(enc.bytes, enc.revisionOffset, cur->modRevision));
+                return;
+            }
+            storage::WriteOp op;
+            op.type = storage::WriteOp::Type::Update;
+            op.key = objectKey(kind_, state->ns, state->name);
+            op.expectedModRevision = cur->modRevision;
+            op.value = std::move(enc.bytes);
+            op.revisionOffset = enc.revisionOffset;
+            storage_.write({std::move(op)}, [this, state](storage::WriteResult&& res) {
+                if (res.error.code == storage::ErrorCode::Conflict && !state->precondition &&
+                    ++state->attempt < kMaxUpdateAttempts) {
+                    tryUpdate(state);
+                    return;
+                }
+                if (!res.error.ok()) {
+                    meta::Status s = statusFromStorage(res.error, state->name);
+                    state->cb(&s, {});
+                    return;
+                }
+                state->cb(nullptr, res.objects.at(0).value);
+            });
         });
-    });
 }
 
 void Store::remove(std::string_view ns, std::string_view name, const DeleteOptions& opts,
@@ -532,10 +534,10 @@ void Store::remove(std::string_view ns, std::string_view name, const DeleteOptio
         auto old = parseStored(cur->value);
         std::string_view uid = json::stringMember((*old)["metadata"], "uid");
         if (opts.uid && *opts.uid != uid) {
-            meta::Status s = meta::Status::conflict(
-                kind_.groupResource(), n,
-                "Precondition failed: UID in precondition: " + *opts.uid +
-                    ", UID in object meta: " + std::string(uid));
+            meta::Status s =
+                meta::Status::conflict(kind_.groupResource(), n,
+                                       "Precondition failed: UID in precondition: " + *opts.uid +
+                                           ", UID in object meta: " + std::string(uid));
             cb(&s, {});
             return;
         }
@@ -605,15 +607,16 @@ void Store::finalizeAndDelete(std::string ns, std::string name, std::string term
                 return;
             }
             std::string state = marked.value;
-            deleteNow(ns, name, marked.modRevision, marked.value,
-                      [state, cb](const meta::Status* e, const DeleteResult&) {
-                          if (e) {
-                              cb(e, {});
-                              return;
-                          }
-                          cb(nullptr, DeleteResult{true, state, {}});
-                      },
-                      0);
+            deleteNow(
+                ns, name, marked.modRevision, marked.value,
+                [state, cb](const meta::Status* e, const DeleteResult&) {
+                    if (e) {
+                        cb(e, {});
+                        return;
+                    }
+                    cb(nullptr, DeleteResult{true, state, {}});
+                },
+                0);
         });
     });
 }
@@ -624,32 +627,32 @@ void Store::deleteNow(std::string ns, std::string name, storage::Revision expect
     op.type = storage::WriteOp::Type::Delete;
     op.key = objectKey(kind_, ns, name);
     op.expectedModRevision = expected;
-    storage_.write({std::move(op)}, [this, ns, name, lastState, cb,
-                                     attempt](storage::WriteResult&& res) {
-        if (res.error.code == storage::ErrorCode::Conflict && attempt + 1 < kMaxUpdateAttempts &&
-            !res.objects.empty()) {
-            // Changed since we read it; delete what is there now.
-            const storage::Object& cur = res.objects.at(0);
-            deleteNow(ns, name, cur.modRevision, cur.value, cb, attempt + 1);
-            return;
-        }
-        if (!res.error.ok()) {
-            meta::Status s = statusFromStorage(res.error, name);
-            cb(&s, {});
-            return;
-        }
-        auto doc = parseStored(lastState);
-        std::string uid(json::stringMember((*doc)["metadata"], "uid"));
-        meta::StatusDetails d{name, kind_.group, kind_.resource, uid, {}, 0};
-        cb(nullptr, DeleteResult{false, {}, meta::Status::successful(std::move(d))});
-    });
+    storage_.write({std::move(op)},
+                   [this, ns, name, lastState, cb, attempt](storage::WriteResult&& res) {
+                       if (res.error.code == storage::ErrorCode::Conflict &&
+                           attempt + 1 < kMaxUpdateAttempts && !res.objects.empty()) {
+                           // Changed since we read it; delete what is there now.
+                           const storage::Object& cur = res.objects.at(0);
+                           deleteNow(ns, name, cur.modRevision, cur.value, cb, attempt + 1);
+                           return;
+                       }
+                       if (!res.error.ok()) {
+                           meta::Status s = statusFromStorage(res.error, name);
+                           cb(&s, {});
+                           return;
+                       }
+                       auto doc = parseStored(lastState);
+                       std::string uid(json::stringMember((*doc)["metadata"], "uid"));
+                       meta::StatusDetails d{name, kind_.group, kind_.resource, uid, {}, 0};
+                       cb(nullptr, DeleteResult{false, {}, meta::Status::successful(std::move(d))});
+                   });
 }
 
 void Store::deleteCollection(std::string_view ns, const ListOptions& opts, ListCallback cb) {
     ListOptions all;
     all.labelSelector = opts.labelSelector;
     all.fieldSelector = opts.fieldSelector;
-    list(ns, all, [this, cb = std::move(cb)](const meta::Status* err, const ListPage& page) {
+    list(ns, all, [this, cb = std::move(cb)](const meta::Status* err, ListPage&& page) {
         if (err) {
             cb(err, {});
             return;
@@ -663,7 +666,7 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts, ListC
             ops.push_back(std::move(op));
         }
         if (ops.empty()) {
-            cb(nullptr, page);
+            cb(nullptr, std::move(page));
             return;
         }
         storage_.write(std::move(ops), [this, cb](storage::WriteResult&& res) {
@@ -684,7 +687,7 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts, ListC
             ListPage deleted;
             deleted.items = views;
             deleted.revision = res.objects.empty() ? 0 : res.objects.back().modRevision;
-            cb(nullptr, deleted);
+            cb(nullptr, std::move(deleted));
         });
     });
 }

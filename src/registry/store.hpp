@@ -93,9 +93,10 @@ struct DeleteResult {
 // Called on the loop; callbacks run on the loop (reads possibly inline).
 // Errors are Status values with kube-apiserver's reasons and messages.
 class Store {
-public:
+  public:
     using ObjectCallback = std::function<void(const meta::Status* error, std::string_view object)>;
-    using ListCallback = std::function<void(const meta::Status* error, const ListPage& page)>;
+    // The page is the callee's: it may move the objects out (a streamed list).
+    using ListCallback = std::function<void(const meta::Status* error, ListPage&& page)>;
     using DeleteCallback = std::function<void(const meta::Status* error, const DeleteResult&)>;
     // Removes what a graceful deletion waits for (a namespace's contents);
     // the object itself is deleted once `done` reports success.
@@ -133,8 +134,8 @@ public:
     void get(std::string_view ns, std::string_view name, ObjectCallback cb);
     void list(std::string_view ns, const ListOptions& opts, ListCallback cb);
     // `obj` is the decoded body; its namespace already checked by the caller.
-    void create(std::string_view ns, std::shared_ptr<json::Document> obj,
-                const CreateOptions& opts, ObjectCallback cb);
+    void create(std::string_view ns, std::shared_ptr<json::Document> obj, const CreateOptions& opts,
+                ObjectCallback cb);
     void update(std::string_view ns, std::string_view name, std::shared_ptr<json::Document> obj,
                 const UpdateOptions& opts, ObjectCallback cb);
     // Builds the object to write from the stored one (`current`, as clients
@@ -154,7 +155,7 @@ public:
     // batch; answers with the deleted objects.
     void deleteCollection(std::string_view ns, const ListOptions& opts, ListCallback cb);
 
-private:
+  private:
     struct UpdateState;
 
     void tryUpdate(std::shared_ptr<UpdateState> state);

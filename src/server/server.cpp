@@ -22,7 +22,7 @@ const std::vector<std::string> kServedVerbs = {"create", "delete", "deletecollec
 
 // How long one pass of the loop spends on the worker's large responses, all
 // of them together, before it serves its other connections again.
-constexpr std::chrono::microseconds kLargeResponseSlice{1000};
+constexpr std::chrono::microseconds kLargeResponseSlice{500};
 
 const char* const kDefaultNamespaces[] = {"default", "kube-system", "kube-public",
                                           "kube-node-lease"};

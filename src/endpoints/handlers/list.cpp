@@ -48,8 +48,7 @@ void listResource(Scope s) {
         s->fail(err);
         return;
     }
-    s->store.list(s->info.namespace_, opts, [s](const meta::Status* e,
-                                                 const registry::ListPage& page) {
+    s->store.list(s->info.namespace_, opts, [s](const meta::Status* e, registry::ListPage&& page) {
         if (e) {
             s->fail(*e);
             return;
@@ -68,8 +67,8 @@ void listResource(Scope s) {
         server::HttpResponse resp;
         resp.contentType = std::string(
             s->render.output.form == OutputForm::Protobuf ? kProtobufMediaType : kJsonMediaType);
-        resp.stream = std::make_shared<ListStream>(s->turns, s->render, page,
-                                                   page.objects);
+        resp.stream =
+            std::make_shared<ListStream>(s->turns, s->render, page, std::move(page.objects));
         s->respond(std::move(resp));
     });
 }
