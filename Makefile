@@ -141,11 +141,16 @@ test: all unit prove
 run: all
 	@PORT=$(PORT) BUILD=$(CURDIR)/$(BUILD) ./conf/run.sh
 
-bench: all $(BUILD)/watch_load $(BUILD)/list_load
+bench: all $(BUILD)/watch_load $(BUILD)/list_load $(BUILD)/fanout_floor
 	@BUILD=$(CURDIR)/$(BUILD) ./bench/run
 
 # The watch load client of bench/run: libc and libstdc++ only, nothing of src/.
 $(BUILD)/watch_load: bench/watch_load.cpp bench/load_common.hpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror $< -o $@
+
+# bench/run's floor under the watch fan-out: a bare epoll server, no src/.
+$(BUILD)/fanout_floor: bench/fanout_floor.cpp bench/load_common.hpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror $< -o $@
 

@@ -585,6 +585,17 @@ ngx_http_kube_stream_start(ngx_http_request_t *r,
     if (rc == NGX_ERROR) {
         ctx->stream = NULL;
         delete st;
+        return rc;
+    }
+
+    /* the checks are behind: a stream that may stay open for long keeps
+     * nothing of the request's identity (swapped out, so the heap goes) */
+    {
+        kube::endpoints::RequestInfo  info;
+        kube::authn::UserInfo         user;
+
+        std::swap(ctx->info, info);
+        std::swap(ctx->user, user);
     }
 
     return rc;
