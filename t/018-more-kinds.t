@@ -337,6 +337,24 @@ $r = $s->request('PATCH', '/apis/scheduling.k8s.io/v1/priorityclasses/everyone',
     body => '{"description":"still the default","globalDefault":true}');
 is($r->{status}, 200, 'PATCH of the default itself is admitted');
 
+# admission sees the final object, after the strategy's validation, as kube's
+# createValidation and updateValidation do: an invalid class is a 422 first
+($st, $o) = call('POST', '/apis/scheduling.k8s.io/v1/priorityclasses',
+    encode_json({ apiVersion => 'scheduling.k8s.io/v1', kind => 'PriorityClass',
+        metadata => { name => 'Not_A_Name' }, value => 50, globalDefault => JSON::PP::true }));
+is($st, 422, 'POST an invalid second default: 422 before admission');
+is($o->{reason}, 'Invalid', 'POST an invalid second default: Invalid');
+($st, $o) = call('POST', '/apis/scheduling.k8s.io/v1/priorityclasses?dryRun=All',
+    encode_json({ apiVersion => 'scheduling.k8s.io/v1', kind => 'PriorityClass',
+        metadata => { name => 'dry' }, value => 60, globalDefault => JSON::PP::true }));
+is($st, 403, 'a dry-run POST of a second default is refused too');
+($st, $o) = call('GET', '/apis/scheduling.k8s.io/v1/priorityclasses/plain');
+$o->{globalDefault} = JSON::PP::true;
+($st, $o) = call('PUT', '/apis/scheduling.k8s.io/v1/priorityclasses/plain', encode_json($o));
+is($st, 403, 'PUT it into a second default: 403');
+like($o->{message}, qr/PriorityClass everyone is already marked as default/,
+    'PUT a second default: the plugin\'s message');
+
 my @bad = $s->fatal_lines($s->error_log_since_start);
 ok(!@bad, 'error.log has no alert/emerg/crit/sanitizer lines') or diag(join "\n", @bad);
 ok($s->stop, 'nginx stops gracefully');

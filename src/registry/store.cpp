@@ -351,6 +351,22 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
         cb(&s, {});
         return;
     }
+    if (!admit_) {
+        writeCreate(std::string(ns), name, doc, opts, std::move(cb));
+        return;
+    }
+    admit_(doc, false,
+           [this, obj, ns = std::string(ns), name, opts, cb](const meta::Status* denied) {
+               if (denied) {
+                   cb(denied, {});
+                   return;
+               }
+               writeCreate(ns, name, *obj, opts, cb);
+           });
+}
+
+void Store::writeCreate(const std::string& ns, const std::string& name, const json::Document& doc,
+                        const CreateOptions& opts, ObjectCallback cb) {
     if (opts.dryRun) {
         EncodedObject enc = encodeObject(doc, false);
         cb(nullptr, enc.bytes);
@@ -486,38 +502,56 @@ void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
                 return;
             }
             EncodedObject enc = encodeObject(next);
-            // An update that changes nothing is not written (kube keeps the old
-            // resourceVersion for it).
-            if (storage::spliceRevision(enc.bytes, enc.revisionOffset, cur->modRevision) ==
-                cur->value) {
-                state->cb(nullptr, cur->value);
+            if (!admit_ || state->opts.status) {
+                writeUpdate(state, std::move(enc), cur->modRevision, cur->value);
                 return;
             }
-            if (state->opts.dryRun) {
-                state->cb(nullptr,
-                          storage::spliceRevision(enc.bytes, enc.revisionOffset, cur->modRevision));
-                return;
-            }
-            storage::WriteOp op;
-            op.type = storage::WriteOp::Type::Update;
-            op.key = objectKey(kind_, state->ns, state->name);
-            op.expectedModRevision = cur->modRevision;
-            op.value = std::move(enc.bytes);
-            op.revisionOffset = enc.revisionOffset;
-            storage_.write({std::move(op)}, [this, state](storage::WriteResult&& res) {
-                if (res.error.code == storage::ErrorCode::Conflict && !state->precondition &&
-                    ++state->attempt < kMaxUpdateAttempts) {
-                    tryUpdate(state);
+            // The stored bytes are the read's, gone once this callback returns.
+            auto pending = std::make_shared<std::pair<EncodedObject, std::string>>(
+                std::move(enc), std::string(cur->value));
+            storage::Revision revision = cur->modRevision;
+            admit_(next, true, [this, state, pending, revision](const meta::Status* denied) {
+                if (denied) {
+                    state->cb(denied, {});
                     return;
                 }
-                if (!res.error.ok()) {
-                    meta::Status s = statusFromStorage(res.error, state->name);
-                    state->cb(&s, {});
-                    return;
-                }
-                state->cb(nullptr, res.objects.at(0).value);
+                writeUpdate(state, std::move(pending->first), revision, pending->second);
             });
         });
+}
+
+// The last step of an attempt: `enc` replaces `current`, stored at `revision`,
+// unless it changes nothing (kube keeps the old resourceVersion for such an
+// update) or the update is a dry run.
+void Store::writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
+                        storage::Revision revision, std::string_view current) {
+    if (storage::spliceRevision(enc.bytes, enc.revisionOffset, revision) == current) {
+        state->cb(nullptr, current);
+        return;
+    }
+    if (state->opts.dryRun) {
+        state->cb(nullptr, storage::spliceRevision(enc.bytes, enc.revisionOffset, revision));
+        return;
+    }
+    storage::WriteOp op;
+    op.type = storage::WriteOp::Type::Update;
+    op.key = objectKey(kind_, state->ns, state->name);
+    op.expectedModRevision = revision;
+    op.value = std::move(enc.bytes);
+    op.revisionOffset = enc.revisionOffset;
+    storage_.write({std::move(op)}, [this, state](storage::WriteResult&& res) {
+        if (res.error.code == storage::ErrorCode::Conflict && !state->precondition &&
+            ++state->attempt < kMaxUpdateAttempts) {
+            tryUpdate(state);
+            return;
+        }
+        if (!res.error.ok()) {
+            meta::Status s = statusFromStorage(res.error, state->name);
+            state->cb(&s, {});
+            return;
+        }
+        state->cb(nullptr, res.objects.at(0).value);
+    });
 }
 
 void Store::remove(std::string_view ns, std::string_view name, const DeleteOptions& opts,

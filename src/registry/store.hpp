@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "apis/meta/status.hpp"
+#include "registry/encoding.hpp"
 #include "registry/kind.hpp"
 #include "registry/resource_version.hpp"
 #include "storage/cacher/cacher.hpp"
@@ -108,6 +109,14 @@ class Store {
     const KindInfo& kind() const { return kind_; }
     storage::Interface& storage() { return storage_; }
 
+    // Validating admission, as kube's createValidation and updateValidation:
+    // the final object of a create, update or patch (not of a status update),
+    // after the strategy's validation and before it is written. `obj` is
+    // valid during the call only; `done` with a Status refuses the request.
+    using AdmitFn = std::function<void(const util::json::Value& obj, bool update,
+                                       std::function<void(const meta::Status* denied)> done)>;
+    void setValidatingAdmission(AdmitFn admit) { admit_ = std::move(admit); }
+
     // Deletion of this kind first marks the object (deletionTimestamp, plus
     // the kind's terminating state), runs `finalizer`, then deletes it.
     void setFinalizer(Finalizer finalizer) { finalizer_ = std::move(finalizer); }
@@ -159,6 +168,10 @@ class Store {
     struct UpdateState;
 
     void tryUpdate(std::shared_ptr<UpdateState> state);
+    void writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
+                     storage::Revision revision, std::string_view current);
+    void writeCreate(const std::string& ns, const std::string& name, const json::Document& doc,
+                     const CreateOptions& opts, ObjectCallback cb);
     std::optional<meta::Status> patchedObject(const UpdateState& state, const json::Value& old,
                                               storage::Revision current,
                                               json::Document& next) const;
@@ -183,6 +196,7 @@ class Store {
     storage::Interface& storage_;
     util::EventLoop& loop_;
     Finalizer finalizer_;
+    AdmitFn admit_;
     std::string prefix_;
     storage::cacher::Cacher* cacher_ = nullptr;
     bool listsFromCache_ = false;

@@ -94,8 +94,15 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     }
     const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     namespaces_ = std::make_unique<admission::NamespaceLifecycle>(storage_, *ns);
-    priority_ = std::make_unique<admission::Priority>(
-        storage_, *scheme_.find("scheduling.k8s.io", "v1", "priorityclasses"));
+    const registry::KindInfo* priorityClasses =
+        scheme_.find("scheduling.k8s.io", "v1", "priorityclasses");
+    priority_ = std::make_unique<admission::Priority>(storage_, *priorityClasses);
+    stores_.at(priorityClasses)
+        ->setValidatingAdmission(
+            [this, priorityClasses](const json::Value& obj, bool update,
+                                    std::function<void(const meta::Status*)> done) {
+                priority_->admit(*priorityClasses, obj, update, std::move(done));
+            });
     stores_.at(ns)->setFinalizer([this](std::string_view name,
                                         std::function<void(const meta::Status*)> done) {
         registry::deleteNamespaceContents(scheme_, storage_, std::string(name), std::move(done));
@@ -344,7 +351,7 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
     }
     auto scope = std::make_shared<endpoints::RequestScope>(
         endpoints::RequestScope{req, effective, std::move(query), *stores_.at(kind), *namespaces_,
-                                *priority_, turns_, render, std::move(respond)});
+                                turns_, render, std::move(respond)});
     const std::string& verb = effective.verb;
     bool collection = effective.name.empty();
     if (sub) {

@@ -31,15 +31,12 @@ void createResource(Scope s) {
                             s->respond(objectResponse(201, created, s->render));
                         });
     };
-    auto store = [s, obj, create] {
-        s->priority.admit(s->store.kind(), *obj, false, unlessDenied(s, create));
-    };
     if (!kind.namespaced) {
-        store();
+        create();
         return;
     }
     std::string name(json::stringMember((*obj)["metadata"], "name"));
-    s->namespaces.admitCreate(kind, s->info.namespace_, name, unlessDenied(s, store));
+    s->namespaces.admitCreate(kind, s->info.namespace_, name, unlessDenied(s, create));
 }
 
 }  // namespace kube::endpoints

@@ -320,38 +320,18 @@ void patchResource(Scope s) {
     }
     auto warnings = patch->warnings;
     registry::UpdateOptions opts{patch->dryRun, s->info.subresource == "status"};
-    auto apply = patch->apply;
-    auto store = [s, apply, opts, warnings] {
-        s->store.patch(s->info.namespace_, s->info.name, apply, opts,
-                       [s, warnings](const meta::Status* e, std::string_view patched) {
-                           if (e) {
-                               s->fail(*e);
-                               return;
-                           }
-                           server::HttpResponse r = objectResponse(200, patched, s->render);
-                           for (const std::string& w : *warnings) {
-                               r.headers.emplace_back("Warning", warningHeader(w));
-                           }
-                           s->respond(std::move(r));
-                       });
-    };
-    if (!s->info.subresource.empty() || !s->priority.handles(s->store.kind())) {
-        store();
-        return;
-    }
-    // Validating admission sees the patched object: patch the current one
-    // once to ask it, then patch for real inside the store's update (which
-    // reports any failure of the patch itself).
-    s->store.get(s->info.namespace_, s->info.name,
-                 [s, apply, store](const meta::Status* e, std::string_view current) {
-                     json::Document cur;
-                     json::Document patched;
-                     if (e || json::parse(current, cur) || apply(cur, patched)) {
-                         store();
-                         return;
-                     }
-                     s->priority.admit(s->store.kind(), patched, true, unlessDenied(s, store));
-                 });
+    s->store.patch(s->info.namespace_, s->info.name, patch->apply, opts,
+                   [s, warnings](const meta::Status* e, std::string_view patched) {
+                       if (e) {
+                           s->fail(*e);
+                           return;
+                       }
+                       server::HttpResponse r = objectResponse(200, patched, s->render);
+                       for (const std::string& w : *warnings) {
+                           r.headers.emplace_back("Warning", warningHeader(w));
+                       }
+                       s->respond(std::move(r));
+                   });
 }
 
 }  // namespace kube::endpoints

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "admission/namespace_lifecycle.hpp"
-#include "admission/priority.hpp"
 #include "endpoints/request_info.hpp"
 #include "endpoints/responses.hpp"
 #include "registry/store.hpp"
@@ -26,7 +25,6 @@ struct RequestScope {
     util::Query query;
     registry::Store& store;
     admission::NamespaceLifecycle& namespaces;
-    admission::Priority& priority;
     // The worker's large responses take turns in one slice per loop pass.
     util::Turns& turns;
     RenderOptions render;

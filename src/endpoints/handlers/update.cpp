@@ -36,22 +36,15 @@ void updateResource(Scope s) {
         s->fail(*bad);
         return;
     }
-    auto store = [s, obj, dryRun] {
-        registry::UpdateOptions opts{dryRun, s->info.subresource == "status"};
-        s->store.update(s->info.namespace_, s->info.name, obj, opts,
-                        [s](const meta::Status* e, std::string_view updated) {
-                            if (e) {
-                                s->fail(*e);
-                                return;
-                            }
-                            s->respond(objectResponse(200, updated, s->render));
-                        });
-    };
-    if (!s->info.subresource.empty()) {
-        store();
-        return;
-    }
-    s->priority.admit(kind, *obj, true, unlessDenied(s, store));
+    registry::UpdateOptions opts{dryRun, s->info.subresource == "status"};
+    s->store.update(s->info.namespace_, s->info.name, obj, opts,
+                    [s](const meta::Status* e, std::string_view updated) {
+                        if (e) {
+                            s->fail(*e);
+                            return;
+                        }
+                        s->respond(objectResponse(200, updated, s->render));
+                    });
 }
 
 }  // namespace kube::endpoints
