@@ -68,11 +68,13 @@ private:
         ngx_chain_t cl;
         ngx_buf_t b;
         std::shared_ptr<const std::string> bytes;
+        bool busy = false;
     };
 
     static void endHandler(ngx_event_t* ev);
     static void cleanup(void* data);
 
+    Buffer* freeBuffer();
     void flush(ngx_chain_t* in);
     void reclaim();
     void end(End why);
@@ -91,9 +93,11 @@ private:
     bool stopped_ = false;
     bool draining_ = false;   // bytes were left unwritten; drained() is due
     util::Fifo<Buffer*> busy_;  // handed to nginx, oldest first
-    std::vector<Buffer*> free_;
-    std::vector<std::unique_ptr<Buffer>> buffers_;
     size_t pending_ = 0;      // the sizes of the busy buffers
+    /* a watch rarely has more than one event in flight: its buffer is part
+     * of the stream; more are made (and kept for reuse) when needed */
+    Buffer first_;
+    std::vector<std::unique_ptr<Buffer>> more_;
 };
 
 
@@ -207,14 +211,7 @@ NginxStream::send(std::shared_ptr<const std::string> bytes)
         return true;
     }
 
-    if (free_.empty()) {
-        buffers_.push_back(std::make_unique<Buffer>());
-        buf = buffers_.back().get();
-
-    } else {
-        buf = free_.back();
-        free_.pop_back();
-    }
+    buf = freeBuffer();
 
     /* nginx only reads a memory buffer */
     u_char* p = reinterpret_cast<u_char*>(const_cast<char*>(bytes->data()));
@@ -321,7 +318,26 @@ NginxStream::flush(ngx_chain_t* in)
 }
 
 
-/* Buffers nginx wrote (or copied) return to the free list. */
+NginxStream::Buffer*
+NginxStream::freeBuffer()
+{
+    Buffer* buf = &first_;
+
+    for (size_t i = 0; buf->busy; i++) {
+        if (i == more_.size()) {
+            more_.push_back(std::make_unique<Buffer>());
+        }
+
+        buf = more_[i].get();
+    }
+
+    buf->busy = true;
+
+    return buf;
+}
+
+
+/* Buffers nginx wrote (or copied) are free again. */
 void
 NginxStream::reclaim()
 {
@@ -334,8 +350,8 @@ NginxStream::reclaim()
 
         pending_ -= buf->b.last - buf->b.start;
         buf->bytes.reset();
+        buf->busy = false;
         busy_.pop();
-        free_.push_back(buf);
     }
 }
 
@@ -588,8 +604,9 @@ ngx_http_kube_stream_start(ngx_http_request_t *r,
         return rc;
     }
 
-    /* the checks are behind: a stream that may stay open for long keeps
-     * nothing of the request's identity (swapped out, so the heap goes) */
+    /* the checks are behind and the answer is given: a stream that may
+     * stay open for long keeps nothing of the request's identity (swapped
+     * out, so the heap goes), nor the token of a pending answer */
     {
         kube::endpoints::RequestInfo  info;
         kube::authn::UserInfo         user;
@@ -597,6 +614,8 @@ ngx_http_kube_stream_start(ngx_http_request_t *r,
         std::swap(ctx->info, info);
         std::swap(ctx->user, user);
     }
+
+    ctx->alive.reset();
 
     return rc;
 }

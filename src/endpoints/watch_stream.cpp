@@ -47,10 +47,11 @@ WatchStream::WatchStream(util::EventLoop& loop, storage::cacher::Cacher& cacher,
       cache_(cache),
       kind_(kind),
       scope_(std::move(scope)),
-      selectors_(std::move(selectors)),
       render_(std::move(render)),
       start_(start) {
-    filtering_ = !selectors_.labelSelector.empty() || !selectors_.fieldSelector.empty();
+    if (!selectors.labelSelector.empty() || !selectors.fieldSelector.empty()) {
+        selectors_ = std::make_unique<registry::ListOptions>(std::move(selectors));
+    }
 }
 
 void WatchStream::start(server::StreamSink& sink) {
@@ -60,7 +61,7 @@ void WatchStream::start(server::StreamSink& sink) {
     if (start_.initialEvents) {
         storage::cacher::WatchCache::Page page;
         storage::cacher::WatchCache::Filter filter;
-        if (filtering_) {
+        if (selectors_) {
             filter = [this](const CachedObject& o) { return matches(o); };
         }
         cache_.list(scope_, "", 0, filter, 0, &page);
@@ -254,7 +255,7 @@ void WatchStream::goLive() {
 }
 
 bool WatchStream::matches(const CachedObject& o) const {
-    return registry::selectorsMatch(kind_, selectors_, o);
+    return registry::selectorsMatch(kind_, *selectors_, o);
 }
 
 // Mirrors cacheWatcher.convertToWatchEvent: with selectors, an object that
@@ -268,7 +269,7 @@ void WatchStream::deliver(const EventRef& e) {
     if (!std::string_view(e->object->key).starts_with(scope_)) {
         return;
     }
-    if (!filtering_) {
+    if (!selectors_) {
         sendEvent(typeName(e->type), e->object->bytes, &e);
         return;
     }

@@ -85,8 +85,9 @@ private:
     storage::cacher::WatchCache& cache_;
     const registry::KindInfo& kind_;
     std::string scope_;  // key prefix: the namespace's, or the resource's
-    registry::ListOptions selectors_;
-    bool filtering_ = false;
+    // The label and field selectors; none without them (an idle watch should
+    // cost little: most have none).
+    std::unique_ptr<registry::ListOptions> selectors_;
     RenderOptions render_;
     WatchStart start_;
     std::chrono::steady_clock::time_point deadline_;
@@ -96,6 +97,8 @@ private:
     bool live_ = false;
     bool pumpPosted_ = false;
     bool tableHeaderSent_ = false;
+    bool endBookmarkDue_ = false;  // of the replay, below
+    bool fromLog_ = false;         // of the replay, below
     // Everything up to this revision was sent (or filtered out).
     storage::Revision sentUpTo_ = 0;
 
@@ -103,9 +106,7 @@ private:
     // the store's log), then the live events that arrived meanwhile.
     std::vector<ObjectRef> initial_;
     size_t initialNext_ = 0;
-    bool endBookmarkDue_ = false;
     util::Fifo<EventRef> replay_;
-    bool fromLog_ = false;
     storage::Revision logNext_ = 0;  // the log is read after this revision
     util::Fifo<EventRef> pending_;
 
