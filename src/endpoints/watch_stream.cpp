@@ -56,7 +56,7 @@ WatchStream::WatchStream(util::EventLoop& loop, storage::cacher::Cacher& cacher,
 
 void WatchStream::start(server::StreamSink& sink) {
     sink_ = &sink;
-    deadline_ = std::chrono::steady_clock::now() + start_.timeout;
+    left_ = start_.timeout;
     cache_.addWatcher(this);
     if (start_.initialEvents) {
         storage::cacher::WatchCache::Page page;
@@ -85,14 +85,7 @@ void WatchStream::start(server::StreamSink& sink) {
             logNext_ = start_.revision;
         }
     }
-    std::weak_ptr<WatchStream> self = weak_from_this();
-    timeoutTimer_ = loop_.startTimer(
-        std::chrono::duration_cast<std::chrono::milliseconds>(start_.timeout), [self] {
-            if (auto s = self.lock()) {
-                s->finish();
-            }
-        });
-    armBookmark();
+    armTimer();
     pump();
 }
 
@@ -108,8 +101,7 @@ void WatchStream::stop() {
         cache_.removeWatcher(this);
     }
     sink_ = nullptr;
-    timeoutTimer_.reset();
-    bookmarkTimer_.reset();
+    timer_.reset();
     initial_.clear();
     replay_.clear();
     pending_.clear();
@@ -380,34 +372,43 @@ void WatchStream::finish() {
     sink_->finish();
 }
 
-// Mirrors cacheWatcher.nextBookmarkTime: every minute, and about two
-// seconds before the watch times out.
-void WatchStream::armBookmark() {
-    if (!start_.bookmarks || closed_) {
+// One timer for the watch's two clocks (an idle watch should cost little):
+// the next bookmark, when they were asked for, and the end. Bookmarks mirror
+// cacheWatcher.nextBookmarkTime: every minute, and about two seconds before
+// the watch times out.
+// The times are counted in the timer's own delays, so that they follow the
+// loop's clock.
+void WatchStream::armTimer() {
+    if (closed_) {
         return;
     }
-    auto now = std::chrono::steady_clock::now();
-    auto next = now + kBookmarkInterval;
-    auto beforeEnd = deadline_ - std::chrono::seconds(2);
-    if (beforeEnd < next) {
-        next = beforeEnd;
-    }
-    if (next <= now) {
-        return;
+    timerDelay_ = std::max(left_, std::chrono::milliseconds::zero());
+    timerEnds_ = true;
+    if (start_.bookmarks) {
+        std::chrono::milliseconds bookmark =
+            std::min<std::chrono::milliseconds>(kBookmarkInterval, left_ - std::chrono::seconds(2));
+        if (bookmark > std::chrono::milliseconds::zero()) {
+            timerDelay_ = bookmark;
+            timerEnds_ = false;
+        }
     }
     std::weak_ptr<WatchStream> self = weak_from_this();
-    bookmarkTimer_ = loop_.startTimer(
-        std::chrono::duration_cast<std::chrono::milliseconds>(next - now), [self] {
-            auto s = self.lock();
-            if (!s || s->closed_) {
-                return;
-            }
-            if (s->live_) {
-                s->sentUpTo_ = std::max(s->sentUpTo_, s->cache_.revision());
-                s->sendBookmark(s->sentUpTo_, false);
-            }
-            s->armBookmark();
-        });
+    timer_ = loop_.startTimer(timerDelay_, [self] {
+        auto s = self.lock();
+        if (!s || s->closed_) {
+            return;
+        }
+        s->left_ -= s->timerDelay_;
+        if (s->timerEnds_) {
+            s->finish();
+            return;
+        }
+        if (s->live_) {
+            s->sentUpTo_ = std::max(s->sentUpTo_, s->cache_.revision());
+            s->sendBookmark(s->sentUpTo_, false);
+        }
+        s->armTimer();
+    });
 }
 
 }  // namespace kube::endpoints

@@ -40,7 +40,7 @@ struct WatchStart {
 class WatchStream : public server::StreamSource,
                     public storage::cacher::CacheWatcher,
                     public std::enable_shared_from_this<WatchStream> {
-public:
+  public:
     // Bytes buffered in the sink above which a replay waits for drained().
     static constexpr size_t kLowWater = 256 * 1024;
     // Items a replay sends before letting the loop serve others.
@@ -62,7 +62,7 @@ public:
     void onEvent(const storage::cacher::EventRef& event) override;
     void onReset() override;
 
-private:
+  private:
     using EventRef = storage::cacher::EventRef;
     using ObjectRef = storage::cacher::ObjectRef;
 
@@ -77,7 +77,7 @@ private:
     void sendError(const meta::Status& status);
     void send(std::shared_ptr<const std::string> line);
     void finish();
-    void armBookmark();
+    void armTimer();
     std::string tableObject(std::string_view stored);
 
     util::EventLoop& loop_;
@@ -90,7 +90,9 @@ private:
     std::unique_ptr<registry::ListOptions> selectors_;
     RenderOptions render_;
     WatchStart start_;
-    std::chrono::steady_clock::time_point deadline_;
+    // What was left of the timeout when the timer was armed, and its delay.
+    std::chrono::milliseconds left_{0};
+    std::chrono::milliseconds timerDelay_{0};
 
     server::StreamSink* sink_ = nullptr;
     bool closed_ = false;
@@ -99,6 +101,7 @@ private:
     bool tableHeaderSent_ = false;
     bool endBookmarkDue_ = false;  // of the replay, below
     bool fromLog_ = false;         // of the replay, below
+    bool timerEnds_ = false;
     // Everything up to this revision was sent (or filtered out).
     storage::Revision sentUpTo_ = 0;
 
@@ -110,8 +113,8 @@ private:
     storage::Revision logNext_ = 0;  // the log is read after this revision
     util::Fifo<EventRef> pending_;
 
-    std::unique_ptr<util::EventLoop::Timer> timeoutTimer_;
-    std::unique_ptr<util::EventLoop::Timer> bookmarkTimer_;
+    // The next bookmark, or the end when `timerEnds_`.
+    std::unique_ptr<util::EventLoop::Timer> timer_;
 };
 
 }  // namespace kube::endpoints

@@ -353,6 +353,8 @@ void bookmarks_come_before_the_timeout_which_ends_the_stream(void**) {
     start.timeout = std::chrono::seconds(10);
     auto w = f.watch(sink, start);
     assert_int_equal(sink.lines.size(), 0);
+    // one timer serves the bookmarks and the end
+    assert_int_equal(f.loop.timersPending(), 1);
     f.write("create", "elsewhere-in-time");
     f.loop.advance(std::chrono::seconds(8));
     f.loop.run();
