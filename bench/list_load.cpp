@@ -284,6 +284,7 @@ int connectTo(int port, long timeoutS) {
         return -1;
     }
     tuneSocket(fd);
+    timeSends(fd);
     timeval tv{time_t(timeoutS), 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -645,7 +646,7 @@ struct Exchange {
     std::string body;      // kept only when asked
     std::string encoding;  // Content-Encoding
     bool chunked = false;
-    int64_t sentNs = 0;       // just before the request was written
+    int64_t sentNs = 0;       // when the request left (the kernel's send timestamp)
     int64_t firstByteNs = 0;  // arrival of the first bytes of the answer
     int64_t firstBodyNs = 0;  // arrival of the first body bytes (0: none)
     int64_t endNs = 0;        // arrival of the last bytes
@@ -678,9 +679,11 @@ Exchange exchange(int fd, std::string_view request, const std::string& ns, bool 
         x.error = "write: " + errnoName(errno);
         return x;
     }
+    x.sentNs = sentAt(fd, x.sentNs);
     ResponseParser::Result rc = ResponseParser::Result::More;
     while (rc == ResponseParser::Result::More) {
-        TimedRead r = timedRead(fd, buf.data(), buf.size());
+        // the first read takes one byte, so that its timestamp is the first byte's
+        TimedRead r = timedRead(fd, buf.data(), x.firstByteNs == 0 ? 1 : buf.size());
         if (r.n < 0) {
             x.error = (errno == EAGAIN || errno == EWOULDBLOCK) ? "no byte for the read timeout"
                                                                 : "read: " + errnoName(errno);

@@ -6,6 +6,8 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -141,6 +143,56 @@ inline bool writeAll(int fd, std::string_view data) {
     return true;
 }
 
+// A kernel timestamp (CLOCK_REALTIME) as CLOCK_MONOTONIC, by the age it has now; `fallback`
+// when it looks like a clock step.
+inline int64_t monotonicOf(const timespec& kernel, int64_t fallback) {
+    timespec real{};
+    clock_gettime(CLOCK_REALTIME, &real);
+    int64_t now = nowNs();
+    int64_t age = (int64_t(real.tv_sec) - kernel.tv_sec) * 1000000000 + real.tv_nsec - kernel.tv_nsec;
+    if (age < 0 || age >= int64_t(10) * 1000000000) {
+        return fallback;
+    }
+    return now - age;
+}
+
+// Asks the kernel to time-stamp what `fd` sends, as the data leaves for the (loopback) device:
+// sentAt() then tells when a request really went out, whatever this client's scheduling
+// between its clock reading and the send.
+inline void timeSends(int fd) {
+    int flags = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
+                SOF_TIMESTAMPING_OPT_TSONLY;
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags);
+}
+
+// The send time of the last data sent on a timeSends() socket (CLOCK_MONOTONIC), from its error
+// queue; `fallback` when the kernel reported none.
+inline int64_t sentAt(int fd, int64_t fallback) {
+    int64_t sent = fallback;
+    for (;;) {
+        char data[64];
+        iovec iov{data, sizeof data};
+        alignas(cmsghdr) char control[512];
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        if (::recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+            return sent;
+        }
+        for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
+                scm_timestamping ts{};
+                std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+                if (ts.ts[0].tv_sec != 0) {
+                    sent = monotonicOf(ts.ts[0], fallback);
+                }
+            }
+        }
+    }
+}
+
 // One read that also says when its bytes arrived: the kernel's receive timestamp of the last
 // segment read (SO_TIMESTAMPNS, on CLOCK_REALTIME), turned into CLOCK_MONOTONIC by the age it
 // has now. Without it, an arrival time would include this client's own scheduling delays and
@@ -152,6 +204,7 @@ struct TimedRead {
     int64_t readNs = 0;     // CLOCK_MONOTONIC right after the read
 };
 
+// (To time the first byte of an answer, read one byte: the timestamp is then that byte's.)
 inline TimedRead timedRead(int fd, char* buf, size_t size) {
     TimedRead r;
     iovec iov{buf, size};
@@ -172,14 +225,8 @@ inline TimedRead timedRead(int fd, char* buf, size_t size) {
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
             timespec rx{};
-            timespec real{};
             std::memcpy(&rx, CMSG_DATA(c), sizeof rx);
-            clock_gettime(CLOCK_REALTIME, &real);
-            int64_t age =
-                (int64_t(real.tv_sec) - rx.tv_sec) * 1000000000 + real.tv_nsec - rx.tv_nsec;
-            if (age >= 0 && age < int64_t(10) * 1000000000) {  // a clock step: keep readNs
-                r.arrivalNs = r.readNs - age;
-            }
+            r.arrivalNs = monotonicOf(rx, r.readNs);
         }
     }
     return r;
