@@ -95,7 +95,15 @@ bool ListStream::step() {
             headSent_ = true;
             encoder_.head(encoded_);
         }
-        while (next_ < items_.size() && encoded_.size() < kChunk) {
+        while (next_ < items_.size()) {
+            // A batch that fits one piece goes out without a copy: it stops
+            // before an item that would overflow the piece, going by the
+            // stored JSON's size (an item's JSON, protobuf or Table row is
+            // rarely larger); an item larger than a piece goes alone.
+            if (!encoded_.empty() &&
+                encoded_.size() + items_[next_]->bytes.size() + kTailRoom > kChunk) {
+                break;
+            }
             if (!appendItem(next_)) {
                 return false;
             }

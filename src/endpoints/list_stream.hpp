@@ -38,6 +38,8 @@ class ListStream : public server::StreamSource,
     // A list of up to kChunk goes out in one write; larger pieces would only
     // hold more memory per list.
     static constexpr size_t kChunk = 256 * 1024;
+    // Room a batch keeps for an item's separator and the list's tail.
+    static constexpr size_t kTailRoom = 64;
     static constexpr size_t kLowWater = 256 * 1024;
 
     // `items` are the page's objects; `page` gives the list metadata.
