@@ -20,7 +20,7 @@ location / {
 }
 EOF
 
-my $s = start_server(tls => 1, workers => 2, config => $config);
+my $s = start_server(tls => 1, workers => 2, reuseport => 1, config => $config);
 
 sub call {
     my ($method, $path, $body) = @_;

@@ -188,7 +188,8 @@ sub logged_status {
 # ---------------------------------------------------------------------------
 # HTTP/1.1, two workers.
 
-my $s = start_server(workers => 2, http_config => $http_config, config => $config);
+my $s = start_server(workers => 2, reuseport => 1, http_config => $http_config,
+    config => $config);
 create_namespace($s, $_) for qw(streams slow stall steady);
 
 # --- A write reaches watchers on both workers at once: the writer's worker
@@ -358,7 +359,8 @@ ok($s->stop, 'nginx stops gracefully');
 # ---------------------------------------------------------------------------
 # h2 over TLS.
 
-my $t = start_server(workers => 2, tls => 1, http_config => $http_config, config => $config);
+my $t = start_server(workers => 2, tls => 1, reuseport => 1, http_config => $http_config,
+    config => $config);
 create_namespace($t, $_) for qw(streams slow);
 
 # --- A watch over h2 receives events; a closed h2 client releases it.

@@ -146,6 +146,8 @@ environment.
 
     start_server(%opts)         start and return a server, or die; options:
         config, http_config, main_config, workers, log_level, tls, no_kube,
+        reuseport (listen with it: the kernel spreads connections over the
+        workers, where without it one idle worker may take them all),
         env => {...} (for the nginx master), ready_path (default /readyz
         when the config has kube_api; undef to skip)
     new_server(%opts)           the same, not started ($s->start returns 0/1,
@@ -1233,7 +1235,7 @@ use warnings;
 use File::Path qw(make_path remove_tree);
 use Time::HiRes qw(sleep time);
 
-my @ConfigKeys = qw(main_config http_config config workers log_level tls no_kube ready_path env);
+my @ConfigKeys = qw(main_config http_config config workers log_level tls reuseport no_kube ready_path env);
 
 sub _new {
     my ($class, %opts) = @_;
@@ -1300,7 +1302,8 @@ sub render {
         unless $o{no_kube} || $http =~ /^\s*kube_storage\s/m;
     $t .= _indent($http, '    ') . "\n";
     $t .= "    server {\n";
-    $t .= "        listen 127.0.0.1:$self->{port}" . ($o{tls} ? ' ssl http2' : '') . ";\n";
+    $t .= "        listen 127.0.0.1:$self->{port}" . ($o{tls} ? ' ssl http2' : '')
+        . ($o{reuseport} ? ' reuseport' : '') . ";\n";
     $t .= "        server_name localhost;\n";
     if ($o{tls}) {
         my $certs = Test::Kube::cert_dir();
