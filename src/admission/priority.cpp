@@ -44,10 +44,9 @@ std::optional<DefaultClass> findDefault(const storage::ListResult& res) {
 Priority::Priority(storage::Interface& storage, const registry::KindInfo& priorityClasses)
     : storage_(storage), priorityClasses_(priorityClasses) {}
 
-void Priority::admit(const registry::KindInfo& kind, const json::Value& obj, bool update,
-                     Callback cb) {
+void Priority::admit(const json::Value& obj, bool update, Callback cb) {
     const json::Value* global = json::member(obj, "globalDefault");
-    if (!handles(kind) || !global || !global->IsBool() || !global->GetBool()) {
+    if (!global || !global->IsBool() || !global->GetBool()) {
         cb(nullptr);
         return;
     }
@@ -63,7 +62,7 @@ void Priority::admit(const registry::KindInfo& kind, const json::Value& obj, boo
     }
     storage::ListOptions opts;
     opts.prefix = registry::collectionPrefix(priorityClasses_, "");
-    meta::GroupResource gr = kind.groupResource();
+    meta::GroupResource gr = priorityClasses_.groupResource();
     storage_.list(opts, [name, update, gr, cb = std::move(cb)](const storage::Error& err,
                                                                const storage::ListResult& res) {
         if (!err.ok()) {

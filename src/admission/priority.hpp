@@ -20,17 +20,12 @@ class Priority {
     // `priorityClasses` is the registered scheduling.k8s.io PriorityClass kind.
     Priority(storage::Interface& storage, const registry::KindInfo& priorityClasses);
 
-    // Whether objects of `kind` can be refused at all (priority classes).
-    bool handles(const registry::KindInfo& kind) const {
-        return kind.group == priorityClasses_.group && kind.resource == priorityClasses_.resource;
-    }
-
-    // Before creating (`update` false) or replacing `obj` of `kind`. Objects of
-    // other kinds, and priority classes that are not a global default, are
-    // admitted inline; otherwise the stored classes are read first. A second
-    // default is refused with 403 Forbidden, naming the existing one.
-    void admit(const registry::KindInfo& kind, const util::json::Value& obj, bool update,
-               Callback cb);
+    // Before creating (`update` false) or replacing the priority class `obj`
+    // (the PriorityClass store's validating admission). A class that is not a
+    // global default is admitted inline; otherwise the stored classes are
+    // read first. A second default is refused with 403 Forbidden, naming the
+    // existing one.
+    void admit(const util::json::Value& obj, bool update, Callback cb);
 
   private:
     storage::Interface& storage_;

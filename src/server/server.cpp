@@ -98,11 +98,10 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
         scheme_.find("scheduling.k8s.io", "v1", "priorityclasses");
     priority_ = std::make_unique<admission::Priority>(storage_, *priorityClasses);
     stores_.at(priorityClasses)
-        ->setValidatingAdmission(
-            [this, priorityClasses](const json::Value& obj, bool update,
-                                    std::function<void(const meta::Status*)> done) {
-                priority_->admit(*priorityClasses, obj, update, std::move(done));
-            });
+        ->setValidatingAdmission([this](const json::Value& obj, bool update,
+                                        std::function<void(const meta::Status*)> done) {
+            priority_->admit(obj, update, std::move(done));
+        });
     stores_.at(ns)->setFinalizer([this](std::string_view name,
                                         std::function<void(const meta::Status*)> done) {
         registry::deleteNamespaceContents(scheme_, storage_, std::string(name), std::move(done));
