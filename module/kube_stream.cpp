@@ -1,6 +1,7 @@
 /*
- * Streamed responses (watch). The headers go out without a length, then
- * each piece the source produces is written without a copy and flushed. A
+ * Streamed responses (watch, large lists). The headers go out without a
+ * length, then each batch of parts the source produces is written without a
+ * copy and flushed. A
  * client that leaves more than kube_stream_max_buffered unread, or reads
  * nothing for send_timeout, is cut; a client that goes away releases the
  * stream at once; a worker that is exiting (reload, quit) ends its streams
@@ -50,7 +51,7 @@ public:
                 std::shared_ptr<server::StreamSource> source);
     ~NginxStream() override;
 
-    bool send(std::shared_ptr<const std::string> bytes) override;
+    bool send(std::span<server::StreamPart> parts) override;
     size_t buffered() const override;
     void finish() override;
 
@@ -63,11 +64,12 @@ public:
 private:
     enum class End { None, Finish, Cut, TimedOut, Error };
 
-    // One send(): a buffer pointing into the shared bytes it keeps alive.
+    // One part sent: a buffer pointing into the bytes its owner keeps alive.
     struct Buffer {
         ngx_chain_t cl;
         ngx_buf_t b;
-        std::shared_ptr<const std::string> bytes;
+        std::shared_ptr<const void> owner;
+        Buffer* nextFree = nullptr;
         bool busy = false;
     };
 
@@ -95,9 +97,11 @@ private:
     util::Fifo<Buffer*> busy_;  // handed to nginx, oldest first
     size_t pending_ = 0;      // the sizes of the busy buffers
     /* a watch rarely has more than one event in flight: its buffer is part
-     * of the stream; more are made (and kept for reuse) when needed */
+     * of the stream; more are made when needed (a list sends several parts
+     * at a time) and kept for reuse, the free ones linked from free_ */
     Buffer first_;
     std::vector<std::unique_ptr<Buffer>> more_;
+    Buffer* free_ = nullptr;
 };
 
 
@@ -199,39 +203,54 @@ NginxStream::start()
 
 
 bool
-NginxStream::send(std::shared_ptr<const std::string> bytes)
+NginxStream::send(std::span<server::StreamPart> parts)
 {
-    Buffer* buf;
+    ngx_chain_t*   in = NULL;
+    ngx_chain_t**  last = &in;
+    Buffer*        tail = NULL;
 
     if (end_ != End::None) {
         return false;
     }
 
-    if (bytes == nullptr || bytes->empty()) {
+    for (server::StreamPart& part : parts) {
+        if (part.bytes.empty()) {
+            continue;
+        }
+
+        Buffer* buf = freeBuffer();
+
+        /* nginx only reads a memory buffer */
+        u_char* p = reinterpret_cast<u_char*>(
+            const_cast<char*>(part.bytes.data()));
+
+        ngx_memzero(&buf->b, sizeof(ngx_buf_t));
+        buf->b.start = p;
+        buf->b.pos = p;
+        buf->b.last = p + part.bytes.size();
+        buf->b.end = buf->b.last;
+        buf->b.memory = 1;
+        buf->b.tag = (ngx_buf_tag_t) &ngx_http_kube_apiserver_module;
+        buf->cl.buf = &buf->b;
+        buf->cl.next = NULL;
+
+        pending_ += part.bytes.size();
+        buf->owner = std::move(part.owner);
+        busy_.push(buf);
+
+        *last = &buf->cl;
+        last = &buf->cl.next;
+        tail = buf;
+    }
+
+    if (tail == NULL) {
         return true;
     }
 
-    buf = freeBuffer();
+    /* the batch goes out now, in one write where the socket takes it */
+    tail->b.flush = 1;
 
-    /* nginx only reads a memory buffer */
-    u_char* p = reinterpret_cast<u_char*>(const_cast<char*>(bytes->data()));
-
-    ngx_memzero(&buf->b, sizeof(ngx_buf_t));
-    buf->b.start = p;
-    buf->b.pos = p;
-    buf->b.last = p + bytes->size();
-    buf->b.end = buf->b.last;
-    buf->b.memory = 1;
-    buf->b.flush = 1;
-    buf->b.tag = (ngx_buf_tag_t) &ngx_http_kube_apiserver_module;
-    buf->cl.buf = &buf->b;
-    buf->cl.next = NULL;
-
-    pending_ += bytes->size();
-    buf->bytes = std::move(bytes);
-    busy_.push(buf);
-
-    flush(&buf->cl);
+    flush(in);
 
     if (end_ != End::None) {
         return false;
@@ -321,14 +340,18 @@ NginxStream::flush(ngx_chain_t* in)
 NginxStream::Buffer*
 NginxStream::freeBuffer()
 {
-    Buffer* buf = &first_;
+    Buffer* buf;
 
-    for (size_t i = 0; buf->busy; i++) {
-        if (i == more_.size()) {
-            more_.push_back(std::make_unique<Buffer>());
-        }
+    if (!first_.busy) {
+        buf = &first_;
 
-        buf = more_[i].get();
+    } else if (free_ != NULL) {
+        buf = free_;
+        free_ = buf->nextFree;
+
+    } else {
+        more_.push_back(std::make_unique<Buffer>());
+        buf = more_.back().get();
     }
 
     buf->busy = true;
@@ -349,9 +372,14 @@ NginxStream::reclaim()
         }
 
         pending_ -= buf->b.last - buf->b.start;
-        buf->bytes.reset();
+        buf->owner.reset();
         buf->busy = false;
         busy_.pop();
+
+        if (buf != &first_) {
+            buf->nextFree = free_;
+            free_ = buf;
+        }
     }
 }
 

@@ -30,6 +30,10 @@ void ListStream::stop() {
     sink_ = nullptr;
     items_.clear();
     items_.shrink_to_fit();
+    pending_.clear();
+    pending_.shrink_to_fit();
+    out_.clear();
+    out_.shrink_to_fit();
 }
 
 // One item of the first pass; false when the stream ended.
@@ -39,22 +43,68 @@ bool ListStream::measureNext() {
         encoder_.setItemsSize(itemsSize_);
         return true;
     }
-    std::string bytes;
-    if (!encoder_.item(bytes, *items_[measured_])) {
+    std::string head;
+    server::StreamPart borrowed;
+    if (!encoder_.item(head, items_[measured_], borrowed)) {
         abort();
         return false;
     }
-    itemsSize_ += bytes.size();
+    itemsSize_ += head.size() + borrowed.bytes.size();
     measured_++;
     return true;
 }
 
-// Appends item `i` to the pending bytes; false when the stream ended.
-bool ListStream::appendItem(size_t i) {
-    if (!encoder_.item(encoded_, *items_[i])) {
-        abort();
-        return false;
+// The next batch of parts: the head first, then items until the next would
+// overflow kChunk (an item larger than that goes alone), and the tail after
+// the last; false when the stream ended.
+bool ListStream::produce() {
+    pending_.clear();
+    pendingAt_ = 0;
+    // Separators and small items, copied; a borrowed item ends the copy.
+    auto copy = std::make_shared<std::string>();
+    size_t size = 0;
+    auto endCopy = [&] {
+        if (!copy->empty()) {
+            std::string_view bytes = *copy;
+            pending_.push_back({std::move(copy), bytes});
+            copy = std::make_shared<std::string>();
+        }
+    };
+    if (!headSent_) {
+        headSent_ = true;
+        encoder_.head(*copy);
     }
+    while (next_ < items_.size()) {
+        // Going by the stored JSON's size (an item's protobuf or Table row
+        // is rarely larger).
+        if (size + copy->size() > 0 &&
+            size + copy->size() + items_[next_]->bytes.size() + kTailRoom > kChunk) {
+            break;
+        }
+        server::StreamPart borrowed;
+        if (!encoder_.item(*copy, items_[next_], borrowed)) {
+            abort();
+            return false;
+        }
+        if (borrowed.bytes.size() >= kBorrowFrom) {
+            size += copy->size() + borrowed.bytes.size();
+            endCopy();
+            pending_.push_back(std::move(borrowed));
+        } else {
+            if (copy->capacity() < kChunk) {
+                copy->reserve(kChunk);
+            }
+            copy->append(borrowed.bytes);
+        }
+        // Released at once (a borrowed item's part holds it until written):
+        // memory falls as the list goes out.
+        items_[next_++].reset();
+    }
+    if (next_ == items_.size()) {
+        encoder_.tail(*copy);
+        items_.clear();
+    }
+    endCopy();
     return true;
 }
 
@@ -82,51 +132,30 @@ bool ListStream::runUntil(std::chrono::steady_clock::time_point deadline) {
     return false;
 }
 
-// One item measured, or one piece sent; false when the stream ended.
+// One item measured, or up to kChunk bytes sent; false when the stream ended.
 bool ListStream::step() {
     if (measuring_) {
         return measureNext();
     }
-    if (encodedSent_ == encoded_.size()) {
-        encoded_.clear();
-        encoded_.reserve(kChunk);
-        encodedSent_ = 0;
-        if (!headSent_) {
-            headSent_ = true;
-            encoder_.head(encoded_);
-        }
-        while (next_ < items_.size()) {
-            // A batch that fits one piece goes out without a copy: it stops
-            // before an item that would overflow the piece, going by the
-            // stored JSON's size (an item's JSON, protobuf or Table row is
-            // rarely larger); an item larger than a piece goes alone.
-            if (!encoded_.empty() &&
-                encoded_.size() + items_[next_]->bytes.size() + kTailRoom > kChunk) {
-                break;
-            }
-            if (!appendItem(next_)) {
-                return false;
-            }
-            // Encoded items are released at once: memory falls as the list goes out.
-            items_[next_++].reset();
-        }
-        if (next_ == items_.size()) {
-            encoder_.tail(encoded_);
-            items_.clear();
-        }
+    if (pendingAt_ == pending_.size() && !produce()) {
+        return false;
     }
-    size_t n = std::min(kChunk, encoded_.size() - encodedSent_);
-    bool last = items_.empty() && encodedSent_ + n == encoded_.size();
-    std::shared_ptr<const std::string> piece;
-    if (encodedSent_ == 0 && n == encoded_.size()) {
-        // All of it in one piece: handed over, not copied.
-        piece = std::make_shared<const std::string>(std::move(encoded_));
-        encoded_.clear();
-    } else {
-        piece = std::make_shared<const std::string>(encoded_, encodedSent_, n);
-        encodedSent_ += n;
+    out_.clear();
+    size_t n = 0;
+    while (pendingAt_ < pending_.size() && n < kChunk) {
+        server::StreamPart& part = pending_[pendingAt_];
+        size_t take = std::min(kChunk - n, part.bytes.size());
+        if (take == part.bytes.size()) {
+            out_.push_back(std::move(part));
+            pendingAt_++;
+        } else {
+            out_.push_back({part.owner, part.bytes.substr(0, take)});
+            part.bytes.remove_prefix(take);
+        }
+        n += take;
     }
-    if (!sink_->send(std::move(piece))) {
+    bool last = items_.empty() && pendingAt_ == pending_.size();
+    if (!sink_->send(out_)) {
         done_ = true;
         return false;
     }

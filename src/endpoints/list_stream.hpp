@@ -13,16 +13,20 @@
 namespace kube::endpoints {
 
 // A large list written while it is produced, from the watch cache's
-// immutable objects (no store snapshot is held across a slow client). It
-// writes at most kChunk bytes at a time (an object larger than that goes
-// out in several pieces), pauses while kLowWater bytes or more wait unsent
-// (the connection's back-pressure) and takes turns with the worker's other
-// large lists in one shared slice per pass of the loop (util::Turns), so a
-// huge list neither grows memory with its size nor delays the small requests
-// served beside it, however many lists run; at most kLowWater + kChunk bytes
-// wait in nginx, well under kube_stream_max_buffered. A quarter slice goes
-// to a new list at once, outside the turns, so it starts promptly, and a
-// list of a few pieces is written whole.
+// immutable objects (no store snapshot is held across a slow client). The
+// objects' bytes are not copied: each large item goes out from the cached
+// object itself (its stored JSON, its memoized protobuf), which the write
+// keeps alive; only the separators, small items and Table rows are copied,
+// into small batches. It writes at most kChunk bytes at a time (an object
+// larger than that goes out in several parts), pauses while kLowWater bytes
+// or more wait unsent (the connection's back-pressure) and takes turns with
+// the worker's other large lists in one shared slice per pass of the loop
+// (util::Turns), so a huge list neither grows memory with its size nor
+// delays the small requests served beside it, however many lists run; at
+// most kLowWater + kChunk bytes wait in nginx, well under
+// kube_stream_max_buffered. A quarter slice goes to a new list at once,
+// outside the turns, so it starts promptly, and a list of a few pieces is
+// written whole.
 //
 // A protobuf list's envelope states the length of everything after it
 // before the first item, so the stream first measures: it sums the sizes of
@@ -35,12 +39,15 @@ class ListStream : public server::StreamSource,
                    public util::Turns::Job,
                    public std::enable_shared_from_this<ListStream> {
   public:
-    // A list of up to kChunk goes out in one write; larger pieces would only
-    // hold more memory per list.
+    // A list of up to kChunk goes out in one write; larger writes would only
+    // leave more unsent per list.
     static constexpr size_t kChunk = 256 * 1024;
     // Room a batch keeps for an item's separator and the list's tail.
     static constexpr size_t kTailRoom = 64;
     static constexpr size_t kLowWater = 256 * 1024;
+    // An item this large goes out from where it is; a smaller one is copied
+    // with its neighbours, as a buffer of its own would cost more.
+    static constexpr size_t kBorrowFrom = 4096;
 
     // `items` are the page's objects; `page` gives the list metadata.
     ListStream(util::Turns& turns, RenderOptions render, const registry::ListPage& page,
@@ -54,7 +61,7 @@ class ListStream : public server::StreamSource,
   private:
     bool step();
     bool measureNext();
-    bool appendItem(size_t i);
+    bool produce();
     void abort();
 
     util::Turns& turns_;
@@ -63,9 +70,12 @@ class ListStream : public server::StreamSource,
     std::vector<storage::cacher::ObjectRef> items_;
     size_t next_ = 0;
     bool headSent_ = false;
-    // Encoded and not yet sent: what did not fit in the last piece.
-    std::string encoded_;
-    size_t encodedSent_ = 0;
+    // Produced and not yet sent: the parts of the last batch, from
+    // pending_[pendingAt_] on (the first may be partly sent).
+    std::vector<server::StreamPart> pending_;
+    size_t pendingAt_ = 0;
+    // The parts of one write.
+    std::vector<server::StreamPart> out_;
     server::StreamSink* sink_ = nullptr;
     bool done_ = false;
     // The protobuf first pass: items measured and their total size.

@@ -492,8 +492,14 @@ std::string protobufListMeta(std::string_view resourceVersion, std::string_view 
     return out;
 }
 
+void appendProtobufListItemHead(std::string& out, size_t size) {
+    appendVarint(out, uint64_t{2} << 3 | 2);
+    appendVarint(out, size);
+}
+
 void appendProtobufListItem(std::string& out, std::string_view itemRaw) {
-    appendBytesField(out, 2, itemRaw);
+    appendProtobufListItemHead(out, itemRaw.size());
+    out.append(itemRaw);
 }
 
 std::string protobufWatchFrame(std::string_view type, std::string_view objectEnvelope) {

@@ -53,6 +53,9 @@ std::string encodeProtobufStatus(const meta::Status& s);
 std::string protobufListMeta(std::string_view resourceVersion, std::string_view continueToken,
                              std::optional<uint64_t> remainingItemCount);
 void appendProtobufListItem(std::string& out, std::string_view itemRaw);
+// What precedes an item of `size` bytes (its field's tag and length), for an
+// item written from where it is.
+void appendProtobufListItemHead(std::string& out, size_t size);
 
 // One event of a protobuf watch (mirrors the watch encoder with protobuf's
 // stream serializer and length-delimited framer): a 4-byte big-endian length,

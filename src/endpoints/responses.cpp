@@ -198,6 +198,47 @@ bool ListEncoder::item(std::string& out, const storage::cacher::CachedObject& ca
     if (render_.output.form != OutputForm::Protobuf) {
         return item(out, cached.bytes, error);
     }
+    const std::string* raw = protobufOf(cached, error);
+    if (raw == nullptr) {
+        return false;
+    }
+    appendProtobufListItem(out, *raw);
+    return true;
+}
+
+bool ListEncoder::item(std::string& out, const storage::cacher::ObjectRef& cached,
+                       server::StreamPart& borrowed, std::string* error) {
+    borrowed = {};
+    if (render_.output.form == OutputForm::Protobuf) {
+        if (protobufOf(*cached, error) == nullptr) {
+            return false;
+        }
+        appendProtobufListItemHead(out, cached->protobufRaw->size());
+        borrowed.bytes = *cached->protobufRaw;
+        borrowed.owner = cached->protobufRaw;
+        return true;
+    }
+    if (render_.output.form == OutputForm::Table) {
+        return item(out, cached->bytes, error);
+    }
+    if (!first_) {
+        out += ',';
+    }
+    first_ = false;
+    std::string_view stored = cached->bytes;
+    if (stored.starts_with(prefix_)) {
+        out += '{';
+        stored.remove_prefix(prefix_.size());
+    }
+    borrowed.bytes = stored;
+    borrowed.owner = cached;
+    return true;
+}
+
+// The object's protobuf message, encoded on first use and memoized on it;
+// null with `error` set when it cannot be encoded.
+const std::string* ListEncoder::protobufOf(const storage::cacher::CachedObject& cached,
+                                           std::string* error) const {
     if (!cached.protobufRaw) {
         json::Document doc;
         std::string raw;
@@ -209,12 +250,11 @@ bool ListEncoder::item(std::string& out, const storage::cacher::CachedObject& ca
             if (error) {
                 *error = *why;
             }
-            return false;
+            return nullptr;
         }
         cached.protobufRaw = std::make_shared<const std::string>(std::move(raw));
     }
-    appendProtobufListItem(out, *cached.protobufRaw);
-    return true;
+    return cached.protobufRaw.get();
 }
 
 bool ListEncoder::item(std::string& out, std::string_view stored, std::string* error) {

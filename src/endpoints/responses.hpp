@@ -54,9 +54,18 @@ public:
     // memoized on it.
     bool item(std::string& out, const storage::cacher::CachedObject& cached,
               std::string* error = nullptr);
+    // The same, borrowing the bytes it would copy from the cached object
+    // (the JSON it stores, the protobuf it memoizes): `out` gets what goes
+    // before them, and `borrowed` the bytes themselves and their owner, or
+    // nothing when nothing is borrowed (a Table row).
+    bool item(std::string& out, const storage::cacher::ObjectRef& cached,
+              server::StreamPart& borrowed, std::string* error = nullptr);
     void tail(std::string& out) const;
 
 private:
+    const std::string* protobufOf(const storage::cacher::CachedObject& cached,
+                                  std::string* error) const;
+
     const RenderOptions& render_;
     std::string meta_;    // the list metadata, serialized (ListMeta field in protobuf)
     std::string prefix_;  // `{"kind":...,"apiVersion":...,` of stored objects

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,18 +30,33 @@ struct HttpRequest {
     const authn::UserInfo* user = nullptr;
 };
 
-// Where a streamed response's bytes go (a watch, later a streamed list);
-// the module implements it for one request. Never calls back into the
-// source from send() or finish(): stop() always comes later, from the loop.
+// A part of a streamed response: bytes that `owner` keeps alive (null for
+// bytes of static storage). Parts are written as they are, never copied.
+struct StreamPart {
+    std::shared_ptr<const void> owner;
+    std::string_view bytes;
+};
+
+// Where a streamed response's bytes go (a watch, a streamed list); the
+// module implements it for one request. Never calls back into the source
+// from send() or finish(): stop() always comes later, from the loop.
 class StreamSink {
 public:
     virtual ~StreamSink() = default;
 
-    // Queues `bytes` (one watch event) for the client and flushes it. The
-    // bytes are shared, not copied, and kept alive until written. False once
-    // the stream is closed: the client went away, it was cut for leaving
-    // more than kube_stream_max_buffered unread, or finish() was called.
-    virtual bool send(std::shared_ptr<const std::string> bytes) = 0;
+    // Queues `parts`, in order, for the client and flushes them together
+    // (one chunk of an HTTP/1.1 response). The parts' owners are taken, and
+    // kept until their bytes are written. False once the stream is closed:
+    // the client went away, it was cut for leaving more than
+    // kube_stream_max_buffered unread, or finish() was called.
+    virtual bool send(std::span<StreamPart> parts) = 0;
+
+    // The same for one piece (a watch event).
+    bool send(std::shared_ptr<const std::string> bytes) {
+        std::string_view view = bytes ? std::string_view(*bytes) : std::string_view();
+        StreamPart part{std::move(bytes), view};
+        return send(std::span<StreamPart>(&part, 1));
+    }
 
     // Bytes accepted by send() and not yet written to the connection.
     virtual size_t buffered() const = 0;

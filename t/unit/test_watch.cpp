@@ -45,17 +45,26 @@ constexpr const char* kPrefix = "/registry/configmaps/";
 // says the socket has not taken yet.
 class FakeSink : public kube::server::StreamSink {
   public:
-    bool send(std::shared_ptr<const std::string> bytes) override {
+    bool send(std::span<kube::server::StreamPart> parts) override {
         if (finished) {
             return false;
         }
-        lines.push_back(*bytes);
+        std::string bytes;
+        for (const kube::server::StreamPart& part : parts) {
+            bytes.append(part.bytes);
+            views.push_back(part.bytes);
+            owners.push_back(part.owner);
+        }
+        lines.push_back(std::move(bytes));
         return true;
     }
     size_t buffered() const override { return unsent; }
     void finish() override { finished = true; }
 
     std::vector<std::string> lines;
+    // Every part as sent, and what kept it alive.
+    std::vector<std::string_view> views;
+    std::vector<std::shared_ptr<const void>> owners;
     size_t unsent = 0;
     bool finished = false;
 };
@@ -471,13 +480,16 @@ void compactor_keeps_one_interval_of_history(void**) {
 
 void a_streamed_list_is_the_buffered_list_sent_in_pieces(void**) {
     Fixture f;
-    std::string big(3000, 'x');
+    // Items of 5,000 bytes go out from the cache, those of 3,000 are copied.
+    std::string large(5000, 'x');
+    std::string small(3000, 'z');
     // One object larger than a piece: it goes out in several.
     std::string huge(200 * 1024, 'y');
     for (int i = 0; i < 200; i++) {
         auto doc = std::make_shared<json::Document>();
         std::string text = R"({"metadata":{"name":"s)" + std::to_string(1000 + i) +
-                           R"("},"data":{"v":")" + (i == 100 ? huge : big) + R"("}})";
+                           R"("},"data":{"v":")" +
+                           (i == 100 ? huge : i % 2 ? small : large) + R"("}})";
         assert_false(json::parse(text, *doc).has_value());
         f.configmaps->create("ns", doc, {},
                              [](const Status* e, std::string_view) { assert_null(e); });
@@ -487,12 +499,14 @@ void a_streamed_list_is_the_buffered_list_sent_in_pieces(void**) {
     render.kind = &f.configmaps->kind();
     std::string buffered;
     std::shared_ptr<endpoints::ListStream> stream;
+    std::vector<storage::cacher::ObjectRef> objects;
     kube::util::Turns turns(f.loop, std::chrono::microseconds(1000));
     registry::ListOptions opts;
     f.configmaps->list("ns", opts, [&](const Status* e, const registry::ListPage& page) {
         assert_null(e);
         assert_int_equal(page.objects.size(), 200);
         buffered = endpoints::listResponse(page, render).body;
+        objects = page.objects;
         stream = std::make_shared<endpoints::ListStream>(turns, render, page, page.objects);
     });
     FakeSink sink;
@@ -503,7 +517,7 @@ void a_streamed_list_is_the_buffered_list_sent_in_pieces(void**) {
     stream->drained();
     f.loop.run();
     assert_true(sink.finished);
-    assert_true(sink.lines.size() > 2);  // about 600 KB in pieces of 256 KiB
+    assert_true(sink.lines.size() > 3);  // about 1 MB in writes of up to 256 KiB
     std::string joined;
     for (const std::string& piece : sink.lines) {
         assert_true(piece.size() <= endpoints::ListStream::kChunk);
@@ -511,6 +525,34 @@ void a_streamed_list_is_the_buffered_list_sent_in_pieces(void**) {
     }
     assert_int_equal(joined.size(), buffered.size());
     assert_true(joined == buffered);
+
+    // Which bytes were sent from the cached objects themselves, each part
+    // kept alive by its object.
+    size_t fromCache = 0;
+    std::vector<bool> borrowed(objects.size());
+    for (size_t p = 0; p < sink.views.size(); ++p) {
+        for (size_t i = 0; i < objects.size(); ++i) {
+            const std::string& bytes = objects[i]->bytes;
+            if (sink.views[p].data() >= bytes.data() &&
+                sink.views[p].data() + sink.views[p].size() <= bytes.data() + bytes.size()) {
+                assert_ptr_equal(sink.owners[p].get(), objects[i].get());
+                fromCache += sink.views[p].size();
+                borrowed[i] = true;
+            }
+        }
+    }
+    size_t largeBytes = 0;
+    for (size_t i = 0; i < objects.size(); ++i) {
+        bool isLarge = objects[i]->bytes.size() >= endpoints::ListStream::kBorrowFrom;
+        assert_true(borrowed[i] == isLarge);
+        if (isLarge) {
+            largeBytes += objects[i]->bytes.size();
+        }
+    }
+    // All of a large object but its kind and apiVersion, which a list item
+    // leaves out.
+    assert_true(fromCache > largeBytes - 101 * 64);
+    assert_true(fromCache < largeBytes);
 }
 
 }  // namespace
