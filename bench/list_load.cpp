@@ -148,6 +148,8 @@ struct Options {
     long lists = 1;
     bool gzip = false;
     std::string getPath = "/api/v1/namespaces/bench/configmaps/one";
+    std::string listPath;  // empty: the namespace's ConfigMaps
+    int getPort = 0;       // 0: the LISTs' port
     long getConns = 2;
     long getIntervalUs = 0;
     long listNice = 0;
@@ -163,7 +165,8 @@ void usage(FILE* out) {
         "                       [--concurrency C]\n"
         "       list_load warm  --port PORT [--namespace NS] [--objects N] [--nginx-pid PID]\n"
         "       list_load lists --port PORT [--namespace NS] [--objects N] [--nginx-pid PID]\n"
-        "                       [--lists L] [--gzip] [--get-path PATH] [--get-conns K]\n"
+        "                       [--lists L] [--gzip] [--list-path PATH] [--get-path PATH]\n"
+        "                       [--get-port PORT] [--get-conns K]\n"
         "                       [--baseline-ms MS] [--sample-ms MS] [--after-s S]\n"
         "\n"
         "  --port PORT         plain HTTP/1.1 port of the server on 127.0.0.1 (required)\n"
@@ -176,6 +179,10 @@ void usage(FILE* out) {
         "  --lists L           concurrent LISTs (1)\n"
         "  --gzip              LISTs send Accept-Encoding: gzip\n"
         "  --get-path PATH     the small GET (/api/v1/namespaces/bench/configmaps/one)\n"
+        "  --list-path PATH    lists: what each LIST asks for instead of the namespace's\n"
+        "                      ConfigMaps (the same bytes as a static file: the floor)\n"
+        "  --get-port PORT     lists: the small GETs go to this port (another server on the\n"
+        "                      same host: the floor), not to the LISTs' (the same)\n"
         "  --get-conns K       keep-alive connections running GETs (2)\n"
         "  --get-interval-us U a GET starts U microseconds after the previous one started (or\n"
         "                      at once when that one took longer); 0: back to back (0)\n"
@@ -204,6 +211,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
         return std::nullopt;
     }
     long port = 0;
+    long getPort = 0;
     struct Numeric {
         std::string_view flag;
         long* value;
@@ -212,6 +220,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     };
     const Numeric numeric[] = {
         {"--port", &port, 1, 65535},
+        {"--get-port", &getPort, 1, 65535},
         {"--objects", &o.objects, 1, 1000000},
         {"--size-kib", &o.sizeKib, 1, 1024},
         {"--concurrency", &o.concurrency, 1, 256},
@@ -247,6 +256,10 @@ std::optional<Options> parseOptions(int argc, char** argv) {
             o.getPath = value;
             continue;
         }
+        if (flag == "--list-path") {
+            o.listPath = value;
+            continue;
+        }
         const Numeric* n = nullptr;
         for (const auto& candidate : numeric) {
             if (candidate.flag == flag) {
@@ -270,6 +283,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
         return std::nullopt;
     }
     o.port = int(port);
+    o.getPort = int(getPort ? getPort : port);
     return o;
 }
 
@@ -720,8 +734,10 @@ Exchange exchange(int fd, std::string_view request, const std::string& ns, bool 
 }
 
 std::string listRequest(const Options& o) {
-    std::string r = "GET /api/v1/namespaces/" + o.ns +
-                    "/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n";
+    std::string path =
+        o.listPath.empty() ? "/api/v1/namespaces/" + o.ns + "/configmaps" : o.listPath;
+    std::string r =
+        "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n";
     if (o.gzip) {
         r += "Accept-Encoding: gzip\r\n";
     }
@@ -1108,7 +1124,7 @@ void getLoop(const Options& o, int fd, std::atomic<bool>& stop, GetStats& st) {
     long served = 0;  // answers on this connection
     while (!stop) {
         if (fd < 0) {
-            fd = connectTo(o.port, o.timeoutS);
+            fd = connectTo(o.getPort, o.timeoutS);
             if (fd < 0) {
                 ++st.errors["connect: " + errnoName(errno)];
                 sleepMs(10);
@@ -1146,7 +1162,8 @@ void getLoop(const Options& o, int fd, std::atomic<bool>& stop, GetStats& st) {
 
 // Up to `want` connections, spread evenly over the workers: the kernel picks a worker per
 // connection (reuseport), connections to a worker that has its share are closed again.
-std::vector<int> spreadConnections(const Options& o, long want, std::vector<long>& owners) {
+std::vector<int> spreadConnections(const Options& o, int port, long want,
+                                   std::vector<long>& owners) {
     std::vector<int> fds;
     std::vector<long> workers = o.nginxPid ? workerPids(o.nginxPid) : std::vector<long>{};
     size_t perWorker =
@@ -1154,11 +1171,11 @@ std::vector<int> spreadConnections(const Options& o, long want, std::vector<long
     std::map<long, size_t> held;
     long attempts = 16 + 8 * want;
     for (long attempt = 0; attempt < attempts && long(fds.size()) < want; ++attempt) {
-        int fd = connectTo(o.port, o.timeoutS);
+        int fd = connectTo(port, o.timeoutS);
         if (fd < 0) {
             continue;
         }
-        long worker = ownersOf({fd}, o.nginxPid, o.port)[0];
+        long worker = ownersOf({fd}, o.nginxPid, port)[0];
         if (worker != 0 && held[worker] >= perWorker && attempt < attempts - want) {
             ::close(fd);
             continue;
@@ -1175,9 +1192,9 @@ int lists(const Options& o) {
     std::sort(pids.begin(), pids.end());
 
     std::vector<long> getOwners;
-    std::vector<int> getFds = spreadConnections(o, o.getConns, getOwners);
+    std::vector<int> getFds = spreadConnections(o, o.getPort, o.getConns, getOwners);
     std::vector<long> listOwners;
-    std::vector<int> listFds = spreadConnections(o, o.lists, listOwners);
+    std::vector<int> listFds = spreadConnections(o, o.port, o.lists, listOwners);
     if (long(listFds.size()) < o.lists) {
         std::fprintf(stderr, "list_load: connect: %s\n", errnoName(errno).c_str());
         return 1;
