@@ -181,21 +181,27 @@ sub page {
     call(POST => $base, { metadata => { name => 'cm0500' }, data => { v => $value } });
 }
 
-# --- kubectl and the Python client.
+# --- kubectl (every version: -o name; the oldest, 1.32 and the newest:
+# -o json, which takes longer) and the Python client.
 {
-    my ($rc, $out, $err) = kubectl($s, '1.32', qw(get configmaps -n big -o name),
-        { timeout => 120 });
-    is($rc, 0, 'kubectl get cm -o name') or diag($err);
-    my @names = grep { m{^configmap/cm\d{4}$} } split /\n/, $out;
-    is(scalar @names, $count, '... prints every ConfigMap');
-    my %u = map { $_ => 1 } @names;
-    is(scalar keys %u, $count, '... once');
-    ($rc, $out, $err) = kubectl($s, '1.32', qw(get configmaps -n big -o json),
-        { timeout => 180 });
-    is($rc, 0, 'kubectl get cm -o json') or diag($err);
-    like(summarize($out), qr/^$count $count ${\ length $value} /, '... every item, whole')
-        or diag(substr($out, 0, 300));
-    ($rc, $out, $err) = python_client($s, <<'PY', { timeout => 180 });
+    my @versions = kubectl_versions();
+    my %json = map { $_ => 1 } ($versions[0], '1.32', $versions[-1]);
+    for my $v (@versions) {
+        my ($rc, $out, $err) = kubectl($s, $v, qw(get configmaps -n big -o name),
+            { timeout => 120 });
+        is($rc, 0, "kubectl $v get cm -o name") or diag($err);
+        my @names = grep { m{^configmap/cm\d{4}$} } split /\n/, $out;
+        is(scalar @names, $count, '... prints every ConfigMap');
+        my %u = map { $_ => 1 } @names;
+        is(scalar keys %u, $count, '... once');
+        next unless $json{$v};
+        ($rc, $out, $err) = kubectl($s, $v, qw(get configmaps -n big -o json),
+            { timeout => 180 });
+        is($rc, 0, "kubectl $v get cm -o json") or diag($err);
+        like(summarize($out), qr/^$count $count ${\ length $value} /, '... every item, whole')
+            or diag(substr($out, 0, 300));
+    }
+    my ($rc, $out, $err) = python_client($s, <<'PY', { timeout => 180 });
 from kubernetes import client, config
 config.load_kube_config()
 items = client.CoreV1Api().list_namespaced_config_map('big').items
