@@ -91,8 +91,8 @@ bool ListStream::produce() {
             endCopy();
             pending_.push_back(std::move(borrowed));
         } else {
-            if (copy->capacity() < kChunk) {
-                copy->reserve(kChunk);
+            if (copy->capacity() < kChunk - size) {
+                copy->reserve(kChunk - size);  // the room left in this batch
             }
             copy->append(borrowed.bytes);
         }
