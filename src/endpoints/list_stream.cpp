@@ -44,12 +44,12 @@ bool ListStream::measureNext() {
         return true;
     }
     std::string head;
-    server::StreamPart borrowed;
-    if (!encoder_.item(head, items_[measured_], borrowed)) {
+    std::string_view borrowed;
+    if (!encoder_.item(head, *items_[measured_], borrowed)) {
         abort();
         return false;
     }
-    itemsSize_ += head.size() + borrowed.bytes.size();
+    itemsSize_ += head.size() + borrowed.size();
     measured_++;
     return true;
 }
@@ -63,11 +63,13 @@ bool ListStream::produce() {
     // Separators and small items, copied; a borrowed item ends the copy.
     auto copy = std::make_shared<std::string>();
     size_t size = 0;
-    auto endCopy = [&] {
+    auto endCopy = [&](bool more) {
         if (!copy->empty()) {
             std::string_view bytes = *copy;
             pending_.push_back({std::move(copy), bytes});
-            copy = std::make_shared<std::string>();
+            if (more) {
+                copy = std::make_shared<std::string>();
+            }
         }
     };
     if (!headSent_) {
@@ -81,30 +83,31 @@ bool ListStream::produce() {
             size + copy->size() + items_[next_]->bytes.size() + kTailRoom > kChunk) {
             break;
         }
-        server::StreamPart borrowed;
-        if (!encoder_.item(*copy, items_[next_], borrowed)) {
+        std::string_view borrowed;
+        if (!encoder_.item(*copy, *items_[next_], borrowed)) {
             abort();
             return false;
         }
-        if (borrowed.bytes.size() >= kBorrowFrom) {
-            size += copy->size() + borrowed.bytes.size();
-            endCopy();
-            pending_.push_back(std::move(borrowed));
+        if (borrowed.size() >= kBorrowFrom) {
+            size += copy->size() + borrowed.size();
+            endCopy(true);
+            // The part holds the object until its bytes are written.
+            pending_.push_back({std::move(items_[next_]), borrowed});
         } else {
             if (copy->capacity() < kChunk - size) {
                 copy->reserve(kChunk - size);  // the room left in this batch
             }
-            copy->append(borrowed.bytes);
+            copy->append(borrowed);
+            // Released at once: memory falls as the list goes out.
+            items_[next_].reset();
         }
-        // Released at once (a borrowed item's part holds it until written):
-        // memory falls as the list goes out.
-        items_[next_++].reset();
+        next_++;
     }
     if (next_ == items_.size()) {
         encoder_.tail(*copy);
         items_.clear();
     }
-    endCopy();
+    endCopy(false);
     return true;
 }
 

@@ -206,32 +206,30 @@ bool ListEncoder::item(std::string& out, const storage::cacher::CachedObject& ca
     return true;
 }
 
-bool ListEncoder::item(std::string& out, const storage::cacher::ObjectRef& cached,
-                       server::StreamPart& borrowed, std::string* error) {
+bool ListEncoder::item(std::string& out, const storage::cacher::CachedObject& cached,
+                       std::string_view& borrowed, std::string* error) {
     borrowed = {};
     if (render_.output.form == OutputForm::Protobuf) {
-        if (protobufOf(*cached, error) == nullptr) {
+        const std::string* raw = protobufOf(cached, error);
+        if (raw == nullptr) {
             return false;
         }
-        appendProtobufListItemHead(out, cached->protobufRaw->size());
-        borrowed.bytes = *cached->protobufRaw;
-        borrowed.owner = cached->protobufRaw;
+        appendProtobufListItemHead(out, raw->size());
+        borrowed = *raw;
         return true;
     }
     if (render_.output.form == OutputForm::Table) {
-        return item(out, cached->bytes, error);
+        return item(out, cached.bytes, error);
     }
     if (!first_) {
         out += ',';
     }
     first_ = false;
-    std::string_view stored = cached->bytes;
-    if (stored.starts_with(prefix_)) {
+    borrowed = cached.bytes;
+    if (borrowed.starts_with(prefix_)) {
         out += '{';
-        stored.remove_prefix(prefix_.size());
+        borrowed.remove_prefix(prefix_.size());
     }
-    borrowed.bytes = stored;
-    borrowed.owner = cached;
     return true;
 }
 

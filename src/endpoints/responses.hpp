@@ -55,11 +55,12 @@ public:
     bool item(std::string& out, const storage::cacher::CachedObject& cached,
               std::string* error = nullptr);
     // The same, borrowing the bytes it would copy from the cached object
-    // (the JSON it stores, the protobuf it memoizes): `out` gets what goes
-    // before them, and `borrowed` the bytes themselves and their owner, or
-    // nothing when nothing is borrowed (a Table row).
-    bool item(std::string& out, const storage::cacher::ObjectRef& cached,
-              server::StreamPart& borrowed, std::string* error = nullptr);
+    // (the JSON it stores, the protobuf it memoizes, which stays with it):
+    // `out` gets what goes before them, and `borrowed` the bytes themselves,
+    // valid while the object lives; empty when nothing is borrowed (a Table
+    // row).
+    bool item(std::string& out, const storage::cacher::CachedObject& cached,
+              std::string_view& borrowed, std::string* error = nullptr);
     void tail(std::string& out) const;
 
 private:
