@@ -70,7 +70,6 @@ private:
         ngx_buf_t b;
         std::shared_ptr<const void> owner;
         Buffer* nextFree = nullptr;
-        bool busy = false;
     };
 
     static void endHandler(ngx_event_t* ev);
@@ -101,7 +100,7 @@ private:
      * at a time) and kept for reuse, the free ones linked from free_ */
     Buffer first_;
     std::vector<std::unique_ptr<Buffer>> more_;
-    Buffer* free_ = nullptr;
+    Buffer* free_ = &first_;
 };
 
 
@@ -340,23 +339,16 @@ NginxStream::flush(ngx_chain_t* in)
 NginxStream::Buffer*
 NginxStream::freeBuffer()
 {
-    Buffer* buf;
+    Buffer* buf = free_;
 
-    if (!first_.busy) {
-        buf = &first_;
-
-    } else if (free_ != NULL) {
-        buf = free_;
+    if (buf != NULL) {
         free_ = buf->nextFree;
-
-    } else {
-        more_.push_back(std::make_unique<Buffer>());
-        buf = more_.back().get();
+        return buf;
     }
 
-    buf->busy = true;
+    more_.push_back(std::make_unique<Buffer>());
 
-    return buf;
+    return more_.back().get();
 }
 
 
@@ -373,13 +365,10 @@ NginxStream::reclaim()
 
         pending_ -= buf->b.last - buf->b.start;
         buf->owner.reset();
-        buf->busy = false;
         busy_.pop();
 
-        if (buf != &first_) {
-            buf->nextFree = free_;
-            free_ = buf;
-        }
+        buf->nextFree = free_;
+        free_ = buf;
     }
 }
 

@@ -195,14 +195,11 @@ void ListEncoder::head(std::string& out) const {
 
 bool ListEncoder::item(std::string& out, const storage::cacher::CachedObject& cached,
                        std::string* error) {
-    if (render_.output.form != OutputForm::Protobuf) {
-        return item(out, cached.bytes, error);
-    }
-    const std::string* raw = protobufOf(cached, error);
-    if (raw == nullptr) {
+    std::string_view borrowed;
+    if (!item(out, cached, borrowed, error)) {
         return false;
     }
-    appendProtobufListItem(out, *raw);
+    out.append(borrowed);
     return true;
 }
 
@@ -221,16 +218,18 @@ bool ListEncoder::item(std::string& out, const storage::cacher::CachedObject& ca
     if (render_.output.form == OutputForm::Table) {
         return item(out, cached.bytes, error);
     }
+    borrowed = jsonItemHead(out, cached.bytes);
+    return true;
+}
+
+// A JSON list item's separator and opening; returns the stored bytes that
+// follow them.
+std::string_view ListEncoder::jsonItemHead(std::string& out, std::string_view stored) {
     if (!first_) {
         out += ',';
     }
     first_ = false;
-    borrowed = cached.bytes;
-    if (borrowed.starts_with(prefix_)) {
-        out += '{';
-        borrowed.remove_prefix(prefix_.size());
-    }
-    return true;
+    return registry::appendListItemHead(out, stored, prefix_);
 }
 
 // The object's protobuf message, encoded on first use and memoized on it;
@@ -285,11 +284,7 @@ bool ListEncoder::item(std::string& out, std::string_view stored, std::string* e
         out += json::serialize(rows[0]);
         return true;
     }
-    if (!first_) {
-        out += ',';
-    }
-    first_ = false;
-    registry::appendListItem(out, stored, prefix_);
+    out.append(jsonItemHead(out, stored));
     return true;
 }
 

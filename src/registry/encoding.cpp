@@ -110,13 +110,17 @@ std::string storedPrefix(const KindInfo& kind) {
     return p;
 }
 
-void appendListItem(std::string& out, std::string_view stored, std::string_view prefix) {
-    if (stored.starts_with(prefix)) {
-        out += '{';
-        out.append(stored.substr(prefix.size()));
-    } else {
-        out.append(stored);
+std::string_view appendListItemHead(std::string& out, std::string_view stored,
+                                    std::string_view prefix) {
+    if (!stored.starts_with(prefix)) {
+        return stored;
     }
+    out += '{';
+    return stored.substr(prefix.size());
+}
+
+void appendListItem(std::string& out, std::string_view stored, std::string_view prefix) {
+    out.append(appendListItemHead(out, stored, prefix));
 }
 
 std::string withResourceVersion(std::string_view stored, uint64_t revision) {

@@ -26,6 +26,10 @@ std::string storedPrefix(const KindInfo& kind);
 
 // Appends a stored object to `out` as a list item (kind/apiVersion dropped).
 void appendListItem(std::string& out, std::string_view stored, std::string_view prefix);
+// The same, leaving the object's bytes where they are: appends what goes
+// before them and returns the part of `stored` that follows it.
+std::string_view appendListItemHead(std::string& out, std::string_view stored,
+                                    std::string_view prefix);
 
 // A stored object with metadata.resourceVersion set to `revision` (a
 // DELETED watch event carries the deletion's revision).
