@@ -178,8 +178,20 @@ ngx_http_kube_body_handler(ngx_http_request_t *r)
     ngx_int_t             rc;
     ngx_http_kube_ctx_t  *ctx;
 
+    ctx = static_cast<ngx_http_kube_ctx_t *>(
+        ngx_http_get_module_ctx(r, ngx_http_kube_apiserver_module));
+
+    if (ctx && ctx->body_timed_out) {
+        /* the deadline's answer went out and released the body reader's
+         * reference; what came after it is ignored */
+        return;
+    }
+
+    if (ctx && ctx->body_timer.timer_set) {
+        ngx_del_timer(&ctx->body_timer);
+    }
+
     try {
-        ctx = ngx_http_kube_get_ctx(r);
         auto body = std::make_shared<std::string>();
 
         if (ctx == NULL) {
@@ -203,6 +215,70 @@ ngx_http_kube_body_handler(ngx_http_request_t *r)
     if (!async) {
         ngx_http_finalize_request(r, rc);
     }
+}
+
+
+/*
+ * kube_request_body_timeout: the whole body must arrive within the deadline
+ * (client_body_timeout only bounds the wait for each read, so a body sent a
+ * byte at a time would hold its connection forever). On expiry the answer
+ * is kube-apiserver's request timeout, and the connection is closed rather
+ * than kept alive or lingering over the unread rest of the body.
+ */
+void
+ngx_http_kube_body_timeout_handler(ngx_event_t *ev)
+{
+    ngx_int_t                  rc;
+    ngx_connection_t          *c;
+    ngx_http_request_t        *r;
+    ngx_http_kube_ctx_t       *ctx;
+    ngx_http_kube_loc_conf_t  *klcf;
+
+    r = static_cast<ngx_http_request_t *>(ev->data);
+    c = r->connection;
+
+    ctx = static_cast<ngx_http_kube_ctx_t *>(
+        ngx_http_get_module_ctx(r, ngx_http_kube_apiserver_module));
+    klcf = static_cast<ngx_http_kube_loc_conf_t *>(
+        ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
+
+    ngx_log_error(NGX_LOG_INFO, c->log, 0,
+                  "kube-apiserver: the request body was not received "
+                  "within kube_request_body_timeout (%M ms)",
+                  klcf->request_body_timeout);
+
+    ctx->body_timed_out = true;
+
+    r->read_event_handler = ngx_http_block_reading;
+    r->keepalive = 0;
+    r->lingering_close = 0;
+
+#if (NGX_HTTP_V2)
+    if (r->stream == NULL)
+#endif
+    {
+        r->reading_body = 0;
+    }
+
+    if (c->read->timer_set) {
+        ngx_del_timer(c->read);
+    }
+
+    try {
+        kube::meta::Status s = kube::meta::Status::timeout(
+            "Timeout: request did not complete within the allotted timeout");
+        s.details = kube::meta::StatusDetails{};
+        rc = ngx_http_kube_send(r, kube::server::HttpResponse::fromStatus(s));
+
+    } catch (...) {
+        ngx_log_error(NGX_LOG_ALERT, c->log, 0,
+                      "kube-apiserver: unexpected exception in the request "
+                      "body deadline");
+        rc = NGX_ERROR;
+    }
+
+    ngx_http_finalize_request(r, rc);
+    ngx_http_run_posted_requests(c);
 }
 
 }  // namespace
@@ -254,8 +330,16 @@ try {
                     + std::to_string(klcf->max_body_size))));
         }
 
+        ctx->body_timer.handler = ngx_http_kube_body_timeout_handler;
+        ctx->body_timer.data = r;
+        ctx->body_timer.log = r->connection->log;
+        ngx_add_timer(&ctx->body_timer, klcf->request_body_timeout);
+
         rc = ngx_http_read_client_request_body(r, ngx_http_kube_body_handler);
         if (rc >= NGX_HTTP_SPECIAL_RESPONSE) {
+            if (ctx->body_timer.timer_set) {
+                ngx_del_timer(&ctx->body_timer);
+            }
             return rc;
         }
 

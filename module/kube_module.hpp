@@ -34,6 +34,9 @@ struct ngx_http_kube_main_conf_t {
     ngx_msec_t           compaction_interval;
     /* kube_min_request_timeout */
     time_t               min_request_timeout;
+    /* the core loc confs of the kube_api locations: their
+     * client_body_temp_path is checked with the storage (kube_paths.cpp) */
+    ngx_array_t          api_locations;
 };
 
 struct ngx_http_kube_loc_conf_t {
@@ -45,6 +48,8 @@ struct ngx_http_kube_loc_conf_t {
     size_t                     max_body_size;
     /* kube_stream_max_buffered */
     size_t                     stream_max_buffered;
+    /* kube_request_body_timeout */
+    ngx_msec_t                 request_body_timeout;
     ngx_http_core_loc_conf_t  *clcf;
 };
 
@@ -61,6 +66,14 @@ struct ngx_http_kube_ctx_t {
     std::string                   substitute;
     bool                          substituting = false;
     bool                          substitute_sent = false;
+    /* The kube_api location the request was routed in: an error page
+     * (kube_status) answers with its limits. */
+    ngx_http_kube_loc_conf_t     *klcf = nullptr;
+    /* kube_request_body_timeout: the deadline of the whole body read */
+    ngx_event_t                   body_timer{};
+    bool                          body_timed_out = false;
+    /* bytes of the body read so far, against kube_max_request_body_size */
+    off_t                         body_received = 0;
     /* Cleared by the pool cleanup: a late asynchronous answer checks it. */
     std::shared_ptr<ngx_http_request_t*>  alive;
     /* The streamed answer in progress (kube_stream.cpp), owned by its own
@@ -70,6 +83,7 @@ struct ngx_http_kube_ctx_t {
 
 /* kube_request.cpp */
 ngx_http_kube_ctx_t *ngx_http_kube_get_ctx(ngx_http_request_t *r);
+ngx_http_kube_ctx_t *ngx_http_kube_find_ctx(ngx_http_request_t *r);
 ngx_int_t ngx_http_kube_send(ngx_http_request_t *r,
     const kube::server::HttpResponse &resp);
 ngx_int_t ngx_http_kube_reject(ngx_http_request_t *r,
@@ -84,6 +98,10 @@ ngx_int_t ngx_http_kube_content_handler(ngx_http_request_t *r);
 
 /* kube_filters.cpp */
 ngx_int_t ngx_http_kube_filters_init(ngx_conf_t *cf);
+ngx_int_t ngx_http_kube_status_handler(ngx_http_request_t *r);
+
+/* kube_paths.cpp */
+ngx_int_t ngx_http_kube_paths_add_check(ngx_conf_t *cf);
 
 /* kube_stream.cpp */
 
@@ -112,6 +130,7 @@ void ngx_http_kube_wake_exit_worker(ngx_cycle_t *cycle);
 
 /* kube_worker.cpp */
 ngx_int_t ngx_http_kube_init_worker(ngx_cycle_t *cycle);
+void ngx_http_kube_let_workers_stop_master(ngx_cycle_t *cycle);
 void ngx_http_kube_exit_worker(ngx_cycle_t *cycle);
 kube::server::Server *ngx_http_kube_server();
 void ngx_http_kube_log_heap(ngx_log_t *log);

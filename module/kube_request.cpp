@@ -20,6 +20,10 @@ ngx_http_kube_ctx_cleanup(void *data)
         *ctx->alive = nullptr;
     }
 
+    if (ctx->body_timer.timer_set) {
+        ngx_del_timer(&ctx->body_timer);
+    }
+
     ctx->~ngx_http_kube_ctx_t();
 }
 
@@ -96,8 +100,9 @@ ngx_http_kube_send_header(ngx_http_request_t *r,
 ngx_http_kube_ctx_t *
 ngx_http_kube_get_ctx(ngx_http_request_t *r)
 {
-    ngx_pool_cleanup_t   *cln;
-    ngx_http_kube_ctx_t  *ctx;
+    ngx_pool_cleanup_t        *cln;
+    ngx_http_kube_ctx_t       *ctx;
+    ngx_http_kube_loc_conf_t  *klcf;
 
     ctx = static_cast<ngx_http_kube_ctx_t *>(
         ngx_http_get_module_ctx(r, ngx_http_kube_apiserver_module));
@@ -113,6 +118,12 @@ ngx_http_kube_get_ctx(ngx_http_request_t *r)
     ctx = new (cln->data) ngx_http_kube_ctx_t();
     cln->handler = ngx_http_kube_ctx_cleanup;
 
+    klcf = static_cast<ngx_http_kube_loc_conf_t *>(
+        ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
+    if (klcf->api) {
+        ctx->klcf = klcf;
+    }
+
     std::string_view path(reinterpret_cast<char *>(r->uri.data), r->uri.len);
     ctx->route = kube::server::routeFor(path);
 
@@ -127,6 +138,31 @@ ngx_http_kube_get_ctx(ngx_http_request_t *r)
     ngx_http_set_ctx(r, ctx, ngx_http_kube_apiserver_module);
 
     return ctx;
+}
+
+
+/* The request's context, or the one it had before an internal redirect or
+ * a named location (an error page) cleared the module contexts: it is still
+ * in the pool's cleanups, newest first. NULL when there never was one. */
+ngx_http_kube_ctx_t *
+ngx_http_kube_find_ctx(ngx_http_request_t *r)
+{
+    ngx_pool_cleanup_t   *cln;
+    ngx_http_kube_ctx_t  *ctx;
+
+    ctx = static_cast<ngx_http_kube_ctx_t *>(
+        ngx_http_get_module_ctx(r, ngx_http_kube_apiserver_module));
+    if (ctx) {
+        return ctx;
+    }
+
+    for (cln = r->pool->cleanup; cln; cln = cln->next) {
+        if (cln->handler == ngx_http_kube_ctx_cleanup) {
+            return static_cast<ngx_http_kube_ctx_t *>(cln->data);
+        }
+    }
+
+    return NULL;
 }
 
 

@@ -72,8 +72,10 @@ ngx_http_kube_log_heap(ngx_log_t *log)
 }
 
 
+namespace {
+
 ngx_int_t
-ngx_http_kube_init_worker(ngx_cycle_t *cycle)
+ngx_http_kube_start_worker(ngx_cycle_t *cycle)
 try {
     ngx_http_kube_main_conf_t  *kmcf;
 
@@ -147,6 +149,68 @@ try {
 } catch (const std::exception &e) {
     ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
                   "kube-apiserver: worker start failed: %s", e.what());
+    return NGX_ERROR;
+}
+
+}  // namespace
+
+
+/*
+ * A worker may signal its master (ngx_http_kube_init_worker) only if its uid
+ * is the master's real or saved uid. A master running as root keeps its real
+ * and effective uid 0 and takes the worker user as its saved uid.
+ */
+void
+ngx_http_kube_let_workers_stop_master(ngx_cycle_t *cycle)
+{
+    ngx_core_conf_t  *ccf;
+
+    ccf = reinterpret_cast<ngx_core_conf_t *>(
+        ngx_get_conf(cycle->conf_ctx, ngx_core_module));
+
+    if (ngx_test_config || !ccf->master || geteuid() != 0
+        || ccf->user == (ngx_uid_t) NGX_CONF_UNSET_UINT)
+    {
+        return;
+    }
+
+    if (setresuid((uid_t) -1, (uid_t) -1, ccf->user) == -1) {
+        ngx_log_error(NGX_LOG_ALERT, cycle->log, ngx_errno,
+                      "kube-apiserver: setresuid(-1, -1, %d) failed",
+                      ccf->user);
+    }
+}
+
+
+/*
+ * A worker that cannot start exits with code 2, which nginx's master takes
+ * as "do not respawn": it would go on holding the port with no one to serve
+ * it, and clients would hang in the TLS handshake. Such a worker stops its
+ * master instead (a fast shutdown: the other workers, and on a reload the
+ * old ones, cannot serve this configuration either). The master opens the
+ * store as the worker user before any worker starts (kube_paths.cpp), so
+ * this is the rare failure that check cannot foresee.
+ */
+ngx_int_t
+ngx_http_kube_init_worker(ngx_cycle_t *cycle)
+{
+    if (ngx_http_kube_start_worker(cycle) == NGX_OK) {
+        return NGX_OK;
+    }
+
+    /* only the master that spawned us, never whoever inherited us */
+    if (ngx_process == NGX_PROCESS_WORKER && getppid() == ngx_parent) {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "kube-apiserver: the worker cannot start, "
+                      "stopping nginx");
+
+        if (kill(ngx_parent, SIGTERM) == -1) {
+            ngx_log_error(NGX_LOG_ALERT, cycle->log, ngx_errno,
+                          "kube-apiserver: kill(%P, SIGTERM) failed",
+                          ngx_parent);
+        }
+    }
+
     return NGX_ERROR;
 }
 

@@ -6,8 +6,6 @@
  * per-worker state live in the other kube_*.cpp files of this directory.
  */
 
-#include <sys/stat.h>
-
 #include "kube_module.hpp"
 
 namespace {
@@ -23,6 +21,8 @@ constexpr size_t kDefaultStreamMaxBuffered = 1024 * 1024;
 /* kube-apiserver's --min-request-timeout default, in seconds */
 constexpr time_t kDefaultMinRequestTimeout = 1800;
 constexpr ngx_msec_t kDefaultCompactionInterval = 5 * 60 * 1000;
+/* kube-apiserver's --request-timeout default: a body read gets no longer */
+constexpr ngx_msec_t kDefaultRequestBodyTimeout = 60 * 1000;
 
 ngx_int_t ngx_http_kube_init(ngx_conf_t *cf);
 void *ngx_http_kube_create_main_conf(ngx_conf_t *cf);
@@ -30,6 +30,7 @@ char *ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf);
 void *ngx_http_kube_create_loc_conf(ngx_conf_t *cf);
 char *ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child);
 char *ngx_http_kube_api(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
+char *ngx_http_kube_status(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
 char *ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
 char *ngx_http_kube_authorization_mode(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
@@ -56,6 +57,13 @@ ngx_command_t ngx_http_kube_commands[] = {
     { ngx_string("kube_api"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
       ngx_http_kube_api,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("kube_status"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_kube_status,
       NGX_HTTP_LOC_CONF_OFFSET,
       0,
       NULL },
@@ -100,6 +108,13 @@ ngx_command_t ngx_http_kube_commands[] = {
       ngx_conf_set_size_slot,
       NGX_HTTP_LOC_CONF_OFFSET,
       offsetof(ngx_http_kube_loc_conf_t, stream_max_buffered),
+      NULL },
+
+    { ngx_string("kube_request_body_timeout"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_msec_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_kube_loc_conf_t, request_body_timeout),
       NULL },
 
     { ngx_string("kube_watch_cache"),
@@ -188,6 +203,13 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
     kmcf->compaction_interval = NGX_CONF_UNSET_MSEC;
     kmcf->min_request_timeout = NGX_CONF_UNSET;
 
+    if (ngx_array_init(&kmcf->api_locations, cf->pool, 4,
+                       sizeof(ngx_http_core_loc_conf_t *))
+        != NGX_OK)
+    {
+        return NULL;
+    }
+
     return kmcf;
 }
 
@@ -236,6 +258,7 @@ ngx_http_kube_create_loc_conf(ngx_conf_t *cf)
     klcf->authorization_mode = NGX_CONF_UNSET_UINT;
     klcf->max_body_size = NGX_CONF_UNSET_SIZE;
     klcf->stream_max_buffered = NGX_CONF_UNSET_SIZE;
+    klcf->request_body_timeout = NGX_CONF_UNSET_MSEC;
 
     return klcf;
 }
@@ -258,13 +281,19 @@ ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
     ngx_conf_merge_size_value(conf->stream_max_buffered,
                               prev->stream_max_buffered,
                               kDefaultStreamMaxBuffered);
+    ngx_conf_merge_msec_value(conf->request_body_timeout,
+                              prev->request_body_timeout,
+                              kDefaultRequestBodyTimeout);
 
     if (conf->api && conf->clcf) {
         /*
-         * The API's body limit replaces client_max_body_size here; what
-         * nginx rejects on its own is turned into a Status by our filter.
+         * The API's body limit replaces client_max_body_size here, and is
+         * kept by the module (kube_content.cpp, kube_filters.cpp) once the
+         * request is authenticated, as kube-apiserver reads a body only
+         * then; nginx's own check would answer before the request has
+         * reached its location's handlers.
          */
-        conf->clcf->client_max_body_size = conf->max_body_size;
+        conf->clcf->client_max_body_size = 0;
     }
 
     return NGX_CONF_OK;
@@ -277,7 +306,7 @@ ngx_http_kube_api(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
     ngx_http_kube_loc_conf_t *klcf =
         static_cast<ngx_http_kube_loc_conf_t *>(conf);
 
-    ngx_http_core_loc_conf_t   *clcf;
+    ngx_http_core_loc_conf_t   *clcf, **loc;
     ngx_http_kube_main_conf_t  *kmcf;
 
     if (klcf->api) {
@@ -294,6 +323,38 @@ ngx_http_kube_api(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
     kmcf = static_cast<ngx_http_kube_main_conf_t *>(
         ngx_http_conf_get_module_main_conf(cf, ngx_http_kube_apiserver_module));
     kmcf->enabled = 1;
+
+    loc = static_cast<ngx_http_core_loc_conf_t **>(
+        ngx_array_push(&kmcf->api_locations));
+    if (loc == NULL) {
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+    *loc = clcf;
+
+    return NGX_CONF_OK;
+}
+
+
+/* an error_page target: answers the error that led there as a Status */
+char *
+ngx_http_kube_status(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
+{
+    ngx_http_core_loc_conf_t  *clcf;
+
+    clcf = static_cast<ngx_http_core_loc_conf_t *>(
+        ngx_http_conf_get_module_loc_conf(cf, ngx_http_core_module));
+
+    if (clcf->handler == ngx_http_kube_status_handler) {
+        return const_cast<char *>("is duplicate");
+    }
+
+    clcf->handler = ngx_http_kube_status_handler;
+
+    /* an error page reads no body: the one that was too large must not be
+     * refused again on the way in */
+    if (clcf->client_max_body_size == NGX_CONF_UNSET) {
+        clcf->client_max_body_size = 0;
+    }
 
     return NGX_CONF_OK;
 }
@@ -429,6 +490,10 @@ ngx_http_kube_init(ngx_conf_t *cf)
         if (ngx_http_kube_metrics_add_zone(cf) != NGX_OK) {
             return NGX_ERROR;
         }
+
+        if (ngx_http_kube_paths_add_check(cf) != NGX_OK) {
+            return NGX_ERROR;
+        }
     }
 
     cmcf = static_cast<ngx_http_core_main_conf_t *>(
@@ -458,7 +523,6 @@ ngx_http_kube_init(ngx_conf_t *cf)
 ngx_int_t
 ngx_http_kube_init_module(ngx_cycle_t *cycle)
 {
-    ngx_core_conf_t            *ccf;
     ngx_http_kube_main_conf_t  *kmcf;
 
     ngx_http_kube_log_heap(cycle->log);
@@ -470,33 +534,7 @@ ngx_http_kube_init_module(ngx_cycle_t *cycle)
         return NGX_OK;
     }
 
-    /* the master creates the data directory for the workers, which may run
-     * as another user; it never opens the store itself */
-
-    std::string dir(reinterpret_cast<char *>(kmcf->storage_dir.data),
-                    kmcf->storage_dir.len);
-
-    for (size_t i = 1; i <= dir.size(); i++) {
-        if (i == dir.size() || dir[i] == '/') {
-            std::string part = dir.substr(0, i);
-            if (mkdir(part.c_str(), 0700) == -1 && ngx_errno != NGX_EEXIST) {
-                ngx_log_error(NGX_LOG_EMERG, cycle->log, ngx_errno,
-                              "mkdir() \"%s\" failed", part.c_str());
-                return NGX_ERROR;
-            }
-        }
-    }
-
-    ccf = reinterpret_cast<ngx_core_conf_t *>(
-        ngx_get_conf(cycle->conf_ctx, ngx_core_module));
-
-    if (geteuid() == 0 && ccf->user != (ngx_uid_t) NGX_CONF_UNSET_UINT) {
-        if (chown(dir.c_str(), ccf->user, ccf->group) == -1) {
-            ngx_log_error(NGX_LOG_EMERG, cycle->log, ngx_errno,
-                          "chown() \"%s\" failed", dir.c_str());
-            return NGX_ERROR;
-        }
-    }
+    ngx_http_kube_let_workers_stop_master(cycle);
 
     /* before fork: every worker inherits every worker's eventfd */
     return ngx_http_kube_wake_create(cycle);

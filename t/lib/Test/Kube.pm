@@ -39,7 +39,12 @@ restarted only when a block renders a different nginx.conf):
     --- main_config      lines for the main context
     --- http_config      lines for the http context, before the server
     --- config           lines for the server context; when absent:
-                         "location / { kube_api; }" (see default_config)
+                         "location / { kube_api; }" (see default_config).
+                         Every kube server also gets conf/nginx.conf's
+                         error_page lines and "location = /.kube-status
+                         { internal; kube_status; }" (unless the config
+                         says kube_status itself), so what nginx answers
+                         on an API path is a Status
     --- workers: N       worker_processes (default 1, see workers())
     --- log_level: L     error_log level (default info)
     --- tls              listen with "ssl http2", certificates from
@@ -118,8 +123,10 @@ Checks on error.log (only the lines written during this block):
     --- wait: S          sleep S seconds before checking the log
 
 After every block, error.log must not contain [alert], [emerg], [crit],
-"AddressSanitizer", "runtime error:" or "terminate called" (the block
-fails otherwise; must_die blocks may log [emerg]). Every stop of nginx is a
+"AddressSanitizer", "runtime error:", "terminate called" or "exited on
+signal" (the block fails otherwise; must_die blocks may log [emerg]). At
+the end of the file, a worker that exited on any signal but SIGKILL in any
+server's error.log fails the file, whatever the blocks checked. Every stop of nginx is a
 test too: the shutdown must be graceful and clean. To forbid [error] in
 every block of a file that does not say otherwise:
 
@@ -234,8 +241,19 @@ our $Python = '/usr/bin/python3';
 # Lines that fail any block whose log region contains them.
 our @FatalPatterns = (
     qr/\[alert\]/, qr/\[emerg\]/, qr/\[crit\]/, qr/AddressSanitizer/,
-    qr/runtime error:/, qr/terminate called/,
+    qr/runtime error:/, qr/terminate called/, qr/exited on signal/,
 );
+
+# The error pages of every kube server: what nginx answers itself on an API
+# path is a Status too (conf/nginx.conf has the same lines).
+our $KubeStatusConfig = <<'EOF';
+error_page 400 405 408 411 413 414 429 494 495 496 497 500 501 502 503 504 505
+           /.kube-status;
+location = /.kube-status {
+    internal;
+    kube_status;
+}
+EOF
 
 my $RepeatEach = 1;
 my $Workers = 1;
@@ -1213,6 +1231,16 @@ END {
         for my $s (@Servers) {
             eval { $s->stop(grace => 3) if $s->is_running; 1 } or warn $@;
         }
+        # A worker that died on a signal fails the file, even where no block
+        # looked at that part of the log (SIGKILL is what tests send).
+        for my $s (@Servers) {
+            my @crashes = grep { /exited on signal (\d+)/ && $1 != 9 }
+                split /\n/, _slurp($s->log_file);
+            next unless @crashes;
+            print STDERR "# $_\n" for 'a worker exited on a signal (' . $s->log_file . '):',
+                @crashes;
+            $rc ||= 1;
+        }
         wait_until(sub { _reap() == -1 }, 2);
         if (defined $BaseDir) {
             my $passing = $rc == 0 && Test::Builder->new->is_passing;
@@ -1312,6 +1340,8 @@ sub render {
         $t .= "        ssl_client_certificate $certs/ca.crt;\n";
         $t .= "        ssl_verify_client optional_no_ca;\n";
     }
+    $t .= _indent($KubeStatusConfig, '        ') . "\n"
+        unless $o{no_kube} || $o{config} =~ /\bkube_status\b/;
     $t .= _indent($o{config}, '        ') . "\n";
     $t .= "    }\n}\n";
     return $t;
