@@ -9,6 +9,12 @@
 
 SHELL := /bin/bash
 PORT ?= 6443
+
+# Parallel by default: one job per core unless -j is given (the first build
+# compiles ~150 files).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
 SANITIZE ?=
 
 ifeq ($(SANITIZE),1)

@@ -12,6 +12,14 @@
 # into var/nginx.conf with the port and the module path replaced and every
 # var/ and conf/ path made absolute, because nginx resolves ssl_* and include
 # paths against the directory of the config file rather than the prefix.
+#
+# As root, nginx runs its workers as "nobody", which cannot pass through a
+# private (0700) home folder to reach var/. The workers' own files (var/data,
+# the store, and var/tmp) then live under /var/lib/nginx-kube-apiserver/
+# followed by the repository's path; certificates, logs and the kubeconfig
+# stay in var/ (the master, root, reads and writes them). nginx itself checks
+# at start that the workers can use their paths (kube_storage, the body temp
+# path) and fails with the path and the reason if they cannot.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,11 +34,21 @@ case $PORT in
 esac
 [ -f "$CONF" ] || { echo "run.sh: $CONF is missing" >&2; exit 1; }
 
-mkdir -p "$var/data" "$var/logs" "$var/tmp" "$var/certs"
+mkdir -p "$var/logs" "$var/certs"
+
+state=$var
+if [ "$(id -u)" = 0 ] && ! grep -Eq '^[[:space:]]*user[[:space:]]' "$CONF" \
+    && ! setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups test -x "$var" 2>/dev/null
+then
+    state=/var/lib/nginx-kube-apiserver$repo
+    echo "run.sh: the workers (user nobody) cannot reach $var: the store and temporary files are in $state" >&2
+fi
+mkdir -p "$state/tmp"
 conf/mkcerts.sh "$var/certs"
 conf/mkkubeconfig.sh "$var/certs" "https://127.0.0.1:$PORT" "$var/kubeconfig"
 
 sed -e "s#127\.0\.0\.1:6443#127.0.0.1:$PORT#g" \
+    -e "s#\([[:space:]:\"']\)var/\(data\|tmp\)\b#\1$state/\2#g" \
     -e "s#[^[:space:]\"']*ngx_http_kube_apiserver_module\.so#$BUILD/ngx_http_kube_apiserver_module.so#g" \
     -e "s#\([[:space:]:\"']\)\(var\|conf\)/#\1$repo/\2/#g" \
     "$CONF" > "$var/nginx.conf"
@@ -53,6 +71,10 @@ daemon=(-g 'daemon off;')
 if grep -Eq '^[[:space:]]*daemon[[:space:]]' "$var/nginx.conf"; then
     daemon=()
 fi
+
+# The configuration, the store and the paths the workers use are checked
+# (nginx -t runs the module's checks) before the banner says it serves.
+LD_PRELOAD=$preload /usr/sbin/nginx -t -q -p "$repo/" -c "$var/nginx.conf" -e "$var/logs/error.log"
 
 cat <<EOF
 nginx-kube-apiserver on https://127.0.0.1:$PORT (Ctrl-C stops it; log: var/logs/error.log)

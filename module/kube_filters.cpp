@@ -38,10 +38,11 @@ ngx_http_kube_line_limit(ngx_http_request_t *r)
 /*
  * The Status for an error nginx raised; `klcf` is the kube_api location's
  * configuration (its limits), `limit` what nginx allows in a request line.
- * nginx's own codes 494-497 are 400s on the wire; kube-apiserver, a Go
- * server, answers those requests 400 too (in plain text: Go's wording is
- * kept). A URI over the limit has no kube equivalent (Go takes 1 MB of
- * headers): it is a BadRequest with nginx's 414.
+ * nginx's own codes 494-497 are 400s on the wire, and error_page turns
+ * them into 400 before kube_status sees them; kube-apiserver, a Go server,
+ * answers such requests 400 too (in plain text: Go's wording is kept where
+ * the case can still be told). A URI over the limit has no kube equivalent
+ * (Go takes 1 MB of headers): it is a BadRequest with nginx's 414.
  */
 kube::meta::Status
 ngx_http_kube_status_for(ngx_uint_t code, ngx_http_kube_loc_conf_t *klcf,
@@ -53,16 +54,6 @@ ngx_http_kube_status_for(ngx_uint_t code, ngx_http_kube_loc_conf_t *klcf,
     case NGX_HTTP_BAD_REQUEST:
         return Status::badRequest("Bad Request: the request could not be "
                                   "parsed");
-    case NGX_HTTP_REQUEST_HEADER_TOO_LARGE:
-        return Status::badRequest("Bad Request: a request header is too "
-                                  "large: limit is "
-                                  + std::to_string(limit));
-    case NGX_HTTPS_CERT_ERROR:
-        return Status::badRequest("Bad Request: the client certificate is "
-                                  "invalid");
-    case NGX_HTTPS_NO_CERT:
-        return Status::badRequest("Bad Request: a client certificate is "
-                                  "required");
     case NGX_HTTP_TO_HTTPS:
         return Status::badRequest("Client sent an HTTP request to an HTTPS "
                                   "server.");
@@ -333,6 +324,15 @@ try {
            : static_cast<ngx_http_kube_loc_conf_t *>(
                  ngx_http_get_module_loc_conf(r,
                                               ngx_http_kube_apiserver_module));
+
+#if (NGX_HTTP_SSL)
+    /* what nginx calls 497, seen as error_page hands it on: a 400 */
+    if (code == NGX_HTTP_BAD_REQUEST && r->http_connection->ssl
+        && r->connection->ssl == NULL)
+    {
+        code = NGX_HTTP_TO_HTTPS;
+    }
+#endif
 
     kube::meta::Status status =
         ngx_http_kube_status_for(code, klcf, ngx_http_kube_line_limit(r));
