@@ -225,3 +225,48 @@ GET /api/v1/namespaces/default/configmaps
 {"kind": "ConfigMapList"}
 --- no_error_log
 [error]
+
+
+
+=== TEST 19: kube_request_body_timeout takes a time
+--- http_config
+    kube_request_body_timeout slowly;
+--- must_die
+--- error_log
+"kube_request_body_timeout" directive invalid value
+
+
+
+=== TEST 20: kube_status takes no arguments
+--- config
+    location = /.kube-status {
+        kube_status on;
+    }
+    location / {
+        kube_api;
+    }
+--- must_die
+--- error_log
+invalid number of arguments in "kube_status" directive
+
+
+
+=== TEST 21: kube_request_body_timeout and kube_status accept good values
+--- config
+    kube_request_body_timeout 10s;
+    error_page 400 /.kube-status;
+    location = /.kube-status {
+        internal;
+        kube_status;
+    }
+    location / {
+        kube_api;
+        kube_anonymous_auth on;
+        kube_request_body_timeout 1m;
+    }
+--- request
+GET /api/v1/namespaces/default/configmaps
+--- response_body_json
+{"kind": "ConfigMapList"}
+--- no_error_log
+[error]
