@@ -1,6 +1,7 @@
 #include "endpoints/decode.hpp"
 
 #include "endpoints/protobuf_codec.hpp"
+#include "util/json_depth.hpp"
 #include "util/yaml.hpp"
 
 namespace kube::endpoints {
@@ -10,6 +11,15 @@ namespace json = util::json;
 namespace {
 
 constexpr size_t kSummaryLength = 30;
+
+// What kube's version/kind sniffing decodes a JSON body into, as Go names it.
+constexpr std::string_view kTypeMetaStruct =
+    R"(struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string )"
+    R"("json:\"kind,omitempty\"" })";
+
+// sigs.k8s.io/yaml's Unmarshal puts this before its errors; YAMLToJSON, which
+// the decoder calls, does not.
+constexpr std::string_view kYamlErrorPrefix = "error converting YAML to JSON: ";
 
 std::string hex(std::string_view s) {
     static constexpr char digits[] = "0123456789abcdef";
@@ -73,6 +83,34 @@ bool decodeProtobuf(std::string_view body, const registry::KindInfo& kind, json:
     return true;
 }
 
+// The first type error of kube's version/kind sniffing (encoding/json into
+// kTypeMetaStruct): a body that is not an object, or an apiVersion or kind
+// that is not a string (null is no value at all).
+std::optional<std::string> typeMetaError(const json::Value& doc) {
+    if (!doc.IsObject()) {
+        return "json: cannot unmarshal " + std::string(json::typeName(doc)) +
+               " into Go value of type " + std::string(kTypeMetaStruct);
+    }
+    for (const auto& m : doc.GetObject()) {
+        std::string_view name = json::view(m.name);
+        if ((name == "apiVersion" || name == "kind") && !m.value.IsString() &&
+            !m.value.IsNull()) {
+            return "json: cannot unmarshal " + std::string(json::typeName(m.value)) +
+                   " into Go struct field ." + std::string(name) + " of type string";
+        }
+    }
+    return std::nullopt;
+}
+
+// The JSON text kube makes of a YAML body is decoded with encoding/json's
+// depth limit too.
+std::optional<std::string> depthError(const json::Value& doc) {
+    if (std::optional<char> open = json::firstTooDeep(doc)) {
+        return std::string("invalid character '") + *open + "' exceeded max depth";
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::string summarizeBody(std::string_view body) {
@@ -99,14 +137,27 @@ std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm fo
         }
     } else if (form == InputForm::Yaml) {
         parseError = util::yaml::toJson(body, *doc);
+        if (parseError && parseError->starts_with(kYamlErrorPrefix)) {
+            parseError->erase(0, kYamlErrorPrefix.size());
+        }
     } else {
         parseError = json::parse(body, *doc);
     }
-    if (parseError || !doc->IsObject()) {
-        // YAML is converted to JSON first and reports its own error; JSON
-        // fails where kube sniffs the version and kind.
-        std::string why = parseError ? *parseError : "the body is not a JSON object";
-        if (form == InputForm::Json || !parseError) {
+    // YAML is converted to JSON first and reports its own error; the JSON
+    // fails where kube sniffs the version and kind.
+    std::optional<std::string> sniffError;
+    if (!parseError && form == InputForm::Yaml) {
+        sniffError = depthError(*doc);
+    }
+    if (!parseError && !sniffError && doc->IsNull()) {
+        doc->SetObject();  // a null body decodes as an empty object
+    }
+    if (!parseError && !sniffError) {
+        sniffError = typeMetaError(*doc);
+    }
+    if (parseError || sniffError) {
+        std::string why = parseError ? *parseError : *sniffError;
+        if (form == InputForm::Json || sniffError) {
             why = "couldn't get version/kind; json parse error: " + why;
         }
         *error = meta::Status::badRequest("the object provided is unrecognized (must be of type " +
