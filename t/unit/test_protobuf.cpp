@@ -319,6 +319,32 @@ void fields_v1_that_is_not_json_is_dropped(void**) {
     assert_non_null(strstr(got.c_str(), R"("fieldsV1":{"f:data":{}})"));
 }
 
+void nesting_and_lengths_past_the_limits_are_refused(void**) {
+    // 100,000 nested groups of an unknown field: past protobuf's recursion
+    // limit (100), refused without recursing through them.
+    std::string groups;
+    for (int i = 0; i < 100000; i++) {
+        groups += "\x9b\x06";  // field 99, start group
+    }
+    for (int i = 0; i < 100000; i++) {
+        groups += "\x9c\x06";  // field 99, end group
+    }
+    Status err = decodeError(envelope("v1", "ConfigMap", groups), "ConfigMap");
+    assert_string_equal(err.message.c_str(),
+                        "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: proto: "
+                        "cannot parse invalid wire-format data");
+    // A length past the end of the buffer, in the object and in the envelope.
+    err = decodeError(envelope("v1", "ConfigMap", std::string("\x0a\xff\xff\xff\x0f", 5)),
+                      "ConfigMap");
+    assert_string_equal(err.message.c_str(),
+                        "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: "
+                        "unexpected EOF");
+    std::string body = envelope("v1", "ConfigMap", "");
+    body[5] = '\x7f';  // typeMeta's length
+    err = decodeError(body, "ConfigMap");
+    assert_non_null(strstr(err.message.c_str(), "unexpected EOF"));
+}
+
 void invalid_utf8_in_strings_becomes_replacement_characters(void**) {
     // proto2 strings are not checked on the wire; kube's JSON shows U+FFFD
     // for each invalid byte, in values and in map keys.
@@ -851,6 +877,7 @@ int main() {
         cmocka_unit_test(wrong_api_version_in_the_envelope_is_rejected),
         cmocka_unit_test(kind_without_a_schema_is_bad_request),
         cmocka_unit_test(fields_v1_that_is_not_json_is_dropped),
+        cmocka_unit_test(nesting_and_lengths_past_the_limits_are_refused),
         cmocka_unit_test(invalid_utf8_in_strings_becomes_replacement_characters),
         cmocka_unit_test(extreme_times_round_trip),
         cmocka_unit_test(kubectl_create_role_body_decodes_to_kubectls_json),
