@@ -37,10 +37,9 @@ std::string hex(std::string_view s) {
 bool checkTypeMeta(std::string_view apiVersion, std::string_view objKind,
                    const registry::KindInfo& kind, meta::Status* error) {
     if (!apiVersion.empty() && apiVersion != kind.apiVersion()) {
-        *error = meta::Status::badRequest("the API version in the data (" +
-                                          std::string(apiVersion) +
-                                          ") does not match the expected API version (" +
-                                          kind.apiVersion() + ")");
+        *error = meta::Status::badRequest(
+            "the API version in the data (" + std::string(apiVersion) +
+            ") does not match the expected API version (" + kind.apiVersion() + ")");
         return false;
     }
     if (!objKind.empty() && objKind != kind.kind) {
@@ -61,9 +60,9 @@ bool decodeProtobuf(std::string_view body, const registry::KindInfo& kind, json:
                     meta::Status* error) {
     ProtobufEnvelope envelope;
     if (auto why = parseProtobufEnvelope(body, &envelope)) {
-        *error = meta::Status::badRequest("the object provided is unrecognized (must be of type " +
-                                          kind.kind + "): " + *why + " (" + summarizeBody(body) +
-                                          ")");
+        *error =
+            meta::Status::badRequest("the object provided is unrecognized (must be of type " +
+                                     kind.kind + "): " + *why + " (" + summarizeBody(body) + ")");
         return false;
     }
     if (envelope.apiVersion.empty()) {
@@ -93,8 +92,7 @@ std::optional<std::string> typeMetaError(const json::Value& doc) {
     }
     for (const auto& m : doc.GetObject()) {
         std::string_view name = json::view(m.name);
-        if ((name == "apiVersion" || name == "kind") && !m.value.IsString() &&
-            !m.value.IsNull()) {
+        if ((name == "apiVersion" || name == "kind") && !m.value.IsString() && !m.value.IsNull()) {
             return "json: cannot unmarshal " + std::string(json::typeName(m.value)) +
                    " into Go struct field ." + std::string(name) + " of type string";
         }
@@ -127,8 +125,7 @@ std::string summarizeBody(std::string_view body) {
 }
 
 std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm form,
-                                             const registry::KindInfo& kind,
-                                             meta::Status* error) {
+                                             const registry::KindInfo& kind, meta::Status* error) {
     auto doc = std::make_shared<json::Document>();
     std::optional<std::string> parseError;
     if (form == InputForm::Protobuf) {
@@ -160,9 +157,9 @@ std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm fo
         if (form == InputForm::Json || sniffError) {
             why = "couldn't get version/kind; json parse error: " + why;
         }
-        *error = meta::Status::badRequest("the object provided is unrecognized (must be of type " +
-                                          kind.kind + "): " + why + " (" + summarizeBody(body) +
-                                          ")");
+        *error =
+            meta::Status::badRequest("the object provided is unrecognized (must be of type " +
+                                     kind.kind + "): " + why + " (" + summarizeBody(body) + ")");
         return nullptr;
     }
     auto& a = doc->GetAllocator();
@@ -171,7 +168,8 @@ std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm fo
     if (!checkTypeMeta(apiVersion, objKind, kind, error)) {
         return nullptr;
     }
-    if (const json::Value* m = json::member(*doc, "metadata"); m && !m->IsObject() && !m->IsNull()) {
+    if (const json::Value* m = json::member(*doc, "metadata");
+        m && !m->IsObject() && !m->IsNull()) {
         *error = meta::Status::badRequest(
             kind.kind + " in version \"" + kind.version + "\" cannot be handled as a " + kind.kind +
             ": json: cannot unmarshal " + std::string(json::typeName(*m)) +

@@ -1,9 +1,9 @@
 #include "util/json.hpp"
 
-#include <rapidjson/error/en.h>
-#include <rapidjson/prettywriter.h>
 #include <rapidjson/encodedstream.h>
+#include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
+#include <rapidjson/prettywriter.h>
 #include <rapidjson/reader.h>
 
 #include <cctype>
@@ -73,7 +73,6 @@ std::string goMessage(rapidjson::ParseErrorCode code, std::string_view text, siz
             return at + " (" + GetParseError_En(code) + ")";
     }
 }
-
 
 // Feeds a Document (any rapidjson handler) while enforcing kMaxNestingDepth and
 // replacing invalid UTF-8 in strings and keys with U+FFFD, as Go's decoder

@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <type_traits>
 
 namespace kube::util::time {
 
@@ -20,9 +19,9 @@ using TimePoint = std::chrono::time_point<std::chrono::system_clock, Duration>;
 // ("-0001-12-31T23:30:00Z", "10000-01-01T00:59:59Z").
 std::string formatRFC3339(TimePoint t);
 
-// Any other clock precision (the loop's now()), cut to TimePoint's.
+// Any other clock precision (the loop's now()), cut to TimePoint's; a
+// TimePoint itself takes the overload above.
 template <class D>
-    requires(!std::is_same_v<D, Duration>)
 std::string formatRFC3339(std::chrono::time_point<std::chrono::system_clock, D> t) {
     return formatRFC3339(std::chrono::floor<Duration>(t));
 }

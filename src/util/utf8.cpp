@@ -13,7 +13,10 @@ size_t sequenceAt(std::string_view s, size_t i) {
     if (c < 0x80) {
         return 1;
     }
-    size_t n = c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+    size_t n = c >= 0xc2 && c < 0xe0   ? 2
+               : c >= 0xe0 && c < 0xf0 ? 3
+               : c >= 0xf0 && c < 0xf5 ? 4
+                                       : 0;
     if (n == 0 || s.size() - i < n) {
         return 0;
     }

@@ -374,9 +374,9 @@ class Decoder {
 
         const Node* node;
         Target target;
-        size_t next = 0;      // sequence: the next child; mapping: the next pair
-        int step = 0;         // mapping: 0 next pair, 1 key done, 2 value done, 3 merging
-        size_t merged = 0;    // mapping, merging a sequence: items done
+        size_t next = 0;       // sequence: the next child; mapping: the next pair
+        int step = 0;          // mapping: 0 next pair, 1 key done, 2 value done, 3 merging
+        size_t merged = 0;     // mapping, merging a sequence: items done
         bool pending = false;  // sequence: `slot` holds the child just decoded
         json::Value array;
         json::Value slot;

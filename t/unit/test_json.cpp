@@ -78,9 +78,14 @@ void two_hundred_thousand_levels_fail_fast(void**) {
 
 void invalid_utf8_becomes_replacement_characters(void**) {
     // Go replaces each byte that does not start a valid sequence.
-    assert_string_equal(roundTrip("{\"k\":\"a\xff" "b\xc3(c\xed\xa0\x80" "d\"}").c_str(),
-                        "{\"k\":\"a\xef\xbf\xbd" "b\xef\xbf\xbd(c\xef\xbf\xbd\xef\xbf\xbd"
-                        "\xef\xbf\xbd" "d\"}");
+    assert_string_equal(roundTrip("{\"k\":\"a\xff"
+                                  "b\xc3(c\xed\xa0\x80"
+                                  "d\"}")
+                            .c_str(),
+                        "{\"k\":\"a\xef\xbf\xbd"
+                        "b\xef\xbf\xbd(c\xef\xbf\xbd\xef\xbf\xbd"
+                        "\xef\xbf\xbd"
+                        "d\"}");
     // Keys too; valid multi-byte text is kept.
     assert_string_equal(roundTrip("{\"\xe2\x82\":\"\xc3\xa9\xf0\x9f\x98\x80\"}").c_str(),
                         "{\"\xef\xbf\xbd\xef\xbf\xbd\":\"\xc3\xa9\xf0\x9f\x98\x80\"}");
@@ -92,7 +97,8 @@ void invalid_utf8_becomes_replacement_characters(void**) {
 
 void lone_surrogate_escapes_become_replacement_characters(void**) {
     assert_string_equal(roundTrip(R"(["\ud800","\udc00x","\ud800\u0041"])").c_str(),
-                        "[\"\xef\xbf\xbd\",\"\xef\xbf\xbdx\",\"\xef\xbf\xbd" "A\"]");
+                        "[\"\xef\xbf\xbd\",\"\xef\xbf\xbdx\",\"\xef\xbf\xbd"
+                        "A\"]");
     // A pair stays one character; an escaped backslash is not an escape.
     assert_string_equal(roundTrip(R"(["\ud83d\ude00","\\ud800"])").c_str(),
                         "[\"\xf0\x9f\x98\x80\",\"\\\\ud800\"]");
@@ -176,8 +182,7 @@ void ten_thousand_levels_pass_every_walker(void**) {
     assert_true(raw.size() > 40000);
 
     // kube's typed decoding drops the unknown field and keeps fieldsV1.
-    auto check = kube::endpoints::checkAgainstSchema(*doc, doc->GetAllocator(), "v1",
-                                                     "ConfigMap");
+    auto check = kube::endpoints::checkAgainstSchema(*doc, doc->GetAllocator(), "v1", "ConfigMap");
     assert_true(check.checked);
     assert_false(check.typeError.has_value());
     assert_int_equal(check.strictErrors.size(), 1);
@@ -212,29 +217,33 @@ void a_level_too_many_is_refused_in_each_form(void**) {
     std::string yaml = "x:\n  y: " + nested(9999) + "\n";
     assert_null(
         kube::endpoints::decodeObject(yaml, kube::endpoints::InputForm::Yaml, kind, &err).get());
-    std::string want = "the object provided is unrecognized (must be of type ConfigMap): "
-                       "couldn't get version/kind; json parse error: invalid character '[' "
-                       "exceeded max depth (" +
-                       kube::endpoints::summarizeBody(yaml) + ")";
+    std::string want =
+        "the object provided is unrecognized (must be of type ConfigMap): "
+        "couldn't get version/kind; json parse error: invalid character '[' "
+        "exceeded max depth (" +
+        kube::endpoints::summarizeBody(yaml) + ")";
     assert_string_equal(err.message.c_str(), want.c_str());
-    assert_true(want.ends_with("(783a0a2020793a205b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b ...)"));
+    assert_true(
+        want.ends_with("(783a0a2020793a205b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b ...)"));
 }
 
 void kind_and_api_version_must_be_strings(void**) {
     kube::meta::Status err;
     auto kind = kube::apis::core::configMapKind();
     auto expect = [&](std::string_view body, const char* why, const char* summary) {
-        assert_null(kube::endpoints::decodeObject(body, kube::endpoints::InputForm::Json, kind,
-                                                  &err)
-                        .get());
+        assert_null(
+            kube::endpoints::decodeObject(body, kube::endpoints::InputForm::Json, kind, &err)
+                .get());
         assert_int_equal(err.code, 400);
-        std::string want = std::string("the object provided is unrecognized (must be of type "
-                                       "ConfigMap): couldn't get version/kind; json parse "
-                                       "error: ") +
+        std::string want = std::string(
+                               "the object provided is unrecognized (must be of type "
+                               "ConfigMap): couldn't get version/kind; json parse "
+                               "error: ") +
                            why + " (" + summary + ")";
         assert_string_equal(err.message.c_str(), want.c_str());
     };
-    expect(R"({"kind":5})", "json: cannot unmarshal number into Go struct field .kind of type string",
+    expect(R"({"kind":5})",
+           "json: cannot unmarshal number into Go struct field .kind of type string",
            R"({"kind":5})");
     expect(R"({"apiVersion":[],"kind":{}})",
            "json: cannot unmarshal array into Go struct field .apiVersion of type string",

@@ -305,8 +305,8 @@ void fields_v1_that_is_not_json_is_dropped(void**) {
         kapi::core::v1::ConfigMap cm;
         cm.mutable_metadata()->set_name("m");
         cm.mutable_metadata()->add_managedfields()->mutable_fieldsv1()->set_raw(raw);
-        std::string got = decodeToJson(envelope("v1", "ConfigMap", cm.SerializeAsString()),
-                                       "ConfigMap");
+        std::string got =
+            decodeToJson(envelope("v1", "ConfigMap", cm.SerializeAsString()), "ConfigMap");
         assert_string_equal(got.c_str(),
                             R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"m",)"
                             R"("creationTimestamp":null,"managedFields":[{"fieldsV1":null}]}})");
@@ -314,8 +314,8 @@ void fields_v1_that_is_not_json_is_dropped(void**) {
     // JSON within the depth limit is kept.
     kapi::core::v1::ConfigMap cm;
     cm.mutable_metadata()->add_managedfields()->mutable_fieldsv1()->set_raw(R"({"f:data":{}})");
-    std::string got = decodeToJson(envelope("v1", "ConfigMap", cm.SerializeAsString()),
-                                   "ConfigMap");
+    std::string got =
+        decodeToJson(envelope("v1", "ConfigMap", cm.SerializeAsString()), "ConfigMap");
     assert_non_null(strstr(got.c_str(), R"("fieldsV1":{"f:data":{}})"));
 }
 
@@ -351,15 +351,18 @@ void invalid_utf8_in_strings_becomes_replacement_characters(void**) {
     kapi::core::v1::ConfigMap cm;
     cm.mutable_metadata()->set_name("u");
     (*cm.mutable_metadata()->mutable_labels())["k\xff"] = "v";
-    (*cm.mutable_data())["k"] = "a\xff" "b\xc3(c";
+    (*cm.mutable_data())["k"] =
+        "a\xff"
+        "b\xc3(c";
     cm.mutable_metadata()->add_finalizers("f\xed\xa0\x80");
-    std::string got = decodeToJson(envelope("v1", "ConfigMap", cm.SerializeAsString()),
-                                   "ConfigMap");
+    std::string got =
+        decodeToJson(envelope("v1", "ConfigMap", cm.SerializeAsString()), "ConfigMap");
     assert_string_equal(got.c_str(),
                         "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
                         "\"u\",\"creationTimestamp\":null,\"labels\":{\"k\xef\xbf\xbd\":\"v\"},"
                         "\"finalizers\":[\"f\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"]},"
-                        "\"data\":{\"k\":\"a\xef\xbf\xbd" "b\xef\xbf\xbd(c\"}}");
+                        "\"data\":{\"k\":\"a\xef\xbf\xbd"
+                        "b\xef\xbf\xbd(c\"}}");
 }
 
 void extreme_times_round_trip(void**) {
@@ -385,9 +388,10 @@ void extreme_times_round_trip(void**) {
         lease.mutable_metadata()->mutable_creationtimestamp()->set_seconds(c.seconds);
         lease.mutable_spec()->mutable_acquiretime()->set_seconds(c.seconds);
         lease.mutable_spec()->mutable_acquiretime()->set_nanos(c.nanos);
-        std::string want = std::string(R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1",)") +
-                           R"("metadata":{"name":"t","creationTimestamp":")" + c.time +
-                           R"("},"spec":{"acquireTime":")" + c.micro + R"("}})";
+        std::string want =
+            std::string(R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1",)") +
+            R"("metadata":{"name":"t","creationTimestamp":")" + c.time +
+            R"("},"spec":{"acquireTime":")" + c.micro + R"("}})";
         assertDecodesTo(envelope("coordination.k8s.io/v1", "Lease", lease.SerializeAsString()),
                         "coordination.k8s.io", "Lease", want.c_str());
         if (c.micro[0] == '-' || c.micro[4] != '-') {
@@ -397,9 +401,9 @@ void extreme_times_round_trip(void**) {
         json::Document doc;
         assert_false(json::parse(want, doc).has_value());
         std::string raw;
-        assert_false(kube::endpoints::encodeProtobufRaw(doc, "coordination.k8s.io/v1", "Lease",
-                                                        &raw)
-                         .has_value());
+        assert_false(
+            kube::endpoints::encodeProtobufRaw(doc, "coordination.k8s.io/v1", "Lease", &raw)
+                .has_value());
         kapi::coordination::v1::Lease back;
         assert_true(back.ParseFromString(raw));
         assert_int_equal(back.metadata().creationtimestamp().seconds(), c.seconds);
@@ -727,8 +731,8 @@ void kubectl_create_bodies_come_back_byte_for_byte_from_their_json(void**) {
         auto doc = decodeObject(body, InputForm::Protobuf, k, &err);
         assert_non_null(doc.get());
         std::string again;
-        auto why = kube::endpoints::encodeProtobufObject(json::serialize(*doc), apiVersion, kind,
-                                                         &again);
+        auto why =
+            kube::endpoints::encodeProtobufObject(json::serialize(*doc), apiVersion, kind, &again);
         if (why) {
             fail_msg("%s: %s", kind.c_str(), why->c_str());
         }

@@ -104,9 +104,9 @@ void human_since_reports_unknown_for_missing_timestamps(void**) {
 
 void years_0000_to_9999_round_trip_exactly(void**) {
     // The clock's int64 nanoseconds would wrap outside 1677-2262.
-    for (const char* text : {"9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z",
-                             "0001-01-01T00:00:00Z", "1600-02-29T12:00:00Z",
-                             "1816-03-01T00:00:00Z", "2262-04-12T00:00:00Z"}) {
+    for (const char* text :
+         {"9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z",
+          "1600-02-29T12:00:00Z", "1816-03-01T00:00:00Z", "2262-04-12T00:00:00Z"}) {
         auto tp = t::parseRFC3339(text);
         assert_true(tp.has_value());
         assert_string_equal(t::formatRFC3339(*tp).c_str(), text);
@@ -121,10 +121,8 @@ void years_0000_to_9999_round_trip_exactly(void**) {
     // Before 1970, a fraction does not round the second up.
     assert_string_equal(t::formatRFC3339(*t::parseRFC3339("1969-12-31T23:59:59.5Z")).c_str(),
                         "1969-12-31T23:59:59Z");
-    assert_string_equal(t::formatUnixSeconds(INT64_MIN).c_str(),
-                        "-292277022657-01-27T08:29:52Z");
-    assert_string_equal(t::formatUnixSeconds(INT64_MAX).c_str(),
-                        "292277026596-12-04T15:30:07Z");
+    assert_string_equal(t::formatUnixSeconds(INT64_MIN).c_str(), "-292277022657-01-27T08:29:52Z");
+    assert_string_equal(t::formatUnixSeconds(INT64_MAX).c_str(), "292277026596-12-04T15:30:07Z");
     // A five-digit year is not RFC 3339 (Go: cannot parse "0-01-01..." as "-").
     assert_false(t::parseRFC3339("10000-01-01T00:00:00Z").has_value());
     // The age of a far time neither overflows nor wraps.

@@ -161,8 +161,8 @@ void deep_nesting_is_refused(void** /*state*/) {
     std::string deep = std::string(10001, '[') + std::string(10001, ']');
     assert_string_equal(convert(deep).c_str(),
                         "ERR error converting YAML to JSON: yaml: exceeded max depth of 10000");
-    std::string later = "a: 1\nb: " + std::string(5000, '[') + "\n\n" +
-                        std::string(5001, '[') + std::string(10001, ']');
+    std::string later = "a: 1\nb: " + std::string(5000, '[') + "\n\n" + std::string(5001, '[') +
+                        std::string(10001, ']');
     assert_string_equal(
         convert(later).c_str(),
         "ERR error converting YAML to JSON: yaml: line 4: exceeded max depth of 10000");
@@ -185,8 +185,9 @@ void aliases_expand_deep_values_without_recursion(void** /*state*/) {
     // A key that is a deep collection is named in the error without recursion.
     std::string key = "? " + std::string(9000, '[') + std::string(9000, ']') + "\n: x\n";
     got = convert(key);
-    assert_true(got.starts_with("ERR error converting YAML to JSON: yaml: invalid map key: "
-                                "[]interface {}{[]interface {}{"));
+    assert_true(
+        got.starts_with("ERR error converting YAML to JSON: yaml: invalid map key: "
+                        "[]interface {}{[]interface {}{"));
 }
 
 void float_keys_beyond_float32_are_infinities(void** /*state*/) {
