@@ -52,7 +52,7 @@ status_ok(400, 'BadRequest', qr/^the object provided is unrecognized \(must be o
 status_ok(400, 'BadRequest', qr/must be of type ConfigMap/, call(POST => $path, '[1,2,3]'),
     'a JSON array');
 
-status_ok(400, 'BadRequest', qr/^the object provided is unrecognized \(must be of type ConfigMap\): error converting YAML to JSON: yaml: line \d+: /,
+status_ok(400, 'BadRequest', qr/^the object provided is unrecognized \(must be of type ConfigMap\): yaml: line \d+: /,
     call(POST => $path, "metadata:\n  name: x\n bad: [\n", headers => {'Content-Type' => 'application/yaml'}),
     'malformed YAML');
 

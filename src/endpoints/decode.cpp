@@ -1,6 +1,7 @@
 #include "endpoints/decode.hpp"
 
 #include "endpoints/protobuf_codec.hpp"
+#include "util/json_depth.hpp"
 #include "util/yaml.hpp"
 
 namespace kube::endpoints {
@@ -10,6 +11,15 @@ namespace json = util::json;
 namespace {
 
 constexpr size_t kSummaryLength = 30;
+
+// What kube's version/kind sniffing decodes a JSON body into, as Go names it.
+constexpr std::string_view kTypeMetaStruct =
+    R"(struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string )"
+    R"("json:\"kind,omitempty\"" })";
+
+// sigs.k8s.io/yaml's Unmarshal puts this before its errors; YAMLToJSON, which
+// the decoder calls, does not.
+constexpr std::string_view kYamlErrorPrefix = "error converting YAML to JSON: ";
 
 std::string hex(std::string_view s) {
     static constexpr char digits[] = "0123456789abcdef";
@@ -27,10 +37,9 @@ std::string hex(std::string_view s) {
 bool checkTypeMeta(std::string_view apiVersion, std::string_view objKind,
                    const registry::KindInfo& kind, meta::Status* error) {
     if (!apiVersion.empty() && apiVersion != kind.apiVersion()) {
-        *error = meta::Status::badRequest("the API version in the data (" +
-                                          std::string(apiVersion) +
-                                          ") does not match the expected API version (" +
-                                          kind.apiVersion() + ")");
+        *error = meta::Status::badRequest(
+            "the API version in the data (" + std::string(apiVersion) +
+            ") does not match the expected API version (" + kind.apiVersion() + ")");
         return false;
     }
     if (!objKind.empty() && objKind != kind.kind) {
@@ -51,9 +60,9 @@ bool decodeProtobuf(std::string_view body, const registry::KindInfo& kind, json:
                     meta::Status* error) {
     ProtobufEnvelope envelope;
     if (auto why = parseProtobufEnvelope(body, &envelope)) {
-        *error = meta::Status::badRequest("the object provided is unrecognized (must be of type " +
-                                          kind.kind + "): " + *why + " (" + summarizeBody(body) +
-                                          ")");
+        *error =
+            meta::Status::badRequest("the object provided is unrecognized (must be of type " +
+                                     kind.kind + "): " + *why + " (" + summarizeBody(body) + ")");
         return false;
     }
     if (envelope.apiVersion.empty()) {
@@ -73,6 +82,33 @@ bool decodeProtobuf(std::string_view body, const registry::KindInfo& kind, json:
     return true;
 }
 
+// The first type error of kube's version/kind sniffing (encoding/json into
+// kTypeMetaStruct): a body that is not an object, or an apiVersion or kind
+// that is not a string (null is no value at all).
+std::optional<std::string> typeMetaError(const json::Value& doc) {
+    if (!doc.IsObject()) {
+        return "json: cannot unmarshal " + std::string(json::typeName(doc)) +
+               " into Go value of type " + std::string(kTypeMetaStruct);
+    }
+    for (const auto& m : doc.GetObject()) {
+        std::string_view name = json::view(m.name);
+        if ((name == "apiVersion" || name == "kind") && !m.value.IsString() && !m.value.IsNull()) {
+            return "json: cannot unmarshal " + std::string(json::typeName(m.value)) +
+                   " into Go struct field ." + std::string(name) + " of type string";
+        }
+    }
+    return std::nullopt;
+}
+
+// The JSON text kube makes of a YAML body is decoded with encoding/json's
+// depth limit too.
+std::optional<std::string> depthError(const json::Value& doc) {
+    if (std::optional<char> open = json::firstTooDeep(doc)) {
+        return std::string("invalid character '") + *open + "' exceeded max depth";
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::string summarizeBody(std::string_view body) {
@@ -89,8 +125,7 @@ std::string summarizeBody(std::string_view body) {
 }
 
 std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm form,
-                                             const registry::KindInfo& kind,
-                                             meta::Status* error) {
+                                             const registry::KindInfo& kind, meta::Status* error) {
     auto doc = std::make_shared<json::Document>();
     std::optional<std::string> parseError;
     if (form == InputForm::Protobuf) {
@@ -99,19 +134,32 @@ std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm fo
         }
     } else if (form == InputForm::Yaml) {
         parseError = util::yaml::toJson(body, *doc);
+        if (parseError && parseError->starts_with(kYamlErrorPrefix)) {
+            parseError->erase(0, kYamlErrorPrefix.size());
+        }
     } else {
         parseError = json::parse(body, *doc);
     }
-    if (parseError || !doc->IsObject()) {
-        // YAML is converted to JSON first and reports its own error; JSON
-        // fails where kube sniffs the version and kind.
-        std::string why = parseError ? *parseError : "the body is not a JSON object";
-        if (form == InputForm::Json || !parseError) {
+    // YAML is converted to JSON first and reports its own error; the JSON
+    // fails where kube sniffs the version and kind.
+    std::optional<std::string> sniffError;
+    if (!parseError && form == InputForm::Yaml) {
+        sniffError = depthError(*doc);
+    }
+    if (!parseError && !sniffError && doc->IsNull()) {
+        doc->SetObject();  // a null body decodes as an empty object
+    }
+    if (!parseError && !sniffError) {
+        sniffError = typeMetaError(*doc);
+    }
+    if (parseError || sniffError) {
+        std::string why = parseError ? *parseError : *sniffError;
+        if (form == InputForm::Json || sniffError) {
             why = "couldn't get version/kind; json parse error: " + why;
         }
-        *error = meta::Status::badRequest("the object provided is unrecognized (must be of type " +
-                                          kind.kind + "): " + why + " (" + summarizeBody(body) +
-                                          ")");
+        *error =
+            meta::Status::badRequest("the object provided is unrecognized (must be of type " +
+                                     kind.kind + "): " + why + " (" + summarizeBody(body) + ")");
         return nullptr;
     }
     auto& a = doc->GetAllocator();
@@ -120,7 +168,8 @@ std::shared_ptr<json::Document> decodeObject(std::string_view body, InputForm fo
     if (!checkTypeMeta(apiVersion, objKind, kind, error)) {
         return nullptr;
     }
-    if (const json::Value* m = json::member(*doc, "metadata"); m && !m->IsObject() && !m->IsNull()) {
+    if (const json::Value* m = json::member(*doc, "metadata");
+        m && !m->IsObject() && !m->IsNull()) {
         *error = meta::Status::badRequest(
             kind.kind + " in version \"" + kind.version + "\" cannot be handled as a " + kind.kind +
             ": json: cannot unmarshal " + std::string(json::typeName(*m)) +

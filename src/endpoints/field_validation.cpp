@@ -376,9 +376,7 @@ class Walker {
             return;
         }
         if (seconds) {
-            v = json::stringValue(
-                util::time::formatRFC3339(std::chrono::time_point_cast<std::chrono::seconds>(*t)),
-                a_);
+            v = json::stringValue(util::time::formatRFC3339(*t), a_);
         }
     }
 

@@ -26,6 +26,7 @@
 #include "kapi/runtime.pb.h"
 #include "kapi/scheduling.pb.h"
 #include "util/time.hpp"
+#include "util/utf8.hpp"
 
 namespace kube::endpoints {
 
@@ -263,7 +264,7 @@ class JsonWriter {
         }
         json::Value out(rapidjson::kObjectType);
         for (const auto& [key, entry] : entries) {
-            out.AddMember(json::stringValue(key, a_), singular(*entry, valueField), a_);
+            out.AddMember(text(key), singular(*entry, valueField), a_);
         }
         return out;
     }
@@ -327,7 +328,16 @@ class JsonWriter {
         if (f->type() == pb::FieldDescriptor::TYPE_BYTES) {
             return json::stringValue(base64(s), a_);
         }
-        return json::stringValue(s, a_);
+        return text(s);
+    }
+
+    // A string as kube shows it in JSON: proto2 strings are not checked on
+    // the wire, and Go's encoder writes each invalid byte as U+FFFD.
+    json::Value text(const std::string& s) {
+        if (util::utf8::valid(s)) {
+            return json::stringValue(s, a_);
+        }
+        return json::stringValue(util::utf8::toValid(s), a_);
     }
 
     const pb::FieldDescriptor* fieldNamed(const pb::Message& m, const char* name) {
@@ -343,8 +353,7 @@ class JsonWriter {
         if (s == 0 && ns == 0) {
             return json::Value();
         }
-        util::time::TimePoint t{std::chrono::seconds(s)};
-        return json::stringValue(util::time::formatRFC3339(t), a_);
+        return json::stringValue(util::time::formatUnixSeconds(s), a_);
     }
 
     // metav1.MicroTime: Go's layout "2006-01-02T15:04:05.000000Z07:00" in UTC,
@@ -359,14 +368,17 @@ class JsonWriter {
             return json::Value();
         }
         // Out-of-range nanos carry into the seconds, as Go's time.Unix does.
-        s += ns / 1000000000;
+        // (Go's int64 arithmetic wraps; so does this, without C++'s UB.)
+        auto wrapAdd = [](int64_t x, int64_t y) {
+            return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+        };
+        s = wrapAdd(s, ns / 1000000000);
         ns %= 1000000000;
         if (ns < 0) {
-            s -= 1;
+            s = wrapAdd(s, -1);
             ns += 1000000000;
         }
-        util::time::TimePoint t{std::chrono::seconds(s)};
-        std::string text = util::time::formatRFC3339(t);  // ends in 'Z'
+        std::string text = util::time::formatUnixSeconds(s);  // ends in 'Z'
         char micros[16];
         std::snprintf(micros, sizeof micros, ".%06d", static_cast<int>(ns / 1000));
         text.insert(text.size() - 1, micros);
@@ -379,7 +391,7 @@ class JsonWriter {
         const pb::FieldDescriptor* intVal = fieldNamed(m, "intVal");
         const pb::FieldDescriptor* strVal = fieldNamed(m, "strVal");
         if (type && strVal && r->GetInt64(m, type) == 1) {
-            return json::stringValue(r->GetString(m, strVal), a_);
+            return text(r->GetString(m, strVal));
         }
         return json::Value(intVal ? r->GetInt32(m, intVal) : 0);
     }
@@ -387,7 +399,7 @@ class JsonWriter {
     json::Value quantity(const pb::Message& m) {
         const pb::FieldDescriptor* f = fieldNamed(m, "string");
         std::string s = f ? m.GetReflection()->GetString(m, f) : std::string();
-        return json::stringValue(s.empty() ? "0" : s, a_);
+        return text(s.empty() ? "0" : s);
     }
 
     // Go's generated code decodes an ExtraValue map value into a non-nil
@@ -400,7 +412,7 @@ class JsonWriter {
             return out;
         }
         for (int i = 0; i < r->FieldSize(m, d->field(0)); ++i) {
-            out.PushBack(json::stringValue(r->GetRepeatedString(m, d->field(0), i), a_), a_);
+            out.PushBack(text(r->GetRepeatedString(m, d->field(0), i)), a_);
         }
         return out;
     }
@@ -414,9 +426,15 @@ class JsonWriter {
         if (raw.empty()) {
             return json::Value();
         }
+        // Parsed like a JSON body: bounded depth, U+FFFD for invalid UTF-8.
         json::Document doc;
         if (auto why = json::parse(raw, doc)) {
-            error_ = d->name() + ": " + *why;
+            // kube's field manager drops managed fields it cannot decode, as
+            // this server replaces a client's anyway; other raw JSON is the
+            // object's own and must be JSON.
+            if (d->name() != "FieldsV1") {
+                error_ = d->name() + ": " + *why;
+            }
             return json::Value();
         }
         return json::Value(doc, a_);

@@ -13,6 +13,7 @@
 #include "kapi/opts.pb.h"
 #include "util/base64.hpp"
 #include "util/time.hpp"
+#include "util/utf8.hpp"
 
 namespace kube::endpoints {
 
@@ -284,14 +285,9 @@ class ProtoWriter {
         if (!t) {
             return fail("not an RFC 3339 time: " + std::string(json::view(*v)));
         }
-        int64_t ns =
-            std::chrono::duration_cast<std::chrono::nanoseconds>(t->time_since_epoch()).count();
-        int64_t seconds = ns / 1000000000;
-        int64_t frac = ns % 1000000000;
-        if (frac < 0) {
-            seconds -= 1;
-            frac += 1000000000;
-        }
+        auto whole = std::chrono::floor<std::chrono::seconds>(*t);
+        int64_t seconds = whole.time_since_epoch().count();
+        int64_t frac = std::chrono::nanoseconds(*t - whole).count();
         const Field* s = fieldNamed(m, "seconds");
         const Field* n = fieldNamed(m, "nanos");
         if (!s || !n) {
@@ -458,19 +454,19 @@ std::string encodeProtobufStatus(const meta::Status& s) {
     lm->set_resourceversion("");
     lm->set_continue_("");
     st.set_status(s.success ? "Success" : "Failure");
-    st.set_message(s.message);
-    st.set_reason(s.reason);
+    st.set_message(util::utf8::toValid(s.message));
+    st.set_reason(util::utf8::toValid(s.reason));
     if (s.details) {
         kapi::meta::v1::StatusDetails* d = st.mutable_details();
-        d->set_name(s.details->name);
-        d->set_group(s.details->group);
-        d->set_kind(s.details->kind);
-        d->set_uid(s.details->uid);
+        d->set_name(util::utf8::toValid(s.details->name));
+        d->set_group(util::utf8::toValid(s.details->group));
+        d->set_kind(util::utf8::toValid(s.details->kind));
+        d->set_uid(util::utf8::toValid(s.details->uid));
         for (const meta::StatusCause& c : s.details->causes) {
             kapi::meta::v1::StatusCause* pc = d->add_causes();
-            pc->set_reason(c.reason);
-            pc->set_message(c.message);
-            pc->set_field(c.field);
+            pc->set_reason(util::utf8::toValid(c.reason));
+            pc->set_message(util::utf8::toValid(c.message));
+            pc->set_field(util::utf8::toValid(c.field));
         }
         d->set_retryafterseconds(s.details->retryAfterSeconds);
     }

@@ -1,9 +1,16 @@
 #include "util/json.hpp"
 
+#include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
 #include <rapidjson/prettywriter.h>
+#include <rapidjson/reader.h>
 
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
+
+#include "util/utf8.hpp"
 
 namespace kube::util::json {
 
@@ -67,6 +74,122 @@ std::string goMessage(rapidjson::ParseErrorCode code, std::string_view text, siz
     }
 }
 
+// Feeds a Document (any rapidjson handler) while enforcing kMaxNestingDepth and
+// replacing invalid UTF-8 in strings and keys with U+FFFD, as Go's decoder
+// does; returning false stops the reader with kParseErrorTermination.
+template <class Handler>
+class BoundedHandler {
+  public:
+    explicit BoundedHandler(Handler& next) : next_(next) {}
+
+    bool tooDeep() const { return tooDeep_; }
+
+    bool Null() { return next_.Null(); }
+    bool Bool(bool b) { return next_.Bool(b); }
+    bool Int(int i) { return next_.Int(i); }
+    bool Uint(unsigned u) { return next_.Uint(u); }
+    bool Int64(int64_t i) { return next_.Int64(i); }
+    bool Uint64(uint64_t u) { return next_.Uint64(u); }
+    bool Double(double d) { return next_.Double(d); }
+    bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
+        return next_.RawNumber(s, n, copy);
+    }
+    bool String(const char* s, rapidjson::SizeType n, bool copy) {
+        return valid(s, n) ? next_.String(s, n, copy) : next_.String(fixed_.data(), size(), true);
+    }
+    bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+        return valid(s, n) ? next_.Key(s, n, copy) : next_.Key(fixed_.data(), size(), true);
+    }
+    bool StartObject() { return enter() && next_.StartObject(); }
+    bool EndObject(rapidjson::SizeType n) {
+        depth_--;
+        return next_.EndObject(n);
+    }
+    bool StartArray() { return enter() && next_.StartArray(); }
+    bool EndArray(rapidjson::SizeType n) {
+        depth_--;
+        return next_.EndArray(n);
+    }
+
+  private:
+    bool enter() {
+        if (++depth_ > kMaxNestingDepth) {
+            tooDeep_ = true;
+            return false;
+        }
+        return true;
+    }
+    // Whether the string is valid; if not, its repair is left in fixed_.
+    bool valid(const char* s, rapidjson::SizeType n) {
+        std::string_view v(s, n);
+        if (utf8::valid(v)) {
+            return true;
+        }
+        fixed_ = utf8::toValid(v);
+        return false;
+    }
+    rapidjson::SizeType size() const { return static_cast<rapidjson::SizeType>(fixed_.size()); }
+
+    Handler& next_;
+    std::string fixed_;
+    int depth_ = 0;
+    bool tooDeep_ = false;
+};
+
+bool isHex4(std::string_view s, size_t i) {
+    if (s.size() - i < 4) {
+        return false;
+    }
+    for (size_t k = i; k < i + 4; k++) {
+        if (!std::isxdigit(static_cast<unsigned char>(s[k]))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The code unit of the \uXXXX escape at `i` (the backslash), or -1.
+int escapedUnit(std::string_view s, size_t i) {
+    if (s.size() - i < 6 || s[i] != '\\' || s[i + 1] != 'u' || !isHex4(s, i + 2)) {
+        return -1;
+    }
+    return static_cast<int>(std::strtol(std::string(s.substr(i + 2, 4)).c_str(), nullptr, 16));
+}
+
+// Go decodes an escaped UTF-16 surrogate that is not half of a pair as
+// U+FFFD, where RapidJSON refuses a lone high one and writes a lone low one
+// as invalid UTF-8: such escapes become \ufffd before parsing. nullopt when
+// `text` has none (the common case, found without copying).
+std::optional<std::string> replaceLoneSurrogates(std::string_view text) {
+    std::optional<std::string> out;
+    size_t copied = 0;
+    size_t i = text.find('\\');
+    while (i != std::string_view::npos && i + 1 < text.size()) {
+        int unit = escapedUnit(text, i);
+        if (unit < 0xd800 || unit > 0xdfff) {
+            i = text.find('\\', i + 2);
+            continue;
+        }
+        int next = escapedUnit(text, i + 6);
+        if (unit < 0xdc00 && next >= 0xdc00 && next <= 0xdfff) {
+            i = text.find('\\', i + 12);
+            continue;
+        }
+        if (!out) {
+            out.emplace();
+            out->reserve(text.size());
+        }
+        out->append(text.substr(copied, i - copied));
+        out->append("\\ufffd");
+        copied = i + 6;
+        i = text.find('\\', i + 6);
+    }
+    if (out) {
+        out->append(text.substr(copied));
+    }
+    return out;
+}
+
 template <class Writer>
 void writeTo(const Value& v, rapidjson::StringBuffer& buf) {
     Writer w(buf);
@@ -76,11 +199,41 @@ void writeTo(const Value& v, rapidjson::StringBuffer& buf) {
 }  // namespace
 
 std::optional<std::string> parse(std::string_view text, Document& doc) {
-    doc.Parse(text.data(), text.size());
-    if (doc.HasParseError()) {
-        return goMessage(doc.GetParseError(), text, doc.GetErrorOffset());
+    std::string rewritten;
+    if (std::optional<std::string> fixed = replaceLoneSurrogates(text)) {
+        rewritten = std::move(*fixed);
+        text = rewritten;
     }
-    return std::nullopt;
+    std::optional<std::string> error;
+    // Populate hands the reader's events to `doc` through BoundedHandler and
+    // takes the root only when the whole text parsed.
+    auto generate = [&](Document& target) {
+        BoundedHandler handler(target);
+        rapidjson::MemoryStream ms(text.data(), text.size());
+        rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> is(ms);
+        rapidjson::Reader reader;
+        rapidjson::ParseResult r = reader.Parse<rapidjson::kParseIterativeFlag>(is, handler);
+        if (!r) {
+            if (r.Code() == rapidjson::kParseErrorTermination && handler.tooDeep()) {
+                error = describeChar(text, r.Offset()) + " exceeded max depth";
+            } else {
+                error = goMessage(r.Code(), text, r.Offset());
+            }
+            return false;
+        }
+        // The reader stops at a NUL byte as at the end of the text; Go reads on.
+        if (std::memchr(text.data(), '\0', text.size()) != nullptr) {
+            error = "invalid character '\\x00' after top-level value";
+            return false;
+        }
+        return true;
+    };
+    doc.Populate(generate);
+    if (error) {
+        doc.SetNull();
+        doc.GetAllocator().Clear();
+    }
+    return error;
 }
 
 std::string serialize(const Value& v) {

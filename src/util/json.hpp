@@ -28,10 +28,17 @@ using Document = rapidjson::Document;
 using Value = rapidjson::Value;
 using Allocator = rapidjson::Document::AllocatorType;
 
-// Parses `text` into `doc`. On failure returns the message Go's
-// encoding/json would give ("unexpected end of JSON input", "invalid
-// character 'x' looking for beginning of value"), which kube-apiserver puts in
-// its BadRequest messages.
+// Go's encoding/json refuses values nested deeper than this
+// (maxNestingDepth), the top-level value counting as one level.
+inline constexpr int kMaxNestingDepth = 10000;
+
+// Parses `text` into `doc` as Go's encoding/json decodes it, without
+// recursion: at most kMaxNestingDepth levels ("invalid character '[' exceeded
+// max depth"), each invalid UTF-8 byte in a string or key read as U+FFFD, an
+// escaped surrogate that is not half of a pair read as U+FFFD. On failure
+// `doc` is null and the message is the one Go's encoding/json would give
+// ("unexpected end of JSON input", "invalid character 'x' looking for
+// beginning of value"), which kube-apiserver puts in its BadRequest messages.
 std::optional<std::string> parse(std::string_view text, Document& doc);
 
 // Compact serialization (kube-apiserver's default output).

@@ -1,13 +1,11 @@
 #include "util/time.hpp"
 
 #include <cstdio>
-#include <ctime>
 
 namespace kube::util::time {
 
 namespace {
 
-using std::chrono::duration_cast;
 using std::chrono::seconds;
 
 bool digits(std::string_view s, size_t pos, size_t n, int& out) {
@@ -35,6 +33,20 @@ int64_t daysFromCivil(int64_t y, unsigned m, unsigned d) {
     return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
+// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
+// Hinnant's civil_from_days), for any int64 day count a time can reach.
+void civilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const auto doe = static_cast<unsigned>(z - era * 146097);
+    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const unsigned mp = (5 * doy + 2) / 153;
+    d = doy - (153 * mp + 2) / 5 + 1;
+    m = mp < 10 ? mp + 3 : mp - 9;
+    y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2);
+}
+
 std::string printf1(const char* fmt, long long a) {
     char buf[32];
     snprintf(buf, sizeof buf, fmt, a);
@@ -49,16 +61,31 @@ std::string printf2(const char* fmt, long long a, long long b) {
 
 }  // namespace
 
-std::string formatRFC3339(TimePoint t) {
-    time_t secs = std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<seconds>(t));
-    if (std::chrono::system_clock::from_time_t(secs) > t) {
-        secs--;  // to_time_t may round; metav1.Time truncates
+std::string formatUnixSeconds(int64_t seconds) {
+    int64_t days = seconds / 86400;
+    int64_t rest = seconds % 86400;
+    if (rest < 0) {
+        rest += 86400;
+        days--;
     }
-    struct tm tm {};
-    gmtime_r(&secs, &tm);
-    char buf[32];
-    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    int64_t year;
+    unsigned month, day;
+    civilFromDays(days, year, month, day);
+    // Go's four-digit year: zero-padded, a minus sign before negative ones.
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s%04lld-%02u-%02uT%02d:%02d:%02dZ", year < 0 ? "-" : "",
+             static_cast<long long>(year < 0 ? -year : year), month, day,
+             static_cast<int>(rest / 3600), static_cast<int>(rest / 60 % 60),
+             static_cast<int>(rest % 60));
     return buf;
+}
+
+std::string formatRFC3339(TimePoint t) {
+    return formatUnixSeconds(std::chrono::floor<seconds>(t).time_since_epoch().count());
+}
+
+std::chrono::seconds secondsBetween(TimePoint from, TimePoint to) {
+    return std::chrono::floor<seconds>(to) - std::chrono::floor<seconds>(from);
 }
 
 std::optional<TimePoint> parseRFC3339(std::string_view s) {
@@ -73,13 +100,13 @@ std::optional<TimePoint> parseRFC3339(std::string_view s) {
         return std::nullopt;
     }
     size_t pos = 19;
-    std::chrono::nanoseconds frac{0};
+    Duration frac{0};
     if (pos < s.size() && s[pos] == '.') {
         pos++;
-        int64_t scale = 100000000;
+        int64_t scale = 100000;
         size_t start = pos;
         while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
-            frac += std::chrono::nanoseconds((s[pos] - '0') * scale);
+            frac += Duration((s[pos] - '0') * scale);
             scale /= 10;
             pos++;
         }
@@ -103,7 +130,7 @@ std::optional<TimePoint> parseRFC3339(std::string_view s) {
     }
     int64_t days = daysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
     int64_t epoch = days * 86400 + hour * 3600 + minute * 60 + second - offset;
-    return TimePoint(duration_cast<TimePoint::duration>(seconds(epoch) + frac));
+    return TimePoint(Duration(seconds(epoch)) + frac);
 }
 
 std::string humanDuration(seconds d) {
@@ -148,12 +175,12 @@ std::string humanDuration(seconds d) {
     return printf1("%lldy", hours / 24 / 365);
 }
 
-std::string humanSince(std::string_view timestamp, TimePoint now) {
+std::string humanSince(std::string_view timestamp, std::chrono::system_clock::time_point now) {
     std::optional<TimePoint> t = parseRFC3339(timestamp);
     if (!t) {
         return "<unknown>";
     }
-    return humanDuration(duration_cast<seconds>(now - *t));
+    return humanDuration(secondsBetween(*t, std::chrono::floor<Duration>(now)));
 }
 
 }  // namespace kube::util::time

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -18,10 +19,10 @@ namespace {
 constexpr std::string_view kMergeTag = "tag:yaml.org,2002:merge";
 
 constexpr const char* kErrorPrefix = "error converting YAML to JSON: ";
-// Nesting limit (collections and alias expansion), so hostile input cannot
-// exhaust the stack; kube objects nest a few dozen levels at most.
-constexpr int kMaxDepth = 1000;
-constexpr const char* kMaxDepthError = "exceeded max depth of 1000";
+// go-yaml's scanner refuses flow collections ('[', '{') nested deeper than
+// this (max_flow_level). Nothing here recurses, so deeper block nesting or
+// alias expansion costs no stack; the alias ratio below bounds expansion.
+constexpr int kMaxFlowLevel = 10000;
 
 // ---------------------------------------------------------------------------
 // The node tree go-yaml's parser builds for one document.
@@ -33,6 +34,7 @@ struct Node {
     std::string value;      // scalar text; the anchor name of an alias
     std::string tag;        // long form ("tag:yaml.org,2002:int"), "" when absent
     bool implicit = false;  // plain scalar without a tag (or with "!")
+    bool flow = false;      // a collection written in flow style ([...] or {...})
     const Node* alias = nullptr;
     std::vector<const Node*> children;  // mapping: key, value, key, value, ...
 };
@@ -107,17 +109,76 @@ class Events {
 
 // Builds the tree of the document whose DOCUMENT-START is the current event;
 // mirrors go-yaml's parser (anchors are bound before their children are read,
-// so a self-referencing alias is caught by the decoder).
+// so a self-referencing alias is caught by the decoder). Open collections are
+// kept on a stack of their own, not in recursive calls.
 class TreeReader {
   public:
     TreeReader(Events& events, Tree& tree) : events_(events), tree_(tree) {}
 
     bool document() {
-        if (!advance()) {
-            return false;
+        std::vector<Node*> open;
+        int flowLevel = 0;
+        while (true) {
+            if (!advance()) {
+                return false;
+            }
+            const yaml_event_t& e = events_.event();
+            Node* n = nullptr;
+            switch (e.type) {
+                case YAML_SCALAR_EVENT:
+                    n = &add(NodeKind::Scalar, e.data.scalar.anchor, e.data.scalar.tag);
+                    n->value.assign(reinterpret_cast<const char*>(e.data.scalar.value),
+                                    e.data.scalar.length);
+                    n->implicit = e.data.scalar.plain_implicit != 0;
+                    break;
+                case YAML_ALIAS_EVENT:
+                    n = alias(e);
+                    if (n == nullptr) {
+                        return false;
+                    }
+                    break;
+                case YAML_SEQUENCE_START_EVENT:
+                case YAML_MAPPING_START_EVENT: {
+                    bool sequence = e.type == YAML_SEQUENCE_START_EVENT;
+                    bool flow = sequence ? e.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+                                         : e.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+                    if (flow && ++flowLevel > kMaxFlowLevel) {
+                        return tooDeep(e);
+                    }
+                    n = sequence ? &add(NodeKind::Sequence, e.data.sequence_start.anchor,
+                                        e.data.sequence_start.tag)
+                                 : &add(NodeKind::Mapping, e.data.mapping_start.anchor,
+                                        e.data.mapping_start.tag);
+                    n->flow = flow;
+                    break;
+                }
+                case YAML_SEQUENCE_END_EVENT:
+                case YAML_MAPPING_END_EVENT:
+                    if (open.empty()) {
+                        err_ = "yaml: unexpected event in document";
+                        return false;
+                    }
+                    flowLevel -= open.back()->flow ? 1 : 0;
+                    open.pop_back();
+                    if (open.empty()) {
+                        return advance();
+                    }
+                    continue;
+                default:
+                    err_ = "yaml: unexpected event in document";
+                    return false;
+            }
+            if (open.empty()) {
+                tree_.root = n;
+            } else {
+                open.back()->children.push_back(n);
+            }
+            if (n->kind == NodeKind::Sequence || n->kind == NodeKind::Mapping) {
+                open.push_back(n);
+            } else if (open.empty()) {
+                return advance();
+            }
         }
-        tree_.root = node(0);
-        return tree_.root != nullptr && advance();
     }
     const std::string& error() const { return err_; }
 
@@ -130,7 +191,7 @@ class TreeReader {
         return true;
     }
 
-    [[gnu::noinline]] Node& add(NodeKind kind, const yaml_char_t* anchor, const yaml_char_t* tag) {
+    Node& add(NodeKind kind, const yaml_char_t* anchor, const yaml_char_t* tag) {
         Node& n = tree_.nodes.emplace_back();
         n.kind = kind;
         n.tag = cstr(tag);
@@ -140,34 +201,7 @@ class TreeReader {
         return n;
     }
 
-    // Reads the node starting at the current event; on return the current
-    // event is the node's last one.
-    const Node* node(int depth) {
-        const yaml_event_t& e = events_.event();
-        switch (e.type) {
-            case YAML_SCALAR_EVENT: {
-                Node& n = add(NodeKind::Scalar, e.data.scalar.anchor, e.data.scalar.tag);
-                n.value.assign(reinterpret_cast<const char*>(e.data.scalar.value),
-                               e.data.scalar.length);
-                n.implicit = e.data.scalar.plain_implicit != 0;
-                return &n;
-            }
-            case YAML_ALIAS_EVENT:
-                return alias(e);
-            case YAML_SEQUENCE_START_EVENT:
-                return collection(NodeKind::Sequence, e.data.sequence_start.anchor,
-                                  e.data.sequence_start.tag, YAML_SEQUENCE_END_EVENT, depth);
-            case YAML_MAPPING_START_EVENT:
-                return collection(NodeKind::Mapping, e.data.mapping_start.anchor,
-                                  e.data.mapping_start.tag, YAML_MAPPING_END_EVENT, depth);
-            default:
-                err_ = "yaml: unexpected event in document";
-                return nullptr;
-        }
-    }
-
-    // Out of line: its strings would otherwise sit in every recursive frame.
-    [[gnu::noinline]] const Node* alias(const yaml_event_t& e) {
+    Node* alias(const yaml_event_t& e) {
         std::string name = cstr(e.data.alias.anchor);
         auto it = tree_.anchors.find(name);
         if (it == tree_.anchors.end()) {
@@ -180,26 +214,15 @@ class TreeReader {
         return &n;
     }
 
-    const Node* collection(NodeKind kind, const yaml_char_t* anchor, const yaml_char_t* tag,
-                           yaml_event_type_t end, int depth) {
-        if (depth >= kMaxDepth) {
-            err_ = std::string("yaml: ") + kMaxDepthError;
-            return nullptr;
+    // go-yaml's scanner error at the collection's first character: its line
+    // is shown 1-based, and not at all on the first line.
+    bool tooDeep(const yaml_event_t& e) {
+        err_ = "yaml: ";
+        if (e.start_mark.line != 0) {
+            err_ += "line " + std::to_string(e.start_mark.line + 1) + ": ";
         }
-        Node& n = add(kind, anchor, tag);
-        while (true) {
-            if (!advance()) {
-                return nullptr;
-            }
-            if (events_.type() == end) {
-                return &n;
-            }
-            const Node* child = node(depth + 1);
-            if (child == nullptr) {
-                return nullptr;
-            }
-            n.children.push_back(child);
-        }
+        err_ += "exceeded max depth of " + std::to_string(kMaxFlowLevel);
+        return false;
     }
 
     Events& events_;
@@ -211,33 +234,51 @@ class TreeReader {
 // Decoding the tree into JSON, as go-yaml's decoder fills an interface{} and
 // sigs.k8s.io/yaml then turns it into JSON.
 
-// An approximation of Go's %#v of a decoded value, for error messages.
-std::string goSyntax(const json::Value& v) {
-    if (v.IsNull()) {
-        return "<nil>";
-    }
-    if (v.IsString()) {
-        std::string out;
-        json::appendQuoted(out, json::view(v));
-        return out;
-    }
-    if (v.IsArray()) {
-        std::string out = "[]interface {}{";
-        for (const json::Value& e : v.GetArray()) {
-            out += (out.back() == '{' ? "" : ", ") + goSyntax(e);
+// An approximation of Go's %#v of a decoded value, for error messages;
+// nested values are walked with a stack of their own.
+std::string goSyntax(const json::Value& root) {
+    struct Open {
+        const json::Value* v;
+        rapidjson::SizeType next;
+    };
+    std::string out;
+    std::vector<Open> open;
+    const json::Value* v = &root;
+    while (true) {
+        if (v != nullptr) {
+            if (v->IsArray() || v->IsObject()) {
+                out += v->IsArray() ? "[]interface {}{" : "map[interface {}]interface {}{";
+                open.push_back({v, 0});
+            } else if (v->IsNull()) {
+                out += "<nil>";
+            } else if (v->IsString()) {
+                json::appendQuoted(out, json::view(*v));
+            } else {
+                out += json::serialize(*v);
+            }
         }
-        return out + "}";
-    }
-    if (v.IsObject()) {
-        std::string out = "map[interface {}]interface {}{";
-        for (const auto& m : v.GetObject()) {
-            out += out.back() == '{' ? "" : ", ";
+        if (open.empty()) {
+            return out;
+        }
+        Open& top = open.back();
+        rapidjson::SizeType n = top.v->IsArray() ? top.v->Size() : top.v->MemberCount();
+        if (top.next == n) {
+            out += "}";
+            open.pop_back();
+            v = nullptr;
+            continue;
+        }
+        out += top.next == 0 ? "" : ", ";
+        if (top.v->IsArray()) {
+            v = &(*top.v)[top.next];
+        } else {
+            const auto& m = *(top.v->MemberBegin() + top.next);
             json::appendQuoted(out, json::view(m.name));
-            out += ":" + goSyntax(m.value);
+            out += ":";
+            v = &m.value;
         }
-        return out + "}";
+        top.next++;
     }
-    return json::serialize(v);
 }
 
 // Allowed share of decoded nodes that came through aliases (go-yaml's
@@ -254,6 +295,10 @@ double allowedAliasRatio(int64_t decodeCount) {
     return 0.99 - 0.89 * ((static_cast<double>(decodeCount) - kLow) / (kHigh - kLow));
 }
 
+// Decodes a tree as go-yaml's decoder.unmarshal does, node by node, with the
+// collections being filled on a stack of frames rather than in recursive
+// calls: a frame's children write into its slots, and the frame moves its
+// slot into place when it is next on top.
 class Decoder {
   public:
     explicit Decoder(json::Allocator& a) : a_(a) {}
@@ -262,7 +307,7 @@ class Decoder {
     // returns the full message.
     std::optional<std::string> decode(const Node* root, json::Value& out) {
         out.SetNull();
-        if (root != nullptr && !unmarshal(*root, Target{&out, nullptr, nullptr})) {
+        if (root != nullptr && !run(*root, &out)) {
             return kErrorPrefix + yamlErr_;
         }
         if (keyErr_) {
@@ -320,13 +365,51 @@ class Decoder {
         Scalar* key;
     };
 
+    // A node being decoded. A sequence fills `array` through `slot`; a
+    // mapping fills its own map (or a merge's target map `into`) through
+    // `key` and `slot`, pair by pair; an alias only marks its expansion as
+    // active until the frame above it is done.
+    struct Frame {
+        Frame(const Node* n, Target t) : node(n), target(t) {}
+
+        const Node* node;
+        Target target;
+        size_t next = 0;       // sequence: the next child; mapping: the next pair
+        int step = 0;          // mapping: 0 next pair, 1 key done, 2 value done, 3 merging
+        size_t merged = 0;     // mapping, merging a sequence: items done
+        bool pending = false;  // sequence: `slot` holds the child just decoded
+        json::Value array;
+        json::Value slot;
+        Scalar key;
+        std::unique_ptr<Map> own;
+        Map* into = nullptr;
+    };
+
     bool fail(std::string_view msg) {
         yamlErr_ = "yaml: ";
         yamlErr_ += msg;
         return false;
     }
 
-    bool unmarshal(const Node& n, Target t) {
+    bool run(const Node& root, json::Value* out) {
+        if (!enter(root, Target{out, nullptr, nullptr})) {
+            return false;
+        }
+        while (!frames_.empty()) {
+            Frame& f = frames_.back();
+            bool ok = f.node->kind == NodeKind::Alias      ? leaveAlias(f)
+                      : f.node->kind == NodeKind::Sequence ? stepSequence(f)
+                                                           : stepMapping(f);
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // go-yaml's unmarshal: counts the node against the alias budget, then
+    // decodes a scalar at once or pushes a frame for anything else.
+    bool enter(const Node& n, Target t) {
         decodeCount_++;
         if (aliasDepth_ > 0) {
             aliasCount_++;
@@ -336,64 +419,134 @@ class Decoder {
                 allowedAliasRatio(decodeCount_)) {
             return fail("document contains excessive aliasing");
         }
-        if (depth_ >= kMaxDepth) {
-            return fail(kMaxDepthError);
-        }
-        depth_++;
-        bool ok = dispatch(n, t);
-        depth_--;
-        return ok;
-    }
-
-    bool dispatch(const Node& n, Target t) {
         switch (n.kind) {
             case NodeKind::Scalar:
                 return scalar(n, t);
             case NodeKind::Alias:
-                return alias(n, t);
-            case NodeKind::Mapping:
+                if (activeAliases_.count(&n) != 0) {
+                    return fail("anchor '" + n.value + "' value contains itself");
+                }
+                activeAliases_.insert(&n);
+                aliasDepth_++;
+                frames_.emplace_back(&n, t);
+                return enter(*n.alias, t);
+            case NodeKind::Mapping: {
+                Frame& f = frames_.emplace_back(&n, t);
                 if (t.map != nullptr) {
-                    return fill(n, *t.map);
+                    f.into = t.map;
+                } else {
+                    f.own = std::make_unique<Map>();
+                    f.into = f.own.get();
                 }
-                [[fallthrough]];
+                return true;
+            }
             case NodeKind::Sequence: {
-                json::Value v;
-                bool ok = n.kind == NodeKind::Mapping ? mapping(n, v) : sequence(n, v);
-                if (!ok) {
-                    return false;
-                }
-                if (t.key != nullptr) {
-                    return failInvalidKey(v);
-                }
-                *t.value = std::move(v);
+                Frame& f = frames_.emplace_back(&n, t);
+                f.array.SetArray();
+                f.array.Reserve(static_cast<rapidjson::SizeType>(n.children.size()), a_);
                 return true;
             }
         }
         return false;
     }
 
-    [[gnu::noinline]] bool failInvalidKey(const json::Value& key) {
-        return fail("invalid map key: " + goSyntax(key));
-    }
-
-    [[gnu::noinline]] bool failSelfAlias(const Node& n) {
-        return fail("anchor '" + n.value + "' value contains itself");
-    }
-
-    bool alias(const Node& n, Target t) {
-        if (activeAliases_.count(&n) != 0) {
-            return failSelfAlias(n);
-        }
-        activeAliases_.insert(&n);
-        aliasDepth_++;
-        bool ok = unmarshal(*n.alias, t);
+    bool leaveAlias(Frame& f) {
         aliasDepth_--;
-        activeAliases_.erase(&n);
-        return ok;
+        activeAliases_.erase(f.node);
+        frames_.pop_back();
+        return true;
     }
 
-    // Kept out of line, like finish(), so the recursion's frames stay small.
-    [[gnu::noinline]] bool scalar(const Node& n, Target t) {
+    // A finished sequence or mapping goes where its frame's target says.
+    bool done(Frame& f, json::Value& v) {
+        Target t = f.target;
+        if (t.key != nullptr) {
+            return fail("invalid map key: " + goSyntax(v));
+        }
+        *t.value = std::move(v);
+        frames_.pop_back();
+        return true;
+    }
+
+    bool stepSequence(Frame& f) {
+        if (f.pending) {
+            f.array.PushBack(std::move(f.slot), a_);
+            f.pending = false;
+        }
+        if (f.next == f.node->children.size()) {
+            return done(f, f.array);
+        }
+        f.pending = true;
+        return enter(*f.node->children[f.next++], Target{&f.slot, nullptr, nullptr});
+    }
+
+    bool stepMapping(Frame& f) {
+        const std::vector<const Node*>& c = f.node->children;
+        switch (f.step) {
+            case 1:
+                f.step = 2;
+                return enter(*c[f.next + 1], Target{&f.slot, nullptr, nullptr});
+            case 2:
+                f.into->set(std::move(f.key), std::move(f.slot));
+                f.key = Scalar();
+                f.slot.SetNull();
+                f.next += 2;
+                f.step = 0;
+                return true;
+            case 3:
+                return stepMerge(f);
+            default:
+                break;
+        }
+        if (f.next + 1 >= c.size()) {
+            if (!f.own) {
+                frames_.pop_back();  // merged into another frame's map
+                return true;
+            }
+            json::Value v;
+            finish(*f.own, v);
+            return done(f, v);
+        }
+        const Node& k = *c[f.next];
+        if (k.kind == NodeKind::Scalar && k.value == "<<" && (k.implicit || k.tag == kMergeTag)) {
+            f.step = 3;
+            f.merged = 0;
+            return stepMerge(f);
+        }
+        f.step = 1;
+        return enter(k, Target{nullptr, nullptr, &f.key});
+    }
+
+    // A '<<' key: a mapping, an alias of one, or a sequence of those, whose
+    // entries are assigned into the frame's map (earlier sequence items win,
+    // so the items are merged last to first).
+    bool stepMerge(Frame& f) {
+        const Node& v = *f.node->children[f.next + 1];
+        auto isMap = [](const Node& x) {
+            return x.kind == NodeKind::Mapping ||
+                   (x.kind == NodeKind::Alias && x.alias->kind == NodeKind::Mapping);
+        };
+        const Node* item = nullptr;
+        if (v.kind == NodeKind::Sequence) {
+            if (f.merged < v.children.size()) {
+                item = v.children[v.children.size() - 1 - f.merged];
+            }
+        } else if (f.merged == 0) {
+            item = &v;
+        }
+        if (item == nullptr) {
+            f.next += 2;
+            f.step = 0;
+            return true;
+        }
+        if (!isMap(*item)) {
+            return fail("map merge requires map or sequence of maps as the value");
+        }
+        f.merged++;
+        return enter(*item, Target{nullptr, f.into, nullptr});
+    }
+
+    bool scalar(const Node& n, Target t) {
         Scalar s;
         if (std::optional<std::string> err = resolveScalar(n.tag, n.value, n.implicit, &s)) {
             return fail(*err);
@@ -453,17 +606,8 @@ class Decoder {
         }
     }
 
-    bool mapping(const Node& n, json::Value& out) {
-        Map m;
-        if (!fill(n, m)) {
-            return false;
-        }
-        finish(m, out);
-        return true;
-    }
-
     // JSON keys are strings; Go's encoding/json writes them sorted.
-    [[gnu::noinline]] void finish(Map& m, json::Value& out) {
+    void finish(Map& m, json::Value& out) {
         std::map<std::string, json::Value*> sorted;
         for (auto& [key, value] : m.entries) {
             std::optional<std::string> k = keyString(key, value);
@@ -475,66 +619,6 @@ class Decoder {
         for (auto& [k, value] : sorted) {
             out.AddMember(json::stringValue(k, a_), std::move(*value), a_);
         }
-    }
-
-    bool fill(const Node& n, Map& m) {
-        for (size_t i = 0; i + 1 < n.children.size(); i += 2) {
-            const Node& k = *n.children[i];
-            const Node& v = *n.children[i + 1];
-            bool isMerge =
-                k.kind == NodeKind::Scalar && k.value == "<<" && (k.implicit || k.tag == kMergeTag);
-            if (isMerge) {
-                if (!merge(v, m)) {
-                    return false;
-                }
-                continue;
-            }
-            Scalar key;
-            json::Value value;
-            if (!unmarshal(k, Target{nullptr, nullptr, &key}) ||
-                !unmarshal(v, Target{&value, nullptr, nullptr})) {
-                return false;
-            }
-            m.set(std::move(key), std::move(value));
-        }
-        return true;
-    }
-
-    // A '<<' key: a mapping, an alias of one, or a sequence of those, whose
-    // entries are assigned into `m` (earlier sequence items win).
-    [[gnu::noinline]] bool merge(const Node& n, Map& m) {
-        auto isMap = [](const Node& x) {
-            return x.kind == NodeKind::Mapping ||
-                   (x.kind == NodeKind::Alias && x.alias->kind == NodeKind::Mapping);
-        };
-        if (n.kind == NodeKind::Sequence) {
-            for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) {
-                if (!isMap(**it)) {
-                    return fail("map merge requires map or sequence of maps as the value");
-                }
-                if (!unmarshal(**it, Target{nullptr, &m, nullptr})) {
-                    return false;
-                }
-            }
-            return true;
-        }
-        if (!isMap(n)) {
-            return fail("map merge requires map or sequence of maps as the value");
-        }
-        return unmarshal(n, Target{nullptr, &m, nullptr});
-    }
-
-    bool sequence(const Node& n, json::Value& out) {
-        out.SetArray();
-        out.Reserve(static_cast<rapidjson::SizeType>(n.children.size()), a_);
-        for (const Node* child : n.children) {
-            json::Value v;
-            if (!unmarshal(*child, Target{&v, nullptr, nullptr})) {
-                return false;
-            }
-            out.PushBack(std::move(v), a_);
-        }
-        return true;
     }
 
     // sigs.k8s.io/yaml's conversion of a map key to a JSON object key.
@@ -574,13 +658,13 @@ class Decoder {
     }
 
     json::Allocator& a_;
+    std::deque<Frame> frames_;  // a deque: a frame's slots stay put as frames are pushed
     std::string yamlErr_;
     std::optional<std::string> keyErr_;   // reported after any yaml error
     std::optional<std::string> jsonErr_;  // reported last, as json.Marshal runs last
     int64_t decodeCount_ = 0;
     int64_t aliasCount_ = 0;
     int aliasDepth_ = 0;
-    int depth_ = 0;
     std::unordered_set<const Node*> activeAliases_;
 };
 

@@ -3,9 +3,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <unordered_map>
 
 #include "util/base64.hpp"
+#include "util/utf8.hpp"
 
 namespace kube::util::yaml {
 
@@ -212,38 +214,6 @@ bool isTimestamp(std::string_view s) {
 }
 
 // Go's encoding/json replaces invalid UTF-8 with U+FFFD.
-std::string toValidUtf8(std::string_view s) {
-    std::string out;
-    size_t i = 0;
-    while (i < s.size()) {
-        auto c = static_cast<unsigned char>(s[i]);
-        size_t n = c < 0x80                ? 1
-                   : c >= 0xc2 && c < 0xe0 ? 2
-                   : c >= 0xe0 && c < 0xf0 ? 3
-                   : c >= 0xf0 && c < 0xf5 ? 4
-                                           : 0;
-        bool ok = n != 0 && i + n <= s.size();
-        for (size_t k = 1; ok && k < n; k++) {
-            ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-        }
-        if (ok && n == 3) {
-            auto c1 = static_cast<unsigned char>(s[i + 1]);
-            ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
-        } else if (ok && n == 4) {
-            auto c1 = static_cast<unsigned char>(s[i + 1]);
-            ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
-        }
-        if (ok) {
-            out.append(s.substr(i, n));
-            i += n;
-        } else {
-            out += "\xef\xbf\xbd";
-            i++;
-        }
-    }
-    return out;
-}
-
 std::string shortTag(std::string_view tag) {
     if (tag.starts_with(kTagPrefix)) {
         return "!!" + std::string(tag.substr(kTagPrefix.size()));
@@ -356,6 +326,17 @@ std::string formatGoFloat(double d, bool asFloat32) {
     if (std::isinf(d)) {
         return d > 0 ? "+Inf" : "-Inf";
     }
+    if (asFloat32) {
+        // Go's float32(d) rounds to nearest, and a value that rounds past the
+        // largest float32 becomes an infinity (C++ leaves that cast undefined).
+        constexpr double kFloat32Overflow = 0x1.ffffffp127;  // FLT_MAX + half an ulp
+        if (std::fabs(d) >= kFloat32Overflow) {
+            return d > 0 ? "+Inf" : "-Inf";
+        }
+        if (std::fabs(d) > std::numeric_limits<float>::max()) {
+            d = std::copysign(static_cast<double>(std::numeric_limits<float>::max()), d);
+        }
+    }
     char buf[64];
     auto res = asFloat32 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(d),
                                          std::chars_format::scientific)
@@ -399,7 +380,7 @@ std::optional<std::string> resolveScalar(std::string_view tag, std::string_view 
                 return "!!binary value contains invalid base64 data";
             }
             out->type = ScalarType::String;
-            out->s = toValidUtf8(*data);
+            out->s = utf8::toValid(*data);
             return std::nullopt;
         }
         out->type = ScalarType::String;

@@ -2,6 +2,7 @@
 // generated classes, decoded through decodeObject into the JSON object the
 // handlers see, and broken bodies rejected with kube-apiserver's wording;
 // and kubectl's bytes given back exactly by the response encoder.
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -292,11 +293,134 @@ void kind_without_a_schema_is_bad_request(void**) {
     assert_true(kube::endpoints::hasProtobufSchema("v1", "Secret"));
 }
 
-void fields_v1_that_is_not_json_is_rejected(void**) {
+void fields_v1_that_is_not_json_is_dropped(void**) {
+    // kube's field manager drops managed fields it cannot decode (and this
+    // server replaces a client's anyway): the object is still created.
+    std::string deep;
+    for (int i = 0; i < 100000; i++) {
+        deep += R"({"f:a":)";
+    }
+    deep += "{}" + std::string(100000, '}');
+    for (const std::string& raw : {std::string("{nope"), deep}) {
+        kapi::core::v1::ConfigMap cm;
+        cm.mutable_metadata()->set_name("m");
+        cm.mutable_metadata()->add_managedfields()->mutable_fieldsv1()->set_raw(raw);
+        std::string got =
+            decodeToJson(envelope("v1", "ConfigMap", cm.SerializeAsString()), "ConfigMap");
+        assert_string_equal(got.c_str(),
+                            R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"m",)"
+                            R"("creationTimestamp":null,"managedFields":[{"fieldsV1":null}]}})");
+    }
+    // JSON within the depth limit is kept.
     kapi::core::v1::ConfigMap cm;
-    cm.mutable_metadata()->add_managedfields()->mutable_fieldsv1()->set_raw("{nope");
-    Status err = decodeError(envelope("v1", "ConfigMap", cm.SerializeAsString()), "ConfigMap");
-    assert_non_null(strstr(err.message.c_str(), "cannot be handled as a ConfigMap: FieldsV1: "));
+    cm.mutable_metadata()->add_managedfields()->mutable_fieldsv1()->set_raw(R"({"f:data":{}})");
+    std::string got =
+        decodeToJson(envelope("v1", "ConfigMap", cm.SerializeAsString()), "ConfigMap");
+    assert_non_null(strstr(got.c_str(), R"("fieldsV1":{"f:data":{}})"));
+}
+
+void nesting_and_lengths_past_the_limits_are_refused(void**) {
+    // 100,000 nested groups of an unknown field: past protobuf's recursion
+    // limit (100), refused without recursing through them.
+    std::string groups;
+    for (int i = 0; i < 100000; i++) {
+        groups += "\x9b\x06";  // field 99, start group
+    }
+    for (int i = 0; i < 100000; i++) {
+        groups += "\x9c\x06";  // field 99, end group
+    }
+    Status err = decodeError(envelope("v1", "ConfigMap", groups), "ConfigMap");
+    assert_string_equal(err.message.c_str(),
+                        "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: proto: "
+                        "cannot parse invalid wire-format data");
+    // A length past the end of the buffer, in the object and in the envelope.
+    err = decodeError(envelope("v1", "ConfigMap", std::string("\x0a\xff\xff\xff\x0f", 5)),
+                      "ConfigMap");
+    assert_string_equal(err.message.c_str(),
+                        "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: "
+                        "unexpected EOF");
+    std::string body = envelope("v1", "ConfigMap", "");
+    body[5] = '\x7f';  // typeMeta's length
+    err = decodeError(body, "ConfigMap");
+    assert_non_null(strstr(err.message.c_str(), "unexpected EOF"));
+}
+
+void invalid_utf8_in_strings_becomes_replacement_characters(void**) {
+    // proto2 strings are not checked on the wire; kube's JSON shows U+FFFD
+    // for each invalid byte, in values and in map keys.
+    kapi::core::v1::ConfigMap cm;
+    cm.mutable_metadata()->set_name("u");
+    (*cm.mutable_metadata()->mutable_labels())["k\xff"] = "v";
+    (*cm.mutable_data())["k"] =
+        "a\xff"
+        "b\xc3(c";
+    cm.mutable_metadata()->add_finalizers("f\xed\xa0\x80");
+    std::string got =
+        decodeToJson(envelope("v1", "ConfigMap", cm.SerializeAsString()), "ConfigMap");
+    assert_string_equal(got.c_str(),
+                        "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+                        "\"u\",\"creationTimestamp\":null,\"labels\":{\"k\xef\xbf\xbd\":\"v\"},"
+                        "\"finalizers\":[\"f\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"]},"
+                        "\"data\":{\"k\":\"a\xef\xbf\xbd"
+                        "b\xef\xbf\xbd(c\"}}");
+}
+
+void extreme_times_round_trip(void**) {
+    // Go keeps any time.Time: years 0000-9999 in RFC 3339, and past them as
+    // its Format writes them.
+    struct Case {
+        int64_t seconds;
+        int32_t nanos;
+        const char* micro;
+        const char* time;
+    };
+    const Case cases[] = {
+        {253402300799, 999999000, "9999-12-31T23:59:59.999999Z", "9999-12-31T23:59:59Z"},
+        {-62167219200, 0, "0000-01-01T00:00:00.000000Z", "0000-01-01T00:00:00Z"},
+        {-62135596800, 0, "0001-01-01T00:00:00.000000Z", "0001-01-01T00:00:00Z"},
+        {-5364662400, 500000000, "1800-01-01T00:00:00.500000Z", "1800-01-01T00:00:00Z"},
+        {253402304399, 0, "10000-01-01T00:59:59.000000Z", "10000-01-01T00:59:59Z"},
+        {-62167221600, 0, "-0001-12-31T23:20:00.000000Z", "-0001-12-31T23:20:00Z"},
+    };
+    for (const Case& c : cases) {
+        kapi::coordination::v1::Lease lease;
+        lease.mutable_metadata()->set_name("t");
+        lease.mutable_metadata()->mutable_creationtimestamp()->set_seconds(c.seconds);
+        lease.mutable_spec()->mutable_acquiretime()->set_seconds(c.seconds);
+        lease.mutable_spec()->mutable_acquiretime()->set_nanos(c.nanos);
+        std::string want =
+            std::string(R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1",)") +
+            R"("metadata":{"name":"t","creationTimestamp":")" + c.time +
+            R"("},"spec":{"acquireTime":")" + c.micro + R"("}})";
+        assertDecodesTo(envelope("coordination.k8s.io/v1", "Lease", lease.SerializeAsString()),
+                        "coordination.k8s.io", "Lease", want.c_str());
+        if (c.micro[0] == '-' || c.micro[4] != '-') {
+            continue;  // outside 0000-9999 RFC 3339 cannot be read back
+        }
+        // And back: the JSON form encodes to the same seconds and micros.
+        json::Document doc;
+        assert_false(json::parse(want, doc).has_value());
+        std::string raw;
+        assert_false(
+            kube::endpoints::encodeProtobufRaw(doc, "coordination.k8s.io/v1", "Lease", &raw)
+                .has_value());
+        kapi::coordination::v1::Lease back;
+        assert_true(back.ParseFromString(raw));
+        assert_int_equal(back.metadata().creationtimestamp().seconds(), c.seconds);
+        assert_int_equal(back.spec().acquiretime().seconds(), c.seconds);
+        assert_int_equal(back.spec().acquiretime().nanos(), c.nanos);
+    }
+    // Any int64 of seconds formats without overflow.
+    kapi::coordination::v1::Lease lease;
+    lease.mutable_metadata()->set_name("t");
+    lease.mutable_spec()->mutable_acquiretime()->set_seconds(INT64_MAX);
+    lease.mutable_spec()->mutable_acquiretime()->set_nanos(-1);
+    lease.mutable_spec()->mutable_renewtime()->set_seconds(INT64_MIN);
+    lease.mutable_spec()->mutable_renewtime()->set_nanos(2000000000);
+    Status err;
+    auto doc = decodeObject(envelope("coordination.k8s.io/v1", "Lease", lease.SerializeAsString()),
+                            InputForm::Protobuf, groupKind("coordination.k8s.io", "Lease"), &err);
+    assert_non_null(doc.get());
 }
 
 void kubectl_create_role_body_decodes_to_kubectls_json(void**) {
@@ -607,8 +731,8 @@ void kubectl_create_bodies_come_back_byte_for_byte_from_their_json(void**) {
         auto doc = decodeObject(body, InputForm::Protobuf, k, &err);
         assert_non_null(doc.get());
         std::string again;
-        auto why = kube::endpoints::encodeProtobufObject(json::serialize(*doc), apiVersion, kind,
-                                                         &again);
+        auto why =
+            kube::endpoints::encodeProtobufObject(json::serialize(*doc), apiVersion, kind, &again);
         if (why) {
             fail_msg("%s: %s", kind.c_str(), why->c_str());
         }
@@ -756,7 +880,10 @@ int main() {
         cmocka_unit_test(wrong_kind_in_the_envelope_is_the_same_error_as_json),
         cmocka_unit_test(wrong_api_version_in_the_envelope_is_rejected),
         cmocka_unit_test(kind_without_a_schema_is_bad_request),
-        cmocka_unit_test(fields_v1_that_is_not_json_is_rejected),
+        cmocka_unit_test(fields_v1_that_is_not_json_is_dropped),
+        cmocka_unit_test(nesting_and_lengths_past_the_limits_are_refused),
+        cmocka_unit_test(invalid_utf8_in_strings_becomes_replacement_characters),
+        cmocka_unit_test(extreme_times_round_trip),
         cmocka_unit_test(kubectl_create_role_body_decodes_to_kubectls_json),
         cmocka_unit_test(kubectl_create_rolebinding_body_decodes_to_kubectls_json),
         cmocka_unit_test(rbac_fields_without_omitempty_are_written_when_empty),

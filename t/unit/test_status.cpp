@@ -250,6 +250,28 @@ void pretty_form_is_indented_by_two_spaces_in_the_same_order(void**) {
     assert_true(generic.find("\n  \"details\": {},\n") != std::string::npos);
 }
 
+void invalid_utf8_from_the_client_is_written_as_replacement_characters(void**) {
+    // Names and messages echo paths and query values, which may be any bytes.
+    Status s = Status::notFound(kConfigMaps,
+                                "a\xff"
+                                "b");
+    s.details->causes.push_back({"FieldValueInvalid", "bad \xc3(", "metadata.name\xed\xa0\x80"});
+    std::string got = s.toJson();
+    assert_string_equal(
+        got.c_str(),
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+        "\"message\":\"configmaps \\\"a\xef\xbf\xbd"
+        "b\\\" not found\",\"reason\":\"NotFound\","
+        "\"details\":{\"name\":\"a\xef\xbf\xbd"
+        "b\",\"kind\":\"configmaps\",\"causes\":"
+        "[{\"reason\":\"FieldValueInvalid\",\"message\":\"bad \xef\xbf\xbd(\",\"field\":"
+        "\"metadata.name\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"}]},\"code\":404}");
+    assert_string_equal(Status::badRequest("q=\x80").toJson().c_str(),
+                        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+                        "\"status\":\"Failure\",\"message\":\"q=\xef\xbf\xbd\","
+                        "\"reason\":\"BadRequest\",\"code\":400}");
+}
+
 }  // namespace
 
 int main() {
@@ -269,6 +291,7 @@ int main() {
         cmocka_unit_test(expired_and_service_unavailable_have_no_details),
         cmocka_unit_test(internal_error_has_one_cause_with_only_the_message),
         cmocka_unit_test(pretty_form_is_indented_by_two_spaces_in_the_same_order),
+        cmocka_unit_test(invalid_utf8_from_the_client_is_written_as_replacement_characters),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -102,12 +102,46 @@ void human_since_reports_unknown_for_missing_timestamps(void**) {
     assert_string_equal(t::humanSince("2026-11-21T23:55:10Z", now).c_str(), "<invalid>");
 }
 
+void years_0000_to_9999_round_trip_exactly(void**) {
+    // The clock's int64 nanoseconds would wrap outside 1677-2262.
+    for (const char* text :
+         {"9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z",
+          "1600-02-29T12:00:00Z", "1816-03-01T00:00:00Z", "2262-04-12T00:00:00Z"}) {
+        auto tp = t::parseRFC3339(text);
+        assert_true(tp.has_value());
+        assert_string_equal(t::formatRFC3339(*tp).c_str(), text);
+    }
+    auto last = t::parseRFC3339("9999-12-31T23:59:59.999999Z");
+    assert_int_equal(last->time_since_epoch().count(), 253402300799999999LL);
+    // Offsets can carry a time past the four-digit years; Go writes them so.
+    assert_string_equal(t::formatRFC3339(*t::parseRFC3339("9999-12-31T23:59:59-01:00")).c_str(),
+                        "10000-01-01T00:59:59Z");
+    assert_string_equal(t::formatRFC3339(*t::parseRFC3339("0000-01-01T00:30:00+01:00")).c_str(),
+                        "-0001-12-31T23:30:00Z");
+    // Before 1970, a fraction does not round the second up.
+    assert_string_equal(t::formatRFC3339(*t::parseRFC3339("1969-12-31T23:59:59.5Z")).c_str(),
+                        "1969-12-31T23:59:59Z");
+    assert_string_equal(t::formatUnixSeconds(INT64_MIN).c_str(), "-292277022657-01-27T08:29:52Z");
+    assert_string_equal(t::formatUnixSeconds(INT64_MAX).c_str(), "292277026596-12-04T15:30:07Z");
+    // A five-digit year is not RFC 3339 (Go: cannot parse "0-01-01..." as "-").
+    assert_false(t::parseRFC3339("10000-01-01T00:00:00Z").has_value());
+    // The age of a far time neither overflows nor wraps.
+    auto now = system_clock::now();
+    assert_string_equal(t::humanSince("9999-12-31T23:59:59Z", now).c_str(), "<invalid>");
+    assert_true(t::humanSince("0000-01-01T00:00:00Z", now).ends_with("y"));
+    assert_int_equal(t::secondsBetween(*t::parseRFC3339("0000-01-01T00:00:00Z"),
+                                       *t::parseRFC3339("9999-12-31T23:59:59Z"))
+                         .count(),
+                     253402300799LL + 62167219200LL);
+}
+
 }  // namespace
 
 int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(human_duration_matches_kube_table),
         cmocka_unit_test(rfc3339_round_trips_at_second_precision),
+        cmocka_unit_test(years_0000_to_9999_round_trip_exactly),
         cmocka_unit_test(rfc3339_accepts_fractions_and_offsets),
         cmocka_unit_test(rfc3339_rejects_malformed_input),
         cmocka_unit_test(human_since_reports_unknown_for_missing_timestamps),

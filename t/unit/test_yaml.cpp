@@ -156,11 +156,64 @@ void excessive_aliasing_is_refused(void** /*state*/) {
 }
 
 void deep_nesting_is_refused(void** /*state*/) {
-    std::string deep = std::string(5000, '[') + std::string(5000, ']');
+    // go-yaml's scanner: flow collections nest at most 10,000 deep; the line
+    // of the one too many, 1-based, and none on the first line.
+    std::string deep = std::string(10001, '[') + std::string(10001, ']');
     assert_string_equal(convert(deep).c_str(),
-                        "ERR error converting YAML to JSON: yaml: exceeded max depth of 1000");
-    std::string ok = std::string(100, '[') + std::string(100, ']');
-    assert_false(convert(ok).starts_with("ERR"));
+                        "ERR error converting YAML to JSON: yaml: exceeded max depth of 10000");
+    std::string later = "a: 1\nb: " + std::string(5000, '[') + "\n\n" + std::string(5001, '[') +
+                        std::string(10001, ']');
+    assert_string_equal(
+        convert(later).c_str(),
+        "ERR error converting YAML to JSON: yaml: line 4: exceeded max depth of 10000");
+    // 200,000 levels are refused as fast, with no recursion to run out of stack.
+    std::string huge = "x: " + std::string(200000, '[');
+    assert_true(convert(huge).ends_with("exceeded max depth of 10000"));
+    // 10,000 flow levels inside block mappings decode (without recursion).
+    std::string ok = "a:\n  b: " + std::string(10000, '[') + std::string(10000, ']');
+    std::string got = convert(ok);
+    assert_true(got.starts_with(R"({"a":{"b":[[[)"));
+    assert_int_equal(got.size(), 2 * 10000 + std::string(R"({"a":{"b":}})").size());
+}
+
+void aliases_expand_deep_values_without_recursion(void** /*state*/) {
+    // Each alias doubles the depth: 5,000 flow levels used four times over.
+    std::string text = "a: &a " + std::string(5000, '[') + std::string(5000, ']') +
+                       "\nb: &b [*a, [*a]]\nc: [*b, *b]\n";
+    std::string got = convert(text);
+    assert_false(got.starts_with("ERR"));
+    // A key that is a deep collection is named in the error without recursion.
+    std::string key = "? " + std::string(9000, '[') + std::string(9000, ']') + "\n: x\n";
+    got = convert(key);
+    assert_true(
+        got.starts_with("ERR error converting YAML to JSON: yaml: invalid map key: "
+                        "[]interface {}{[]interface {}{"));
+}
+
+void float_keys_beyond_float32_are_infinities(void** /*state*/) {
+    // sigs.k8s.io/yaml formats a float key as a float32 ('g', -1, 32): past
+    // its range Go's conversion gives an infinity (".inf"), below it zero.
+    expectAll({
+        {"1e300: a", R"({".inf":"a"})"},
+        {"1.0e40: a", R"({".inf":"a"})"},
+        {"-1e300: a", R"({"-.inf":"a"})"},
+        {"3.4028235e38: a", R"({"3.4028235e+38":"a"})"},
+        {"3.40282355e38: a", R"({"3.4028235e+38":"a"})"},
+        {"3.4028236e38: a", R"({".inf":"a"})"},
+        {"1e-50: a", R"({"0":"a"})"},
+        {"1e-45: a", R"({"1e-45":"a"})"},
+        {"1.5: a", R"({"1.5":"a"})"},
+        {"123456789.0: a", R"({"1.2345679e+08":"a"})"},
+    });
+}
+
+void invalid_utf8_is_refused_as_go_yaml_refuses_it(void** /*state*/) {
+    assert_string_equal(convert("a: \"x\xffy\"").c_str(),
+                        "ERR error converting YAML to JSON: yaml: invalid leading UTF-8 octet");
+    assert_string_equal(convert("a: x\xffy").c_str(),
+                        "ERR error converting YAML to JSON: yaml: invalid leading UTF-8 octet");
+    // !!binary that is not text decodes with U+FFFD for each invalid byte.
+    assert_string_equal(convert("a: !!binary /w==").c_str(), "{\"a\":\"\xef\xbf\xbd\"}");
 }
 
 void syntax_errors_use_go_yaml_wording_and_lines(void** /*state*/) {
@@ -309,6 +362,9 @@ int main() {
         cmocka_unit_test(anchors_aliases_and_merge_keys_expand),
         cmocka_unit_test(excessive_aliasing_is_refused),
         cmocka_unit_test(deep_nesting_is_refused),
+        cmocka_unit_test(aliases_expand_deep_values_without_recursion),
+        cmocka_unit_test(float_keys_beyond_float32_are_infinities),
+        cmocka_unit_test(invalid_utf8_is_refused_as_go_yaml_refuses_it),
         cmocka_unit_test(syntax_errors_use_go_yaml_wording_and_lines),
         cmocka_unit_test(explicit_tags_are_honoured),
         cmocka_unit_test(nan_and_inf_cannot_become_json),

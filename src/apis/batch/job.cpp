@@ -146,8 +146,8 @@ std::string duration(const json::Value& job, const TableContext& ctx) {
         return "";
     }
     auto end = util::time::parseRFC3339(cells::text(job, {"status", "completionTime"}));
-    return util::time::humanDuration(
-        std::chrono::duration_cast<std::chrono::seconds>((end ? *end : ctx.now) - *start));
+    return util::time::humanDuration(util::time::secondsBetween(
+        *start, end ? *end : std::chrono::floor<util::time::Duration>(ctx.now)));
 }
 
 }  // namespace

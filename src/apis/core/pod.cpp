@@ -166,8 +166,8 @@ PodSummary summarize(const json::Value& pod, const TableContext& ctx) {
     s.restarts = std::to_string(restarts);
     if (restarts != 0 && lastRestart) {
         s.restarts += " (" +
-                      util::time::humanDuration(std::chrono::duration_cast<std::chrono::seconds>(
-                          ctx.now - *lastRestart)) +
+                      util::time::humanDuration(util::time::secondsBetween(
+                          *lastRestart, std::chrono::floor<util::time::Duration>(ctx.now))) +
                       " ago)";
     }
     return s;

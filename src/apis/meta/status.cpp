@@ -1,6 +1,7 @@
 #include "apis/meta/status.hpp"
 
 #include "util/json.hpp"
+#include "util/utf8.hpp"
 
 namespace kube::meta {
 
@@ -163,42 +164,48 @@ Status Status::notFoundGeneric() {
 std::string Status::toJson(bool pretty) const {
     json::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
+    // Messages and names may echo client input (paths, query values, names),
+    // which may not be valid UTF-8: each invalid byte is written as U+FFFD.
+    auto text = [&a](const std::string& s) {
+        return util::utf8::valid(s) ? json::stringValue(s, a)
+                                    : json::stringValue(util::utf8::toValid(s), a);
+    };
     doc.AddMember("kind", "Status", a);
     doc.AddMember("apiVersion", "v1", a);
     doc.AddMember("metadata", json::Value(rapidjson::kObjectType), a);
     doc.AddMember("status", success ? "Success" : "Failure", a);
     if (!message.empty()) {
-        doc.AddMember("message", json::stringValue(message, a), a);
+        doc.AddMember("message", text(message), a);
     }
     if (!reason.empty()) {
-        doc.AddMember("reason", json::stringValue(reason, a), a);
+        doc.AddMember("reason", text(reason), a);
     }
     if (details) {
         json::Value d(rapidjson::kObjectType);
         if (!details->name.empty()) {
-            d.AddMember("name", json::stringValue(details->name, a), a);
+            d.AddMember("name", text(details->name), a);
         }
         if (!details->group.empty()) {
-            d.AddMember("group", json::stringValue(details->group, a), a);
+            d.AddMember("group", text(details->group), a);
         }
         if (!details->kind.empty()) {
-            d.AddMember("kind", json::stringValue(details->kind, a), a);
+            d.AddMember("kind", text(details->kind), a);
         }
         if (!details->uid.empty()) {
-            d.AddMember("uid", json::stringValue(details->uid, a), a);
+            d.AddMember("uid", text(details->uid), a);
         }
         if (!details->causes.empty()) {
             json::Value causes(rapidjson::kArrayType);
             for (const StatusCause& c : details->causes) {
                 json::Value cv(rapidjson::kObjectType);
                 if (!c.reason.empty()) {
-                    cv.AddMember("reason", json::stringValue(c.reason, a), a);
+                    cv.AddMember("reason", text(c.reason), a);
                 }
                 if (!c.message.empty()) {
-                    cv.AddMember("message", json::stringValue(c.message, a), a);
+                    cv.AddMember("message", text(c.message), a);
                 }
                 if (!c.field.empty()) {
-                    cv.AddMember("field", json::stringValue(c.field, a), a);
+                    cv.AddMember("field", text(c.field), a);
                 }
                 causes.PushBack(cv, a);
             }
