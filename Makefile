@@ -48,11 +48,13 @@ UNIT_SRCS := $(wildcard t/unit/test_*.cpp)
 UNIT_BINS := $(UNIT_SRCS:t/unit/%.cpp=$(BUILD)/unit/%)
 UNIT_SUPPORT := $(filter-out $(UNIT_SRCS),$(wildcard t/unit/*.cpp))
 
-# Debian packages the build, the tests and the benchmark need.
+# Debian packages the build, the tests and the benchmark need (clang and
+# libclang-rt-14-dev, which holds libclang_rt.fuzzer, for fuzz/).
 PACKAGES := nginx nginx-dev rapidjson-dev libssl-dev libjemalloc-dev libjemalloc2 \
     libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev protobuf-compiler libprotobuf-dev \
     python3-kubernetes python3-protobuf \
-    libtest-base-perl libio-socket-ssl-perl wrk curl openssl
+    libtest-base-perl libio-socket-ssl-perl wrk curl openssl \
+    clang libclang-rt-14-dev
 
 .PHONY: all deps run test unit prove bench clean format
 
@@ -142,7 +144,7 @@ unit: deps $(UNIT_BINS)
 prove: all
 	KUBE_BUILD=$(CURDIR)/$(BUILD) SANITIZE=$(SANITIZE) prove -j2 t/*.t
 
-test: all unit prove
+test: all unit fuzz-ci prove
 
 run: all
 	@PORT=$(PORT) BUILD=$(CURDIR)/$(BUILD) ./conf/run.sh
@@ -165,6 +167,101 @@ $(BUILD)/fanout_floor: bench/fanout_floor.cpp bench/load_common.hpp
 $(BUILD)/list_load: bench/list_load.cpp bench/load_common.hpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror $< -lz -lpthread -o $@
+
+# ---- Fuzzing (fuzz/, README "Fuzzing") -------------------------------------
+# libFuzzer targets (fuzz/*.cpp) built by Debian's clang with ASan+UBSan
+# against src/ compiled by clang into $(FUZZ_BUILD) with coverage, so the
+# fuzzers see the library's branches. The generated protobuf code is reused
+# from $(BUILD)/obj/gen (g++ objects: libstdc++'s ABI is the same).
+#   make fuzz                      each target FUZZ_SECONDS (60) from fuzz/corpus/<target>
+#   make fuzz FUZZ_SECONDS=600     the benchmark form
+#   make fuzz-ci                   the seeds, then FUZZ_CI_SECONDS (4) each (in make test)
+# A target's seeds are copied to a scratch corpus under $(FUZZ_BUILD)/run (ci),
+# so new inputs are never committed by accident; crashes land there too.
+FUZZ_BUILD := build/fuzz
+FUZZ_CXX := clang++
+FUZZ_SECONDS ?= 60
+FUZZ_CI_SECONDS ?= 4
+FUZZ_JOBS ?= $(shell nproc)
+# pointer-overflow stays recoverable so fuzz/ubsan.supp can silence RapidJSON's
+# one known case; halt_on_error=1 still makes every other report fatal.
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+    -fsanitize-recover=pointer-overflow -fno-omit-frame-pointer
+FUZZ_CXXFLAGS := -std=c++20 -O1 -gline-tables-only -fPIC -Wall -Wextra \
+    -Wno-ambiguous-reversed-operator -Isrc -I$(BUILD)/gen $(FUZZ_SAN) -MMD -MP
+# The part of src/ the targets link (all of util/ and registry/patch/, and
+# what they and the targets call elsewhere): a fifth of the library, so the
+# clang build stays short. An undefined reference when a target links means
+# a source to add here.
+FUZZ_LIB_SRCS := $(sort $(wildcard src/util/*.cpp src/registry/patch/*.cpp) \
+    src/apis/meta/status.cpp src/endpoints/field_validation.cpp \
+    src/endpoints/protobuf_codec.cpp src/endpoints/request_info.cpp \
+    src/registry/continue_token.cpp src/registry/schema_fields.cpp src/registry/validation.cpp)
+FUZZ_OBJS := $(FUZZ_LIB_SRCS:%.cpp=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_LIB := $(FUZZ_BUILD)/libkube.a
+FUZZ_SRCS := $(sort $(wildcard fuzz/*_fuzzer.cpp))
+FUZZ_TARGETS := $(FUZZ_SRCS:fuzz/%.cpp=$(FUZZ_BUILD)/%)
+FUZZ_SUPPORT := $(filter-out $(FUZZ_SRCS),$(wildcard fuzz/*.cpp))
+# -timeout: an input slower than 10 s is a finding; -max_len: 64 KiB.
+FUZZ_OPTS := -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/fuzz/ubsan.supp
+
+.PHONY: fuzz fuzz-build fuzz-ci
+
+$(FUZZ_OBJS): | $(PB_HDRS)
+
+# Objects and targets are rebuilt when the flags change.
+$(FUZZ_BUILD)/flags: FORCE
+	@mkdir -p $(FUZZ_BUILD)
+	@echo '$(FUZZ_CXX) $(FUZZ_CXXFLAGS)' > $@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+$(FUZZ_BUILD)/obj/%.o: %.cpp $(FUZZ_BUILD)/flags
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJS) $(PB_OBJS) $(DESC_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/%_fuzzer: fuzz/%_fuzzer.cpp $(FUZZ_SUPPORT) $(wildcard fuzz/*.hpp) $(FUZZ_LIB) \
+    $(FUZZ_BUILD)/flags
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer -Ifuzz $< $(FUZZ_SUPPORT) $(FUZZ_LIB) \
+	    $(LDLIBS) -o $@
+
+fuzz-build: deps $(FUZZ_TARGETS)
+
+# One target's run: $(1) the target, $(2) its scratch folder, $(3) seconds,
+# $(4) more options (make test's run has a fixed -seed: the same inputs each time).
+# The seeds are copied there first (libFuzzer adds what it finds to the
+# folder it is given); it runs them all, then fuzzes. Prints one line.
+define fuzz_run
+n=$$(basename $(1) _fuzzer); run=$(2)/$$n; \
+rm -rf $$run && mkdir -p $$run/corpus $$run/artifacts && cp fuzz/corpus/$$n/* $$run/corpus/; \
+if $(FUZZ_ENV) $(1) $(FUZZ_OPTS) $(4) -max_total_time=$(3) -artifact_prefix=$$run/artifacts/ \
+        $$run/corpus >$$run/log 2>&1; then \
+    echo "fuzz $$n: ok, $$(awk '/stat::number_of_executed_units/ {print $$2}' $$run/log) runs" \
+        "in $(3) s, $$(awk '/stat::peak_rss_mb/ {print $$2}' $$run/log) MB"; \
+else \
+    grep -E -A40 'ERROR|runtime error|deadly signal|Timeout|out-of-memory' $$run/log | head -60; \
+    echo "fuzz $$n: FAILED, input saved in $$run/artifacts, log $$run/log"; failed="$$failed $$n"; \
+fi
+endef
+
+fuzz: fuzz-build
+	@failed=""; for t in $(FUZZ_TARGETS); do $(call fuzz_run,$$t,$(FUZZ_BUILD)/run,$(FUZZ_SECONDS)); \
+	done; [ -z "$$failed" ] || { echo "fuzz failed:$$failed"; exit 1; }
+
+# make test's brief run: built in parallel even from a serial make.
+fuzz-ci: deps
+	@$(MAKE) -s -j$(FUZZ_JOBS) fuzz-build
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	    $(call fuzz_run,$$t,$(FUZZ_BUILD)/ci,$(FUZZ_CI_SECONDS),-seed=1); \
+	done; [ -z "$$failed" ] || { echo "fuzz failed:$$failed"; exit 1; }
+
+-include $(FUZZ_OBJS:.o=.d)
+# ---- end of fuzzing ---------------------------------------------------------
 
 format:
 	clang-format -i $$(find src module t/unit -name '*.cpp' -o -name '*.hpp')
