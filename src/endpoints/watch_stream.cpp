@@ -112,7 +112,7 @@ void WatchStream::onEvent(const EventRef& e) {
         return;
     }
     if (live_) {
-        deliver(e);
+        deliver(e, true);
         return;
     }
     if (pending_.size() >= kMaxPending) {
@@ -167,7 +167,7 @@ void WatchStream::pump() {
             continue;
         }
         if (!replay_.empty()) {
-            deliver(replay_.pop());
+            deliver(replay_.pop(), false);
             continue;
         }
         if (fromLog_) {
@@ -242,7 +242,7 @@ void WatchStream::goLive() {
     util::Fifo<EventRef> pending = std::move(pending_);
     pending_.clear();
     while (!pending.empty() && !closed_) {
-        deliver(pending.pop());
+        deliver(pending.pop(), false);
     }
 }
 
@@ -252,8 +252,9 @@ bool WatchStream::matches(const CachedObject& o) const {
 
 // Mirrors cacheWatcher.convertToWatchEvent: with selectors, an object that
 // starts matching is ADDED and one that stops matching is DELETED (its
-// previous state at the event's revision).
-void WatchStream::deliver(const EventRef& e) {
+// previous state at the event's revision). `live`: the cache is dispatching
+// the event, whose encoding the watchers then share (the cache drops it after).
+void WatchStream::deliver(const EventRef& e, bool live) {
     if (e->revision <= sentUpTo_ || closed_) {
         return;
     }
@@ -262,7 +263,7 @@ void WatchStream::deliver(const EventRef& e) {
         return;
     }
     if (!selectors_) {
-        sendEvent(typeName(e->type), e->object->bytes, &e);
+        sendEvent(typeName(e->type), e->object->bytes, live ? &e : nullptr);
         return;
     }
     bool cur = e->type != WatchEvent::Type::Deleted && matches(*e->object);

@@ -70,7 +70,7 @@ class WatchStream : public server::StreamSource,
     void schedulePump();
     bool replayLog();
     void goLive();
-    void deliver(const EventRef& e);
+    void deliver(const EventRef& e, bool live);
     bool matches(const storage::cacher::CachedObject& o) const;
     void sendEvent(std::string_view type, std::string_view object, const EventRef* shared);
     void sendBookmark(storage::Revision revision, bool initialEventsEnd);
