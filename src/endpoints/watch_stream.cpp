@@ -185,7 +185,6 @@ void WatchStream::pump() {
 bool WatchStream::replayLog() {
     bool ok = true;
     bool done = false;
-    std::string prefix = cache_.prefix();
     cacher_.storage().history(
         logNext_, storage::cacher::Cacher::kChunk,
         [&](const storage::Error& err, std::span<const storage::Event> events) {
@@ -203,11 +202,18 @@ bool WatchStream::replayLog() {
                 return;
             }
             auto now = std::chrono::steady_clock::now();
+            size_t read = 0;
+            bool cut = false;
             for (const storage::Event& e : events) {
+                if (read >= kReplayBytes) {
+                    cut = true;
+                    break;
+                }
                 logNext_ = e.revision;
-                if (!e.key.starts_with(prefix)) {
+                if (!e.key.starts_with(scope_)) {
                     continue;
                 }
+                read += e.value.size();
                 auto ev = std::make_shared<WatchEvent>();
                 ev->revision = e.revision;
                 ev->recorded = now;
@@ -224,7 +230,7 @@ bool WatchStream::replayLog() {
                 ev->object = std::move(obj);
                 replay_.push(std::move(ev));
             }
-            done = events.size() < storage::cacher::Cacher::kChunk;
+            done = !cut && events.size() < storage::cacher::Cacher::kChunk;
         });
     if (!ok) {
         finish();

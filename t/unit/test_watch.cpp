@@ -723,6 +723,36 @@ void a_watch_from_a_trimmed_revision_replays_from_the_log(void**) {
     assert_int_equal(err.code, 410);
 }
 
+void a_replay_from_the_log_reads_ahead_a_few_megabytes_at_a_time(void**) {
+    // No history: every watch from a past revision reads the log, which
+    // holds ten versions of a 1 MB object, more than one read takes.
+    storage::cacher::HistoryLimits none;
+    none.workerBytes = 0;
+    none.resourceBytes = 0;
+    Fixture f(none);
+    storage::Revision from = revisionOf(f.write("create", "a", "{}", 1000 * 1000));
+    for (int i = 0; i < 10; i++) {
+        f.write("update", "a", R"({"i":")" + std::to_string(i) + R"("})", 1000 * 1000);
+        f.write("create", "small" + std::to_string(i));
+    }
+    FakeSink sink;
+    endpoints::WatchStart start;
+    start.revision = from;
+    auto w = f.watch(sink, start);
+    std::vector<std::string> want;
+    for (int i = 0; i < 10; i++) {
+        want.push_back("MODIFIED a");
+        want.push_back("ADDED small" + std::to_string(i));
+    }
+    assert_lines(sink, want);
+    storage::Revision last = from;
+    for (const auto& l : sink.lines) {
+        storage::Revision r = std::stoull(parseLine(l).resourceVersion);
+        assert_int_equal(r, last + 1);
+        last = r;
+    }
+}
+
 void the_worker_limit_trims_the_oldest_event_of_any_resource(void**) {
     // Room for four replaced versions of 10 kB, beside small events.
     storage::cacher::HistoryLimits limits;
@@ -851,6 +881,7 @@ int main() {
         cmocka_unit_test(history_is_trimmed_oldest_first_to_its_byte_limit),
         cmocka_unit_test(with_no_room_for_history_watchers_still_get_every_event),
         cmocka_unit_test(a_watch_from_a_trimmed_revision_replays_from_the_log),
+        cmocka_unit_test(a_replay_from_the_log_reads_ahead_a_few_megabytes_at_a_time),
         cmocka_unit_test(the_worker_limit_trims_the_oldest_event_of_any_resource),
         cmocka_unit_test(watch_lines_are_shared_while_dispatched_and_not_kept),
         cmocka_unit_test(metrics_report_what_each_cache_holds),

@@ -32,7 +32,7 @@ struct HistoryLimits {
 //
 // The store must answer reads inline (LMDB, memory). Loop thread only.
 class Cacher {
-  public:
+public:
     // Log entries read and applied per step; a longer backlog continues in
     // a posted task so that other requests are served in between.
     static constexpr size_t kChunk = 4096;
@@ -63,7 +63,7 @@ class Cacher {
     // Every cache, in prefix order.
     void forEachCache(const std::function<void(const WatchCache&)>& fn) const;
 
-  private:
+private:
     // Reads and applies one chunk; `*more` when the log has more.
     Error step(bool* more);
     Error refill(WatchCache& cache);

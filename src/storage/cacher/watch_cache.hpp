@@ -15,7 +15,7 @@ namespace kube::storage::cacher {
 // Receives every event of one resource's cache, in revision order, as it is
 // applied; the watcher filters for itself. Mirrors the cacher's cacheWatcher.
 class CacheWatcher {
-  public:
+public:
     virtual ~CacheWatcher() = default;
     virtual void onEvent(const EventRef& event) = 0;
     // The cache lost track of the store and was refilled: events may have
@@ -43,7 +43,7 @@ using ReviseFunc = std::function<std::string(std::string_view bytes, Revision re
 // Every state it answers for is consistent: `revision()` says which store
 // revision it reflects. Loop thread only.
 class WatchCache {
-  public:
+public:
     static constexpr size_t kMaxEvents = 100 * 1024;
     static constexpr size_t kMinEvents = 1024;
     static constexpr std::chrono::seconds kMinEventAge{300};
@@ -110,7 +110,7 @@ class WatchCache {
     void removeWatcher(CacheWatcher* w);
     size_t watchers() const;
 
-  private:
+private:
     // One event of the history and the bytes it alone keeps alive.
     struct Held {
         EventRef event;
