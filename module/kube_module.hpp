@@ -30,6 +30,9 @@ struct ngx_http_kube_main_conf_t {
     ngx_thread_pool_t   *thread_pool;
     ngx_flag_t           enabled;           /* some location has kube_api */
     ngx_flag_t           watch_cache;       /* kube_watch_cache */
+    size_t               watch_cache_size;  /* kube_watch_cache_size */
+    /* kube_watch_cache_size resource= */
+    size_t               watch_cache_resource_size;
     /* kube_compaction_interval */
     ngx_msec_t           compaction_interval;
     /* kube_min_request_timeout */

@@ -115,6 +115,8 @@ try {
 
     kube::server::ServerOptions options;
     options.watchCache = kmcf->watch_cache;
+    options.watchCacheHistory.workerBytes = kmcf->watch_cache_size;
+    options.watchCacheHistory.resourceBytes = kmcf->watch_cache_resource_size;
     options.compactionInterval =
         std::chrono::milliseconds(kmcf->compaction_interval);
     /* one compactor per host */

@@ -23,6 +23,9 @@ constexpr time_t kDefaultMinRequestTimeout = 1800;
 constexpr ngx_msec_t kDefaultCompactionInterval = 5 * 60 * 1000;
 /* kube-apiserver's --request-timeout default: a body read gets no longer */
 constexpr ngx_msec_t kDefaultRequestBodyTimeout = 60 * 1000;
+/* the event history of each worker's watch caches, all resources together */
+constexpr size_t kDefaultWatchCacheSize =
+    kube::storage::cacher::HistoryLimits::kDefaultBytes;
 
 ngx_int_t ngx_http_kube_init(ngx_conf_t *cf);
 void *ngx_http_kube_create_main_conf(ngx_conf_t *cf);
@@ -32,6 +35,8 @@ char *ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child);
 char *ngx_http_kube_api(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
 char *ngx_http_kube_status(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
 char *ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);
+char *ngx_http_kube_watch_cache_size(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
 char *ngx_http_kube_authorization_mode(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 char *ngx_http_kube_positive_sec(ngx_conf_t *cf, void *post, void *data);
@@ -124,6 +129,13 @@ ngx_command_t ngx_http_kube_commands[] = {
       offsetof(ngx_http_kube_main_conf_t, watch_cache),
       NULL },
 
+    { ngx_string("kube_watch_cache_size"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE12,
+      ngx_http_kube_watch_cache_size,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
     { ngx_string("kube_compaction_interval"),
       NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
       ngx_conf_set_msec_slot,
@@ -200,6 +212,8 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
     kmcf->map_size = NGX_CONF_UNSET_SIZE;
     kmcf->max_readers = NGX_CONF_UNSET_UINT;
     kmcf->watch_cache = NGX_CONF_UNSET;
+    kmcf->watch_cache_size = NGX_CONF_UNSET_SIZE;
+    kmcf->watch_cache_resource_size = NGX_CONF_UNSET_SIZE;
     kmcf->compaction_interval = NGX_CONF_UNSET_MSEC;
     kmcf->min_request_timeout = NGX_CONF_UNSET;
 
@@ -223,6 +237,10 @@ ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf)
     ngx_conf_init_size_value(kmcf->map_size, kDefaultMapSize);
     ngx_conf_init_uint_value(kmcf->max_readers, kDefaultMaxReaders);
     ngx_conf_init_value(kmcf->watch_cache, 1);
+    ngx_conf_init_size_value(kmcf->watch_cache_size, kDefaultWatchCacheSize);
+    /* without resource=, one resource may use the whole worker's size */
+    ngx_conf_init_size_value(kmcf->watch_cache_resource_size,
+                             kmcf->watch_cache_size);
     ngx_conf_init_msec_value(kmcf->compaction_interval,
                              kDefaultCompactionInterval);
     ngx_conf_init_value(kmcf->min_request_timeout,
@@ -423,6 +441,58 @@ invalid:
 
     ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
                        "invalid parameter \"%V\"", &value[i]);
+    return static_cast<char *>(NGX_CONF_ERROR);
+}
+
+
+char *
+ngx_http_kube_watch_cache_size(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
+{
+    ngx_http_kube_main_conf_t *kmcf =
+        static_cast<ngx_http_kube_main_conf_t *>(conf);
+
+    ssize_t     size;
+    ngx_str_t  *value, s;
+
+    if (kmcf->watch_cache_size != NGX_CONF_UNSET_SIZE) {
+        return const_cast<char *>("is duplicate");
+    }
+
+    value = static_cast<ngx_str_t *>(cf->args->elts);
+
+    size = ngx_parse_size(&value[1]);
+    if (size == NGX_ERROR) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "invalid size \"%V\"", &value[1]);
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    kmcf->watch_cache_size = static_cast<size_t>(size);
+
+    if (cf->args->nelts == 2) {
+        return NGX_CONF_OK;
+    }
+
+    if (ngx_strncmp(value[2].data, "resource=", 9) != 0) {
+        goto invalid;
+    }
+
+    s.data = value[2].data + 9;
+    s.len = value[2].len - 9;
+
+    size = ngx_parse_size(&s);
+    if (size == NGX_ERROR) {
+        goto invalid;
+    }
+
+    kmcf->watch_cache_resource_size = static_cast<size_t>(size);
+
+    return NGX_CONF_OK;
+
+invalid:
+
+    ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                       "invalid parameter \"%V\"", &value[2]);
     return static_cast<char *>(NGX_CONF_ERROR);
 }
 

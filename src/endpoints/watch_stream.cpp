@@ -112,7 +112,7 @@ void WatchStream::onEvent(const EventRef& e) {
         return;
     }
     if (live_) {
-        deliver(e);
+        deliver(e, true);
         return;
     }
     if (pending_.size() >= kMaxPending) {
@@ -167,7 +167,7 @@ void WatchStream::pump() {
             continue;
         }
         if (!replay_.empty()) {
-            deliver(replay_.pop());
+            deliver(replay_.pop(), false);
             continue;
         }
         if (fromLog_) {
@@ -185,7 +185,6 @@ void WatchStream::pump() {
 bool WatchStream::replayLog() {
     bool ok = true;
     bool done = false;
-    std::string prefix = cache_.prefix();
     cacher_.storage().history(
         logNext_, storage::cacher::Cacher::kChunk,
         [&](const storage::Error& err, std::span<const storage::Event> events) {
@@ -203,11 +202,18 @@ bool WatchStream::replayLog() {
                 return;
             }
             auto now = std::chrono::steady_clock::now();
+            size_t read = 0;
+            bool cut = false;
             for (const storage::Event& e : events) {
+                if (read >= kReplayBytes) {
+                    cut = true;
+                    break;
+                }
                 logNext_ = e.revision;
-                if (!e.key.starts_with(prefix)) {
+                if (!e.key.starts_with(scope_)) {
                     continue;
                 }
+                read += e.value.size();
                 auto ev = std::make_shared<WatchEvent>();
                 ev->revision = e.revision;
                 ev->recorded = now;
@@ -224,7 +230,7 @@ bool WatchStream::replayLog() {
                 ev->object = std::move(obj);
                 replay_.push(std::move(ev));
             }
-            done = events.size() < storage::cacher::Cacher::kChunk;
+            done = !cut && events.size() < storage::cacher::Cacher::kChunk;
         });
     if (!ok) {
         finish();
@@ -242,7 +248,7 @@ void WatchStream::goLive() {
     util::Fifo<EventRef> pending = std::move(pending_);
     pending_.clear();
     while (!pending.empty() && !closed_) {
-        deliver(pending.pop());
+        deliver(pending.pop(), false);
     }
 }
 
@@ -252,8 +258,9 @@ bool WatchStream::matches(const CachedObject& o) const {
 
 // Mirrors cacheWatcher.convertToWatchEvent: with selectors, an object that
 // starts matching is ADDED and one that stops matching is DELETED (its
-// previous state at the event's revision).
-void WatchStream::deliver(const EventRef& e) {
+// previous state at the event's revision). `live`: the cache is dispatching
+// the event, whose encoding the watchers then share (the cache drops it after).
+void WatchStream::deliver(const EventRef& e, bool live) {
     if (e->revision <= sentUpTo_ || closed_) {
         return;
     }
@@ -262,7 +269,7 @@ void WatchStream::deliver(const EventRef& e) {
         return;
     }
     if (!selectors_) {
-        sendEvent(typeName(e->type), e->object->bytes, &e);
+        sendEvent(typeName(e->type), e->object->bytes, live ? &e : nullptr);
         return;
     }
     bool cur = e->type != WatchEvent::Type::Deleted && matches(*e->object);

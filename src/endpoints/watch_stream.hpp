@@ -45,6 +45,9 @@ class WatchStream : public server::StreamSource,
     static constexpr size_t kLowWater = 256 * 1024;
     // Items a replay sends before letting the loop serve others.
     static constexpr size_t kReplayBatch = 512;
+    // Bytes of objects a replay from the store's log reads ahead of what it
+    // sent (at least one object): the log is read again from where it stopped.
+    static constexpr size_t kReplayBytes = 4 * 1024 * 1024;
     // Live events held while a replay is under way; past this the watch ends.
     static constexpr size_t kMaxPending = 64 * 1024;
     // Bookmarks go out this often, and ~2 s before the watch's timeout.
@@ -70,7 +73,7 @@ class WatchStream : public server::StreamSource,
     void schedulePump();
     bool replayLog();
     void goLive();
-    void deliver(const EventRef& e);
+    void deliver(const EventRef& e, bool live);
     bool matches(const storage::cacher::CachedObject& o) const;
     void sendEvent(std::string_view type, std::string_view object, const EventRef* shared);
     void sendBookmark(storage::Revision revision, bool initialEventsEnd);

@@ -88,7 +88,11 @@ storage::cacher::WatchCache* Store::watchCache(meta::Status* error) {
         return nullptr;
     }
     storage::Error err;
-    storage::cacher::WatchCache* cache = cacher_->cache(collectionPrefix(kind_, ""), &err);
+    // Named as kube's metrics name it: "configmaps", "deployments.apps".
+    std::string resource =
+        kind_.group.empty() ? kind_.resource : kind_.resource + "." + kind_.group;
+    storage::cacher::WatchCache* cache =
+        cacher_->cache(collectionPrefix(kind_, ""), &err, resource);
     if (!cache) {
         *error = storageStatus(err);
     }

@@ -8,6 +8,7 @@
 #include "registry/namespace_finalizer.hpp"
 #include "registry/scale.hpp"
 #include "server/version.hpp"
+#include "storage/cacher/metrics.hpp"
 #include "util/json.hpp"
 
 namespace kube::server {
@@ -82,7 +83,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
       options_(options),
       discovery_(scheme_, kServedVerbs),
       openapi_(scheme_, kGitVersion),
-      cacher_(storage, loop, registry::withResourceVersion),
+      cacher_(storage, loop, registry::withResourceVersion, options.watchCacheHistory),
       turns_(loop, kLargeResponseSlice) {
     registry::addBuiltinKinds(scheme_);
     for (const auto& k : scheme_.all()) {
@@ -183,7 +184,8 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
     }
     std::string_view path = req.path;
     if (path == "/metrics") {
-        HttpResponse r = text(200, metricsSource_ ? metricsSource_() : std::string());
+        HttpResponse r = text(200, (metricsSource_ ? metricsSource_() : std::string()) +
+                                       storage::cacher::metricsText(cacher_));
         r.contentType = "text/plain; version=0.0.4; charset=utf-8";
         respond(std::move(r));
         return;

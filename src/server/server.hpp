@@ -37,6 +37,9 @@ struct ServerOptions {
     // kube_watch_cache: lists are served from this worker's watch cache;
     // off, every list reads the store.
     bool watchCache = true;
+    // kube_watch_cache_size: the memory the watch caches' event history may
+    // keep, per worker and per resource.
+    storage::cacher::HistoryLimits watchCacheHistory;
     // kube_compaction_interval: history older than one to two intervals is
     // compacted; zero turns compaction off. Only the server with `compactor`
     // set compacts (one worker per host).

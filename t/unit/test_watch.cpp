@@ -13,6 +13,7 @@
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
 #include "storage/cacher/cacher.hpp"
+#include "storage/cacher/metrics.hpp"
 #include "storage/compactor.hpp"
 #include "storage/memory/memory_store.hpp"
 #include "util/json.hpp"
@@ -106,21 +107,23 @@ struct Fixture {
     storage::memory::Store memory{loop};
     registry::Scheme scheme;
     std::unique_ptr<registry::Store> configmaps;
-    storage::cacher::Cacher cacher{memory, loop, registry::withResourceVersion};
+    storage::cacher::Cacher cacher;
 
-    Fixture() {
+    explicit Fixture(storage::cacher::HistoryLimits limits = {})
+        : cacher(memory, loop, registry::withResourceVersion, limits) {
         registry::addBuiltinKinds(scheme);
         configmaps =
             std::make_unique<registry::Store>(*scheme.find("", "v1", "configmaps"), memory, loop);
         configmaps->setCacher(&cacher, true);
     }
 
+    // `pad` bytes of padding make the object larger.
     std::string write(const std::string& verb, std::string_view name,
-                      std::string_view labels = "{}") {
+                      std::string_view labels = "{}", size_t pad = 0) {
         std::string text =
             "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" +
             std::string(name) + "\",\"labels\":" + std::string(labels) + "},\"data\":{\"v\":\"" +
-            verb + "\"}}";
+            verb + "\",\"pad\":\"" + std::string(pad, 'x') + "\"}}";
         auto doc = std::make_shared<json::Document>();
         assert_false(json::parse(text, *doc).has_value());
         std::string out;
@@ -555,6 +558,309 @@ void a_streamed_list_is_the_buffered_list_sent_in_pieces(void**) {
     assert_true(fromCache < largeBytes);
 }
 
+// --- The history's memory: what it counts, what it trims, what it keeps.
+
+std::string revised(std::string_view bytes, storage::Revision) {
+    return std::string(bytes);
+}
+
+storage::Event put(storage::Revision revision, std::string_view key, const std::string& value) {
+    storage::Event e;
+    e.type = storage::Event::Put;
+    e.revision = revision;
+    e.key = key;
+    e.value = value;
+    return e;
+}
+
+storage::Event del(storage::Revision revision, std::string_view key, const std::string& value) {
+    storage::Event e = put(revision, key, value);
+    e.type = storage::Event::Delete;
+    return e;
+}
+
+void an_event_costs_only_what_it_alone_keeps_alive(void**) {
+    WatchCache c(kPrefix, "configmaps", revised, size_t(1) << 30);
+    c.reset({}, 1);
+    auto now = std::chrono::steady_clock::now();
+    const std::string v1(10000, 'a'), v2(10000, 'b');
+    const std::string key = std::string(kPrefix) + "ns/a";
+
+    // ADDED: the object is the current state, which the cache keeps anyway.
+    c.apply(put(2, key, v1), now);
+    size_t added = c.historyBytes();
+    assert_int_equal(c.historyEvents(), 1);
+    assert_true(added > 0 && added < 1000);
+    // MODIFIED: the replaced state now lives on only in the history.
+    c.apply(put(3, key, v2), now);
+    size_t modified = c.historyBytes() - added;
+    assert_true(modified > v1.size() && modified < v1.size() + 1000);
+    // DELETED: the last state, and the deletion's own copy of it.
+    c.apply(del(4, key, v2), now);
+    size_t deleted = c.historyBytes() - added - modified;
+    assert_true(deleted > 2 * v2.size() && deleted < 2 * v2.size() + 1000);
+
+    WatchCache::Stats st = c.stats();
+    assert_int_equal(st.events, 3);
+    assert_int_equal(st.eventBytes, c.historyBytes());
+    assert_int_equal(st.eventsReceived, 3);
+    assert_int_equal(st.objects, 0);
+    assert_int_equal(st.objectBytes, 0);
+}
+
+void history_is_trimmed_oldest_first_to_its_byte_limit(void**) {
+    constexpr size_t kLimit = 50 * 1000;
+    WatchCache c(kPrefix, "configmaps", revised, kLimit);
+    c.reset({}, 1);
+    auto now = std::chrono::steady_clock::now();
+    const char* names[] = {"a", "b", "c"};
+    std::vector<std::string> last(3);
+    storage::Revision rev = 1;
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < 3; i++) {
+            last[i] = std::string(10000, char('a' + round));
+            c.apply(put(++rev, std::string(kPrefix) + "ns/" + names[i], last[i]), now);
+            assert_true(c.historyBytes() <= kLimit);
+        }
+    }
+    // About five replaced versions fit: the newest events, in order.
+    assert_true(c.historyEvents() >= 4 && c.historyEvents() <= 5);
+    storage::Revision oldest = c.oldestEvent();
+    assert_int_equal(oldest, rev - c.historyEvents() + 1);
+    std::vector<storage::cacher::EventRef> events;
+    assert_true(c.eventsAfter(oldest - 1, &events));
+    assert_int_equal(events.size(), c.historyEvents());
+    assert_int_equal(events.back()->revision, rev);
+    assert_false(c.eventsAfter(oldest - 2, &events));
+
+    // The current state is whole: every object at its last version.
+    WatchCache::Page page;
+    assert_true(c.list(kPrefix, "", 0, nullptr, 0, &page));
+    assert_int_equal(page.items.size(), 3);
+    for (int i = 0; i < 3; i++) {
+        assert_true(page.items[i]->bytes == last[i]);
+        assert_int_equal(page.items[i]->modRevision, rev - 2 + i);
+    }
+    assert_int_equal(c.stats().objectBytes, 3 * 10000);
+    // A state the history still reaches is rebuilt; an older one is not.
+    assert_true(c.list(kPrefix, "", 0, nullptr, oldest - 1, &page));
+    assert_int_equal(page.items.size(), 3);
+    assert_false(c.list(kPrefix, "", 0, nullptr, oldest - 2, &page));
+}
+
+void with_no_room_for_history_watchers_still_get_every_event(void**) {
+    storage::cacher::HistoryLimits none;
+    none.workerBytes = 0;
+    none.resourceBytes = 0;
+    Fixture f(none);
+    f.write("create", "a");
+    FakeSink sink;
+    endpoints::WatchStart start;
+    start.initialEvents = true;
+    auto w = f.watch(sink, start);
+    f.write("update", "a");
+    f.write("create", "b");
+    f.remove("a");
+    assert_lines(sink, {"ADDED a", "MODIFIED a", "ADDED b", "DELETED a"});
+    assert_int_equal(f.cache().historyEvents(), 0);
+    assert_int_equal(f.cache().historyBytes(), 0);
+    WatchCache::Page page;
+    assert_true(f.cache().list(kPrefix, "", 0, nullptr, 0, &page));
+    assert_int_equal(page.items.size(), 1);
+    assert_int_equal(page.revision, f.memory.currentRevision());
+}
+
+void a_watch_from_a_trimmed_revision_replays_from_the_log(void**) {
+    // Room for about three replaced versions of 10 kB.
+    storage::cacher::HistoryLimits limits;
+    limits.resourceBytes = 35 * 1000;
+    Fixture f(limits);
+    WatchCache& c = f.cache();
+    storage::Revision from = revisionOf(f.write("create", "a", "{}", 10000));
+    for (int i = 0; i < 5; i++) {
+        f.write("update", "a", R"({"i":")" + std::to_string(i) + R"("})", 10000);
+        f.write("create", "b" + std::to_string(i));
+    }
+    assert_true(c.oldestEvent() > from + 1);
+
+    FakeSink sink;
+    endpoints::WatchStart start;
+    start.revision = from;
+    auto w = f.watch(sink, start);
+    std::vector<std::string> want;
+    for (int i = 0; i < 5; i++) {
+        want.push_back("MODIFIED a");
+        want.push_back("ADDED b" + std::to_string(i));
+    }
+    assert_lines(sink, want);
+    // Then live, with nothing twice.
+    f.write("update", "a", "{}", 10000);
+    want.push_back("MODIFIED a");
+    assert_lines(sink, want);
+
+    // A list at the trimmed revision is 410 Expired, as kube's is after a
+    // compaction; at a revision the history reaches it is served.
+    registry::ListOptions opts;
+    opts.version.match = registry::ReadVersion::Match::Exact;
+    opts.version.revision = from;
+    int code = 0;
+    f.configmaps->list(
+        "ns", opts, [&](const Status* e, const registry::ListPage&) { code = e ? e->code : 200; });
+    assert_int_equal(code, 410);
+    opts.version.revision = c.oldestEvent();
+    f.configmaps->list(
+        "ns", opts, [&](const Status* e, const registry::ListPage&) { code = e ? e->code : 200; });
+    assert_int_equal(code, 200);
+
+    // Once the store compacted that revision too, the watch is 410 Expired.
+    f.memory.compact(f.memory.currentRevision(), [](const storage::Error&) {});
+    f.loop.run();
+    FakeSink late;
+    auto w2 = f.watch(late, start);
+    assert_int_equal(late.lines.size(), 1);
+    Line err = parseLine(late.lines[0]);
+    assert_string_equal(err.type.c_str(), "ERROR");
+    assert_int_equal(err.code, 410);
+}
+
+void a_replay_from_the_log_reads_ahead_a_few_megabytes_at_a_time(void**) {
+    // No history: every watch from a past revision reads the log, which
+    // holds ten versions of a 1 MB object, more than one read takes.
+    storage::cacher::HistoryLimits none;
+    none.workerBytes = 0;
+    none.resourceBytes = 0;
+    Fixture f(none);
+    storage::Revision from = revisionOf(f.write("create", "a", "{}", 1000 * 1000));
+    for (int i = 0; i < 10; i++) {
+        f.write("update", "a", R"({"i":")" + std::to_string(i) + R"("})", 1000 * 1000);
+        f.write("create", "small" + std::to_string(i));
+    }
+    FakeSink sink;
+    endpoints::WatchStart start;
+    start.revision = from;
+    auto w = f.watch(sink, start);
+    std::vector<std::string> want;
+    for (int i = 0; i < 10; i++) {
+        want.push_back("MODIFIED a");
+        want.push_back("ADDED small" + std::to_string(i));
+    }
+    assert_lines(sink, want);
+    storage::Revision last = from;
+    for (const auto& l : sink.lines) {
+        storage::Revision r = std::stoull(parseLine(l).resourceVersion);
+        assert_int_equal(r, last + 1);
+        last = r;
+    }
+}
+
+void the_worker_limit_trims_the_oldest_event_of_any_resource(void**) {
+    // Room for four replaced versions of 10 kB, beside small events.
+    storage::cacher::HistoryLimits limits;
+    limits.workerBytes = 45 * 1000;
+    FakeLoop loop;
+    storage::memory::Store memory{loop};
+    storage::cacher::Cacher cacher(memory, loop, revised, limits);
+    storage::Error err;
+    WatchCache* configmaps = cacher.cache("/registry/configmaps/", &err);
+    WatchCache* secrets = cacher.cache("/registry/secrets/", &err);
+    assert_non_null(configmaps);
+    assert_non_null(secrets);
+    std::vector<storage::Revision> revs;
+    auto write = [&](const std::string& key, bool create) {
+        storage::WriteOp op;
+        op.type = create ? storage::WriteOp::Type::Create : storage::WriteOp::Type::Update;
+        op.key = key;
+        op.value = std::string(10000, 'x');
+        memory.write({op}, [](storage::WriteResult&& r) { assert_true(r.error.ok()); });
+        loop.run();
+        cacher.poll();
+        revs.push_back(memory.currentRevision());
+        assert_true(cacher.historyBytes() <= limits.workerBytes);
+        assert_int_equal(cacher.historyBytes(),
+                         configmaps->historyBytes() + secrets->historyBytes());
+    };
+    write("/registry/configmaps/ns/a", true);  // revs[0]
+    write("/registry/secrets/ns/s", true);     // revs[1]
+    for (int i = 0; i < 3; i++) {
+        write("/registry/configmaps/ns/a", false);  // revs[2..4]
+    }
+    assert_int_equal(configmaps->historyEvents(), 4);
+    for (int i = 0; i < 3; i++) {
+        write("/registry/secrets/ns/s", false);  // revs[5..7]
+    }
+    // The new secrets' events pushed out the oldest events of either
+    // resource, in revision order: the secret created at revs[1] went before
+    // the ConfigMap updated at revs[2].
+    assert_int_equal(secrets->historyEvents(), 3);
+    assert_int_equal(secrets->oldestEvent(), revs[5]);
+    assert_int_equal(configmaps->historyEvents(), 1);
+    assert_int_equal(configmaps->oldestEvent(), revs[4]);
+    std::vector<storage::cacher::EventRef> events;
+    assert_false(configmaps->eventsAfter(revs[2], &events));
+    assert_true(configmaps->eventsAfter(revs[3], &events));
+    // The current objects are all there.
+    WatchCache::Page page;
+    assert_true(configmaps->list("/registry/configmaps/", "", 0, nullptr, 0, &page));
+    assert_int_equal(page.items.size(), 1);
+    assert_int_equal(page.items[0]->modRevision, revs[4]);
+    assert_true(secrets->list("/registry/secrets/", "", 0, nullptr, 0, &page));
+    assert_int_equal(page.items.size(), 1);
+    assert_int_equal(page.items[0]->modRevision, revs[7]);
+}
+
+void watch_lines_are_shared_while_dispatched_and_not_kept(void**) {
+    Fixture f;
+    f.write("create", "a");
+    FakeSink one, two;
+    endpoints::WatchStart start;
+    start.revision = f.cache().revision();
+    auto w1 = f.watch(one, start);
+    auto w2 = f.watch(two, start);
+    f.write("update", "a", "{}", 5000);
+    assert_int_equal(one.owners.size(), 1);
+    assert_ptr_equal(one.owners[0].get(), two.owners[0].get());
+    std::vector<storage::cacher::EventRef> events;
+    assert_true(f.cache().eventsAfter(start.revision, &events));
+    assert_int_equal(events.size(), 1);
+    assert_null(events[0]->jsonLine.get());
+    // A replay from the history builds its own line and leaves none behind.
+    FakeSink three;
+    auto w3 = f.watch(three, start);
+    assert_lines(three, {"MODIFIED a"});
+    assert_null(events[0]->jsonLine.get());
+    assert_true(three.lines[0] == one.lines[0]);
+}
+
+void metrics_report_what_each_cache_holds(void**) {
+    storage::cacher::HistoryLimits limits;
+    limits.workerBytes = 1 << 20;
+    limits.resourceBytes = 1 << 19;
+    Fixture f(limits);
+    WatchCache& c = f.cache();
+    f.write("create", "a", "{}", 1000);
+    f.write("update", "a", "{}", 1000);
+    f.write("create", "b");
+    std::string text = storage::cacher::metricsText(f.cacher);
+    auto has = [&text](const std::string& line) {
+        if (text.find("\n" + line + "\n") == std::string::npos) {
+            fail_msg("no line \"%s\" in:\n%s", line.c_str(), text.c_str());
+        }
+    };
+    has("apiserver_watch_cache_events_received_total{resource=\"configmaps\"} 3");
+    has("apiserver_watch_cache_initializations_total{resource=\"configmaps\"} 1");
+    has("apiserver_watch_cache_events{resource=\"configmaps\"} 3");
+    has("apiserver_watch_cache_bytes{resource=\"configmaps\"} " + std::to_string(c.historyBytes()));
+    has("apiserver_watch_cache_objects{resource=\"configmaps\"} 2");
+    has("apiserver_watch_cache_objects_bytes{resource=\"configmaps\"} " +
+        std::to_string(c.stats().objectBytes));
+    has("apiserver_watch_cache_history_bytes " + std::to_string(c.historyBytes()));
+    has("apiserver_watch_cache_history_capacity_bytes 1048576");
+    has("apiserver_watch_cache_capacity_bytes 524288");
+    has("# TYPE apiserver_watch_cache_bytes gauge");
+    has("# TYPE apiserver_watch_cache_events_received_total counter");
+    assert_true(c.historyBytes() > 1000);
+}
+
 }  // namespace
 
 int main() {
@@ -571,6 +877,14 @@ int main() {
         cmocka_unit_test(a_lagging_cacher_refills_and_ends_its_watches),
         cmocka_unit_test(compactor_keeps_one_interval_of_history),
         cmocka_unit_test(a_streamed_list_is_the_buffered_list_sent_in_pieces),
+        cmocka_unit_test(an_event_costs_only_what_it_alone_keeps_alive),
+        cmocka_unit_test(history_is_trimmed_oldest_first_to_its_byte_limit),
+        cmocka_unit_test(with_no_room_for_history_watchers_still_get_every_event),
+        cmocka_unit_test(a_watch_from_a_trimmed_revision_replays_from_the_log),
+        cmocka_unit_test(a_replay_from_the_log_reads_ahead_a_few_megabytes_at_a_time),
+        cmocka_unit_test(the_worker_limit_trims_the_oldest_event_of_any_resource),
+        cmocka_unit_test(watch_lines_are_shared_while_dispatched_and_not_kept),
+        cmocka_unit_test(metrics_report_what_each_cache_holds),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

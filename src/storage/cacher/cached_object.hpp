@@ -33,6 +33,10 @@ struct CachedObject {
     mutable std::shared_ptr<const std::string> protobufRaw;
 
     ObjectView view() const { return {key, bytes, modRevision, createRevision}; }
+
+    // The heap memory this version keeps alive (its allocation, strings and
+    // memos), counted when the watch cache becomes its only holder.
+    size_t footprint() const;
 };
 
 using ObjectRef = std::shared_ptr<const CachedObject>;
@@ -51,8 +55,10 @@ struct WatchEvent {
     // object as not having matched before, as kube's etcd watcher does).
     ObjectRef prev;
     std::chrono::steady_clock::time_point recorded;
-    // The JSON watch line for this event as is, built once on first use and
-    // shared by every watcher that sends it unchanged; loop thread only.
+    // The JSON watch line for this event as is, built by the first watcher
+    // that sends it while the cache dispatches the event and shared by the
+    // others; dropped when the dispatch ends (a replay builds its own), so
+    // that the cache's history holds objects only. Loop thread only.
     mutable std::shared_ptr<const std::string> jsonLine;
     // The same for protobuf watchers: the event's length-prefixed frame.
     mutable std::shared_ptr<const std::string> protobufFrame;

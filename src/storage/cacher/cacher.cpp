@@ -19,12 +19,22 @@ std::string_view resourcePrefix(std::string_view key) {
     return slash == std::string_view::npos ? std::string_view() : key.substr(0, slash + 1);
 }
 
+// "<resource>" of a prefix "/registry/<resource>/".
+std::string_view resourceOf(std::string_view prefix) {
+    constexpr std::string_view root = "/registry/";
+    if (!prefix.starts_with(root) || !prefix.ends_with('/') || prefix.size() <= root.size()) {
+        return prefix;
+    }
+    return prefix.substr(root.size(), prefix.size() - root.size() - 1);
+}
+
 }  // namespace
 
-Cacher::Cacher(Interface& storage, util::EventLoop& loop, ReviseFunc revise)
+Cacher::Cacher(Interface& storage, util::EventLoop& loop, ReviseFunc revise, HistoryLimits limits)
     : storage_(storage),
       loop_(loop),
       revise_(std::move(revise)),
+      limits_(limits),
       seen_(storage.currentRevision()),
       alive_(std::make_shared<bool>(true)) {}
 
@@ -32,7 +42,7 @@ Cacher::~Cacher() {
     *alive_ = false;
 }
 
-WatchCache* Cacher::cache(const std::string& prefix, Error* error) {
+WatchCache* Cacher::cache(const std::string& prefix, Error* error, std::string_view resource) {
     if (auto it = caches_.find(prefix); it != caches_.end()) {
         return it->second.get();
     }
@@ -41,7 +51,9 @@ WatchCache* Cacher::cache(const std::string& prefix, Error* error) {
     if (!error->ok()) {
         return nullptr;
     }
-    auto c = std::make_unique<WatchCache>(prefix, revise_);
+    auto c = std::make_unique<WatchCache>(
+        prefix, std::string(resource.empty() ? resourceOf(prefix) : resource), revise_,
+        limits_.resourceBytes);
     *error = refill(*c);
     if (!error->ok()) {
         return nullptr;
@@ -56,8 +68,8 @@ Error Cacher::refill(WatchCache& cache) {
     storage_.list(opts, [&](const Error& err, const ListResult& res) {
         result = err;
         if (err.ok()) {
-            cache.reset(std::vector<ObjectView>(res.items.begin(), res.items.end()),
-                        res.revision);
+            historyBytes_ -= cache.historyBytes();  // the reset drops the history
+            cache.reset(std::vector<ObjectView>(res.items.begin(), res.items.end()), res.revision);
         }
     });
     return result;
@@ -103,7 +115,11 @@ Error Cacher::step(bool* more) {
         for (const Event& e : events) {
             std::string_view prefix = resourcePrefix(e.key);
             if (auto it = caches_.find(prefix); it != caches_.end()) {
-                it->second->apply(e, now);
+                WatchCache& c = *it->second;
+                historyBytes_ -= c.historyBytes();
+                c.apply(e, now);
+                historyBytes_ += c.historyBytes();
+                trimToLimit();
             }
             last = e.revision;
         }
@@ -123,6 +139,29 @@ Error Cacher::step(bool* more) {
         c->advance(seen_);
     }
     return {};
+}
+
+void Cacher::trimToLimit() {
+    while (historyBytes_ > limits_.workerBytes) {
+        WatchCache* oldest = nullptr;
+        for (auto& [prefix, c] : caches_) {
+            if (c->historyEvents() > 0 && (!oldest || c->oldestEvent() < oldest->oldestEvent())) {
+                oldest = c.get();
+            }
+        }
+        if (!oldest) {
+            return;
+        }
+        historyBytes_ -= oldest->historyBytes();
+        oldest->trimOldest();
+        historyBytes_ += oldest->historyBytes();
+    }
+}
+
+void Cacher::forEachCache(const std::function<void(const WatchCache&)>& fn) const {
+    for (const auto& [prefix, c] : caches_) {
+        fn(*c);
+    }
 }
 
 void Cacher::resetAll() {

@@ -15,27 +15,58 @@ ObjectRef makeObject(std::string_view key, std::string bytes, Revision mod, Revi
     return o;
 }
 
+// Orders the history by revision for binary searches.
+constexpr auto laterThan = [](Revision r, const auto& held) { return r < held.event->revision; };
+
+// What an event costs beside the objects it holds: its own allocation (with
+// make_shared's control block) and its place in the history.
+constexpr size_t kEventOverhead =
+    sizeof(WatchEvent) + 2 * sizeof(void*) + 8 + sizeof(EventRef) + sizeof(size_t);
+
 }  // namespace
 
-WatchCache::WatchCache(std::string prefix, ReviseFunc revise)
-    : prefix_(std::move(prefix)), revise_(std::move(revise)) {}
+WatchCache::WatchCache(std::string prefix, std::string resource, ReviseFunc revise,
+                       size_t maxHistoryBytes)
+    : prefix_(std::move(prefix)),
+      resource_(std::move(resource)),
+      revise_(std::move(revise)),
+      maxHistoryBytes_(maxHistoryBytes) {}
 
 void WatchCache::reset(const std::vector<ObjectView>& objects, Revision revision) {
     state_.clear();
+    stateBytes_ = 0;
     for (const ObjectView& o : objects) {
-        state_.emplace(std::string(o.key), makeObject(o.key, std::string(o.value), o.modRevision,
-                                                      o.createRevision));
+        putState(o.key, makeObject(o.key, std::string(o.value), o.modRevision, o.createRevision));
     }
     revision_ = revision;
     events_.clear();
+    historyBytes_ = 0;
     bufferStart_ = revision;
+    initializations_++;
     forEachWatcher([](CacheWatcher& w) { w.onReset(); });
+}
+
+void WatchCache::putState(std::string_view key, ObjectRef object) {
+    stateBytes_ += object->bytes.size();
+    auto it = state_.find(key);
+    if (it == state_.end()) {
+        state_.emplace(std::string(key), std::move(object));
+        return;
+    }
+    stateBytes_ -= it->second->bytes.size();
+    it->second = std::move(object);
+}
+
+void WatchCache::dropState(std::map<std::string, ObjectRef, std::less<>>::iterator it) {
+    stateBytes_ -= it->second->bytes.size();
+    state_.erase(it);
 }
 
 void WatchCache::apply(const Event& e, std::chrono::steady_clock::time_point now) {
     if (e.revision <= revision_) {
         return;
     }
+    eventsReceived_++;
     auto ev = std::make_shared<WatchEvent>();
     ev->revision = e.revision;
     ev->recorded = now;
@@ -48,22 +79,31 @@ void WatchCache::apply(const Event& e, std::chrono::steady_clock::time_point now
         Revision created = ev->prev ? ev->prev->createRevision : 0;
         ev->object = makeObject(e.key, revise_(e.value, e.revision), e.revision, created);
         if (it != state_.end()) {
-            state_.erase(it);
+            dropState(it);
         }
     } else {
         ev->type = ev->prev ? WatchEvent::Type::Modified : WatchEvent::Type::Added;
         Revision created = ev->prev ? ev->prev->createRevision : e.revision;
         ev->object = makeObject(e.key, std::string(e.value), e.revision, created);
-        if (it != state_.end()) {
-            it->second = ev->object;
-        } else {
-            state_.emplace(std::string(e.key), ev->object);
-        }
+        putState(e.key, ev->object);
     }
     revision_ = e.revision;
-    events_.push_back(ev);
-    trim(now);
+    events_.push_back({ev, 0});
     dispatch(ev);
+    // Measured after the dispatch, which may have memoized the selectors'
+    // view of the objects. The previous state is no longer current: from now
+    // on only the history keeps it (an older event holding it as its object
+    // is trimmed first). A DELETED event's object was never current.
+    size_t bytes = kEventOverhead;
+    if (ev->prev) {
+        bytes += ev->prev->footprint();
+    }
+    if (ev->type == WatchEvent::Type::Deleted) {
+        bytes += ev->object->footprint();
+    }
+    events_.back().bytes = bytes;
+    historyBytes_ += bytes;
+    trim(now);
 }
 
 void WatchCache::advance(Revision revision) {
@@ -71,21 +111,41 @@ void WatchCache::advance(Revision revision) {
 }
 
 void WatchCache::trim(std::chrono::steady_clock::time_point now) {
-    while (!events_.empty() &&
-           (events_.size() > kMaxEvents ||
-            (events_.size() > 1024 && now - events_.front()->recorded > kMinEventAge))) {
-        bufferStart_ = events_.front()->revision;
-        events_.pop_front();
+    while (!events_.empty() && (events_.size() > kMaxEvents || historyBytes_ > maxHistoryBytes_ ||
+                                (events_.size() > kMinEvents &&
+                                 now - events_.front().event->recorded > kMinEventAge))) {
+        trimOldest();
     }
+}
+
+void WatchCache::trimOldest() {
+    if (events_.empty()) {
+        return;
+    }
+    bufferStart_ = events_.front().event->revision;
+    historyBytes_ -= events_.front().bytes;
+    events_.pop_front();
+}
+
+WatchCache::Stats WatchCache::stats() const {
+    Stats s;
+    s.objects = state_.size();
+    s.objectBytes = stateBytes_;
+    s.events = events_.size();
+    s.eventBytes = historyBytes_;
+    s.eventsReceived = eventsReceived_;
+    s.initializations = initializations_;
+    return s;
 }
 
 bool WatchCache::eventsAfter(Revision after, std::vector<EventRef>* out) const {
     if (after < bufferStart_) {
         return false;
     }
-    auto first = std::upper_bound(events_.begin(), events_.end(), after,
-                                  [](Revision r, const EventRef& e) { return r < e->revision; });
-    out->insert(out->end(), first, events_.end());
+    auto first = std::upper_bound(events_.begin(), events_.end(), after, laterThan);
+    for (auto e = first; e != events_.end(); ++e) {
+        out->push_back(e->event);
+    }
     return true;
 }
 
@@ -105,12 +165,11 @@ bool WatchCache::list(std::string_view prefix, std::string_view startKey, size_t
         if (revision < bufferStart_) {
             return false;
         }
-        auto first = std::upper_bound(events_.begin(), events_.end(), revision,
-                                      [](Revision r, const EventRef& e) { return r < e->revision; });
+        auto first = std::upper_bound(events_.begin(), events_.end(), revision, laterThan);
         for (auto e = first; e != events_.end(); ++e) {
-            std::string_view key = (*e)->object->key;
+            std::string_view key = e->event->object->key;
             if (key.starts_with(prefix) && key >= startKey) {
-                undone.emplace(key, (*e)->prev);
+                undone.emplace(key, e->event->prev);
             }
         }
     }
@@ -178,6 +237,9 @@ size_t WatchCache::watchers() const {
 
 void WatchCache::dispatch(const EventRef& event) {
     forEachWatcher([&event](CacheWatcher& w) { w.onEvent(event); });
+    // The watchers' connections keep what they still have to send.
+    event->jsonLine.reset();
+    event->protobufFrame.reset();
 }
 
 void WatchCache::forEachWatcher(const std::function<void(CacheWatcher&)>& fn) {
