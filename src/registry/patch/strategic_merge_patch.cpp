@@ -1,10 +1,13 @@
 #include "registry/patch/strategic_merge_patch.hpp"
 
-#include <functional>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "registry/patch/go_format.hpp"
+#include "registry/patch/member_index.hpp"
 #include "registry/patch/patch_document.hpp"
+#include "registry/patch/scalar_key.hpp"
 
 namespace kube::registry::patch {
 
@@ -72,6 +75,7 @@ bool hasPrefix(std::string_view s, std::string_view prefix) {
 
 Refs refs(const json::Value& array) {
     Refs out;
+    out.reserve(array.Size());
     for (const json::Value& v : array.GetArray()) {
         out.push_back(&v);
     }
@@ -80,74 +84,58 @@ Refs refs(const json::Value& array) {
 
 Refs refs(const Items& items) {
     Refs out;
+    out.reserve(items.size());
     for (const json::Value& v : items) {
         out.push_back(&v);
     }
     return out;
 }
 
+json::Value copyOf(const json::Value& v, json::Allocator& a) {
+    return *copyValue(v, a);
+}
+
 Items copies(const Refs& from, json::Allocator& a) {
     Items out;
+    out.reserve(from.size());
     for (const json::Value* v : from) {
-        out.emplace_back(*v, a);
+        out.push_back(copyOf(*v, a));
     }
     return out;
 }
 
 json::Value toArray(Items& items, json::Allocator& a) {
     json::Value out(rapidjson::kArrayType);
+    out.Reserve(static_cast<rapidjson::SizeType>(items.size()), a);
     for (json::Value& v : items) {
         out.PushBack(v, a);
     }
     return out;
 }
 
-void eraseMember(json::Value& obj, std::string_view name) {
-    auto it = obj.FindMember(json::Value(rapidjson::StringRef(name.data(), name.size())));
-    if (it != obj.MemberEnd()) {
-        obj.EraseMember(it);
-    }
-}
+// A patch object's members by name, looked up once it is wide.
+class PatchMembers {
+  public:
+    explicit PatchMembers(const json::Value& patch) : patch_(patch) {}
 
-// removeDirectives: a copy of `v` without the objects that carry a $patch
-// directive, or nothing when `v` is one.
-std::optional<json::Value> withoutDirectives(const json::Value& v, json::Allocator& a) {
-    if (v.IsObject()) {
-        if (json::member(v, kDirective)) {
-            return std::nullopt;
+    const json::Value* find(std::string_view name) {
+        if (patch_.MemberCount() <= 16) {
+            return json::member(patch_, name);
         }
-        json::Value out(rapidjson::kObjectType);
-        for (const auto& m : v.GetObject()) {
-            if (auto kept = withoutDirectives(m.value, a)) {
-                out.AddMember(json::Value(m.name, a), *kept, a);
+        if (byName_.empty()) {
+            byName_.reserve(patch_.MemberCount());
+            for (const auto& m : patch_.GetObject()) {
+                byName_.emplace(json::view(m.name), &m.value);
             }
         }
-        return out;
+        auto it = byName_.find(name);
+        return it == byName_.end() ? nullptr : it->second;
     }
-    if (v.IsArray()) {
-        json::Value out(rapidjson::kArrayType);
-        for (const auto& item : v.GetArray()) {
-            if (auto kept = withoutDirectives(item, a)) {
-                out.PushBack(*kept, a);
-            }
-        }
-        return out;
-    }
-    return json::Value(v, a);
-}
 
-// Sets original[key] to a patch value taken as it is (the original has no
-// such key, or one of another type): nulls and directives dropped.
-void takePatchValue(json::Value& original, std::string_view key, const json::Value& v,
-                    json::Allocator& a) {
-    json::Value copy(v, a);
-    discardNulls(copy);
-    if (auto kept = withoutDirectives(copy, a)) {
-        json::setMember(original, key, std::move(*kept), a);
-    } else {
-        eraseMember(original, key);
-    }
-}
+  private:
+    const json::Value& patch_;
+    std::unordered_map<std::string_view, const json::Value*> byName_;
+};
 
 std::string goStrings(const std::vector<std::string>& s) {
     std::string out = "[";
@@ -211,23 +199,97 @@ bool interfaceEqual(const json::Value* x, const json::Value* y) {
     return goEqual(*x, *y);
 }
 
-int indexOf(const Refs& l, const json::Value& item, std::string_view mergeKey, bool isMap) {
-    const json::Value* want = orderValue(item, mergeKey, isMap);
-    for (size_t i = 0; i < l.size(); ++i) {
-        if (interfaceEqual(want, orderValue(*l[i], mergeKey, isMap))) {
-            return static_cast<int>(i);
+// index() over a whole list at once: where each value is first found, so
+// that an item's place is a hash lookup (kube scans the list each time).
+class Positions {
+  public:
+    Positions(const Refs& l, std::string_view mergeKey, bool isMap)
+        : mergeKey_(mergeKey), isMap_(isMap) {
+        first_.reserve(l.size());
+        for (size_t i = 0; i < l.size(); ++i) {
+            if (auto k = scalarKey(orderValue(*l[i], mergeKey, isMap))) {
+                first_.emplace(std::move(*k), static_cast<int>(i));
+            }
         }
     }
-    return -1;
-}
+
+    // index(l, item): the first position of `item`'s value, or -1.
+    int of(const json::Value& item) const {
+        auto k = scalarKey(orderValue(item, mergeKey_, isMap_));
+        if (!k) {
+            return -1;
+        }
+        auto it = first_.find(*k);
+        return it == first_.end() ? -1 : it->second;
+    }
+
+  private:
+    std::string_view mergeKey_;
+    bool isMap_;
+    std::unordered_map<std::string, int> first_;
+};
+
+// findMapInSliceBasedOnKeyValue over a whole list of objects at once: the
+// first object whose merge key is present with a value, and the first item
+// that is not an object (kube's scan fails there unless it found the value
+// first).
+class KeyedItems {
+  public:
+    KeyedItems(const Refs& l, std::string_view key) : key_(key) {
+        first_.reserve(l.size());
+        for (size_t i = 0; i < l.size(); ++i) {
+            add(*l[i], static_cast<int>(i));
+            if (notMap_ < 0 && !l[i]->IsObject()) {
+                notMap_ = static_cast<int>(i);
+            }
+        }
+    }
+
+    // An item appended at `index` (it comes after every other).
+    void add(const json::Value& item, int index) {
+        if (!item.IsObject() || notMap_ >= 0) {
+            return;
+        }
+        if (const json::Value* v = json::member(item, key_)) {
+            if (auto k = scalarKey(v)) {
+                first_.emplace(std::move(*k), index);
+            }
+        }
+    }
+
+    // The index of the first object whose key is `value`, or -1.
+    Result find(const json::Value& value, int* index) const {
+        *index = -1;
+        if (auto k = scalarKey(&value)) {
+            if (auto it = first_.find(*k); it != first_.end()) {
+                *index = it->second;
+                return std::nullopt;
+            }
+        }
+        if (notMap_ >= 0) {
+            return other("value for key " + std::to_string(notMap_) + " is not a map");
+        }
+        return std::nullopt;
+    }
+
+  private:
+    std::string_view key_;
+    std::unordered_map<std::string, int> first_;
+    int notMap_ = -1;
+};
 
 // Go's sort.SliceStable, step for step: insertion-sorted blocks of 20, then
 // SymMerge. Kept exact because kube's ordering predicate is not a strict
-// weak order for items missing from the order list.
+// weak order for items missing from the order list. Sorts each item's place
+// in the order list (-1: absent) with the item's position.
 class GoStableSort {
   public:
-    GoStableSort(Items& v, std::function<bool(const json::Value&, const json::Value&)> less)
-        : v_(v), less_(std::move(less)) {}
+    struct Entry {
+        int rank;
+        int pos;
+    };
+
+    explicit GoStableSort(std::vector<Entry>& v) : v_(v) {}
 
     void run() {
         int n = static_cast<int>(v_.size());
@@ -256,8 +318,12 @@ class GoStableSort {
     }
 
   private:
-    bool less(int i, int j) { return less_(v_[i], v_[j]); }
-    void swap(int i, int j) { v_[i].Swap(v_[j]); }
+    // normalizeSliceOrder's predicate: by place when both are in the order
+    // list, else "less".
+    bool less(int i, int j) const {
+        return v_[i].rank < 0 || v_[j].rank < 0 || v_[i].rank < v_[j].rank;
+    }
+    void swap(int i, int j) { std::swap(v_[i], v_[j]); }
 
     void insertionSort(int a, int b) {
         for (int i = a + 1; i < b; ++i) {
@@ -353,8 +419,7 @@ class GoStableSort {
         }
     }
 
-    Items& v_;
-    std::function<bool(const json::Value&, const json::Value&)> less_;
+    std::vector<Entry>& v_;
 };
 
 // fmt.Sprint of the lists.
@@ -393,23 +458,6 @@ Result sliceElementType(const std::vector<Refs>& lists, std::string* type) {
     return std::nullopt;
 }
 
-// findMapInSliceBasedOnKeyValue: the index of the first object whose merge
-// key has `value`, or -1.
-Result findByKey(const Refs& l, std::string_view key, const json::Value& value, int* index) {
-    *index = -1;
-    for (size_t k = 0; k < l.size(); ++k) {
-        if (!l[k]->IsObject()) {
-            return other("value for key " + std::to_string(k) + " is not a map");
-        }
-        const json::Value* v = json::member(*l[k], key);
-        if (v && interfaceEqual(v, &value)) {
-            *index = static_cast<int>(k);
-            return std::nullopt;
-        }
-    }
-    return std::nullopt;
-}
-
 Result validateMergeKeyInLists(std::string_view mergeKey, const std::vector<Refs>& lists) {
     for (const Refs& l : lists) {
         for (const json::Value* item : l) {
@@ -443,19 +491,22 @@ Result normalizeSliceOrder(Items& toSort, const Refs& order, std::string_view me
         }
         toSort = std::move(keep);
     }
-    GoStableSort(toSort, [&](const json::Value& x, const json::Value& y) {
-        int ix = indexOf(order, x, mergeKey, isMap);
-        if (ix >= 0) {
-            int iy = indexOf(order, y, mergeKey, isMap);
-            if (iy >= 0) {
-                return ix < iy;
-            }
-        }
-        return true;
-    }).run();
-    for (json::Value& v : toDelete) {
-        toSort.push_back(std::move(v));
+    Positions places(order, mergeKey, isMap);
+    std::vector<GoStableSort::Entry> entries;
+    entries.reserve(toSort.size());
+    for (size_t i = 0; i < toSort.size(); ++i) {
+        entries.push_back({places.of(toSort[i]), static_cast<int>(i)});
     }
+    GoStableSort(entries).run();
+    Items sorted;
+    sorted.reserve(toSort.size() + toDelete.size());
+    for (const GoStableSort::Entry& e : entries) {
+        sorted.push_back(std::move(toSort[e.pos]));
+    }
+    for (json::Value& v : toDelete) {
+        sorted.push_back(std::move(v));
+    }
+    toSort = std::move(sorted);
     return std::nullopt;
 }
 
@@ -470,7 +521,9 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& pat
     if (auto e = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, isMap)) {
         return e;
     }
+    Positions places(serverOrder, mergeKey, isMap);
     out->clear();
+    out->reserve(serverOnly.size() + patchItems.size());
     size_t i = 0;
     size_t j = 0;
     while (i < serverOnly.size() || j < patchItems.size()) {
@@ -479,8 +532,8 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& pat
         } else if (j >= patchItems.size()) {
             out->push_back(std::move(serverOnly[i++]));
         } else {
-            int li = indexOf(serverOrder, serverOnly[i], mergeKey, isMap);
-            int ri = indexOf(serverOrder, patchItems[j], mergeKey, isMap);
+            int li = places.of(serverOnly[i]);
+            int ri = places.of(patchItems[j]);
             if (li >= 0 && ri >= 0 && li < ri) {
                 out->push_back(std::move(serverOnly[i++]));
             } else {
@@ -494,12 +547,23 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& pat
 // partition{Primitives,Maps}ByPresentInList.
 Result partition(Items& merged, const Refs& by, std::string_view mergeKey, bool isMap,
                  Items* present, Items* absent) {
+    std::unordered_set<std::string> values;
+    std::optional<KeyedItems> keyed;
+    if (isMap) {
+        keyed.emplace(by, mergeKey);
+    } else {
+        values.reserve(by.size());
+        for (const json::Value* p : by) {
+            if (auto k = scalarKey(p)) {
+                values.insert(std::move(*k));
+            }
+        }
+    }
     for (json::Value& v : merged) {
         bool found = false;
         if (!isMap) {
-            for (const json::Value* p : by) {
-                found = found || goEqual(v, *p);
-            }
+            auto k = scalarKey(&v);
+            found = k && values.count(*k);
         } else {
             if (!v.IsObject()) {
                 return badArgType(kMapType, v);
@@ -509,7 +573,7 @@ Result partition(Items& merged, const Refs& by, std::string_view mergeKey, bool 
                 return noMergeKey(v, mergeKey);
             }
             int index = -1;
-            if (auto e = findByKey(by, mergeKey, *key, &index)) {
+            if (auto e = keyed->find(*key, &index)) {
                 return e;
             }
             found = index >= 0;
@@ -519,19 +583,58 @@ Result partition(Items& merged, const Refs& by, std::string_view mergeKey, bool 
     return std::nullopt;
 }
 
-// Go's deduplicateScalars, which moves the last item into a duplicate's place.
+// Go's deduplicateScalars: for each item in turn, every later equal item
+// is replaced by the last item (checked again in its place) and the list
+// shortens. The same moves, found through each value's positions instead
+// of comparing every pair.
 void deduplicateScalars(Items& s) {
-    int length = static_cast<int>(s.size()) - 1;
+    int n = static_cast<int>(s.size());
+    if (n < 2) {
+        return;
+    }
+    std::unordered_map<std::string, int> ids;
+    std::vector<int> idAt(n);
+    std::vector<std::set<int>> where;
+    for (int p = 0; p < n; ++p) {
+        auto k = scalarKey(&s[p]);
+        int id = static_cast<int>(where.size());
+        if (k) {
+            id = ids.emplace(std::move(*k), id).first->second;
+        }
+        if (id == static_cast<int>(where.size())) {
+            where.emplace_back();
+        }
+        idAt[p] = id;
+        where[id].insert(p);
+    }
+    int length = n - 1;
     for (int i = 0; i < length; ++i) {
-        for (int j = i + 1; j <= length; ++j) {
-            if (goEqual(s[i], s[j])) {
-                s[j] = std::move(s[length]);
-                s.resize(length);
+        int id = idAt[i];
+        std::set<int>& same = where[id];
+        for (auto it = same.upper_bound(i); it != same.end() && *it <= length;
+             it = same.upper_bound(i)) {
+            int j = *it;
+            same.erase(it);
+            // s[j] equals s[i]: the last item takes its place, and goes too
+            // when it equals s[i] as well.
+            while (true) {
+                if (j == length) {
+                    --length;
+                    break;
+                }
+                int last = idAt[length];
+                s[j] = s[length].Move();
+                where[last].erase(length);
                 --length;
-                --j;
+                if (last != id) {
+                    where[last].insert(j);
+                    idAt[j] = last;
+                    break;
+                }
             }
         }
     }
+    s.resize(length + 1);
 }
 
 Result mergeMap(json::Value& original, const json::Value& patch, const PatchSchema& schema,
@@ -552,36 +655,49 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
     }
     bool isMap = type == kMapType;
     Items merged;
-    Items order;  // the live list, as the order of the items the patch does not name
+    Refs order;  // the live list, as the order of the items the patch does not name
     Refs patchOrder;
     if (!isMap) {
         if (isDeleteList) {
             // deleteFromSlice.
+            std::unordered_set<std::string> gone;
+            for (const json::Value* d : patchRefs) {
+                if (auto k = scalarKey(d)) {
+                    gone.insert(std::move(*k));
+                }
+            }
             out->clear();
             for (const json::Value* v : originalRefs) {
-                bool gone = false;
-                for (const json::Value* d : patchRefs) {
-                    gone = gone || goEqual(*v, *d);
-                }
-                if (!gone) {
-                    out->emplace_back(*v, a);
+                auto k = scalarKey(v);
+                if (!k || !gone.count(*k)) {
+                    out->push_back(copyOf(*v, a));
                 }
             }
             return std::nullopt;
         }
         merged = copies(originalRefs, a);
         for (const json::Value* v : patchRefs) {
-            merged.emplace_back(*v, a);
+            merged.push_back(copyOf(*v, a));
         }
         deduplicateScalars(merged);
-        order = copies(originalRefs, a);
+        order = originalRefs;
         patchOrder = patchRefs;
     } else {
         if (mergeKey.empty()) {
             return other("cannot merge lists without merge key for " + schema.name());
         }
-        // mergeSliceWithSpecialElements.
-        Items base = copies(originalRefs, a);
+        // mergeSliceWithSpecialElements. `sources` holds what each item of
+        // `base` is a copy of.
+        Refs sources = originalRefs;
+        std::vector<bool> deleted(sources.size(), false);
+        std::unordered_map<std::string, std::vector<int>> byKey;
+        for (size_t i = 0; i < sources.size(); ++i) {
+            if (const json::Value* k = json::member(*sources[i], mergeKey)) {
+                if (auto sk = scalarKey(k)) {
+                    byKey[*sk].push_back(static_cast<int>(i));
+                }
+            }
+        }
         Refs plain;
         bool replace = false;
         for (const json::Value* v : patchRefs) {
@@ -593,15 +709,13 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
                 if (!key) {
                     return noMergeKey(*v, mergeKey);
                 }
-                while (true) {
-                    int index = -1;
-                    if (auto e = findByKey(refs(base), mergeKey, *key, &index)) {
-                        return e;
+                if (auto sk = scalarKey(key)) {
+                    if (auto it = byKey.find(*sk); it != byKey.end()) {
+                        for (int i : it->second) {
+                            deleted[i] = true;
+                        }
+                        byKey.erase(it);
                     }
-                    if (index < 0) {
-                        break;
-                    }
-                    base.erase(base.begin() + index);
                 }
             } else if (isString(d, kReplace)) {
                 replace = true;
@@ -612,18 +726,29 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
             }
         }
         if (replace) {
-            base = copies(plain, a);
+            sources = plain;
             plain.clear();
+        } else {
+            Refs kept;
+            kept.reserve(sources.size());
+            for (size_t i = 0; i < sources.size(); ++i) {
+                if (!deleted[i]) {
+                    kept.push_back(sources[i]);
+                }
+            }
+            sources = std::move(kept);
         }
-        order = copies(refs(base), a);
+        Items base = copies(sources, a);
+        order = sources;
         // mergeSliceWithoutSpecialElements.
+        KeyedItems keyed(sources, mergeKey);
         for (const json::Value* v : plain) {
             const json::Value* key = json::member(*v, mergeKey);
             if (!key) {
                 return noMergeKey(*v, mergeKey);
             }
             int index = -1;
-            if (auto e = findByKey(refs(base), mergeKey, *key, &index)) {
+            if (auto e = keyed.find(*key, &index)) {
                 return e;
             }
             if (index >= 0) {
@@ -631,7 +756,8 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
                     return e;
                 }
             } else {
-                base.emplace_back(*v, a);
+                base.push_back(copyOf(*v, a));
+                keyed.add(*v, static_cast<int>(base.size() - 1));
             }
         }
         merged = std::move(base);
@@ -642,8 +768,30 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
     if (auto e = partition(merged, patchOrder, mergeKey, isMap, &patchItems, &serverOnly)) {
         return e;
     }
-    return normalizeElementOrder(std::move(patchItems), std::move(serverOnly), patchOrder,
-                                 refs(order), mergeKey, isMap, out);
+    return normalizeElementOrder(std::move(patchItems), std::move(serverOnly), patchOrder, order,
+                                 mergeKey, isMap, out);
+}
+
+// Removes the members of `obj` that `drop` names, in one pass, keeping the
+// others' order.
+template <typename Drop>
+void eraseMembersIf(json::Value& obj, Drop drop) {
+    auto begin = obj.MemberBegin();
+    rapidjson::SizeType n = obj.MemberCount();
+    rapidjson::SizeType kept = 0;
+    for (rapidjson::SizeType i = 0; i < n; ++i) {
+        if (drop(json::view((begin + i)->name))) {
+            continue;
+        }
+        if (kept != i) {
+            (begin + kept)->name.Swap((begin + i)->name);
+            (begin + kept)->value.Swap((begin + i)->value);
+        }
+        ++kept;
+    }
+    if (kept < n) {
+        obj.EraseMember(begin + kept, obj.MemberEnd());
+    }
 }
 
 // applyRetainKeysDirective.
@@ -656,32 +804,23 @@ Result applyRetainKeys(json::Value& original, const json::Value& patch) {
     if (!retain->IsArray()) {
         return bad;
     }
-    auto listed = [retain](std::string_view key) {
-        for (const json::Value& v : retain->GetArray()) {
-            if (v.IsString() && json::view(v) == key) {
-                return true;
-            }
+    std::unordered_set<std::string_view> listed;
+    for (const json::Value& v : retain->GetArray()) {
+        if (v.IsString()) {
+            listed.insert(json::view(v));
         }
-        return false;
-    };
+    }
     for (const auto& m : patch.GetObject()) {
         std::string_view k = json::view(m.name);
         if (k == kRetainKeys || m.value.IsNull() || hasPrefix(k, kDeleteFromPrimitiveList) ||
             hasPrefix(k, kSetElementOrder)) {
             continue;
         }
-        if (!listed(k)) {
+        if (!listed.count(k)) {
             return bad;
         }
     }
-    auto it = original.MemberBegin();
-    while (it != original.MemberEnd()) {
-        if (listed(json::view(it->name))) {
-            ++it;
-        } else {
-            it = original.EraseMember(it);
-        }
-    }
+    eraseMembersIf(original, [&](std::string_view name) { return !listed.count(name); });
     return std::nullopt;
 }
 
@@ -703,6 +842,10 @@ Result validateOrder(const Refs& patchList, const json::Value& order, const std:
         }
         items.push_back(v);
     }
+    // An item is compared with many entries of the order list: its merge
+    // key is looked up once.
+    std::vector<const json::Value*> itemKeys(items.size(), nullptr);
+    std::vector<bool> looked(items.size(), false);
     size_t pi = 0;
     size_t si = 0;
     while (pi < items.size() && si < order.Size()) {
@@ -722,7 +865,11 @@ Result validateOrder(const Refs& patchList, const json::Value& order, const std:
             if (!want.IsObject()) {
                 return badArgType(kMapType, want);
             }
-            const json::Value* l = json::member(item, mergeKey);
+            if (!looked[pi]) {
+                itemKeys[pi] = json::member(item, mergeKey);
+                looked[pi] = true;
+            }
+            const json::Value* l = itemKeys[pi];
             if (!l) {
                 return noMergeKey(item, mergeKey);
             }
@@ -751,9 +898,10 @@ Result validateOrder(const Refs& patchList, const json::Value& order, const std:
 
 // mergePatchIntoOriginal: every $setElementOrder/<field> with its list; the
 // keys it used up are added to `consumed`.
-Result applySetElementOrder(json::Value& original, const json::Value& patch,
+Result applySetElementOrder(json::Value& original, MemberIndex& members, const json::Value& patch,
                             const PatchSchema& schema, json::Allocator& a,
                             std::set<std::string>* consumed) {
+    PatchMembers patchMembers(patch);
     for (const auto& m : patch.GetObject()) {
         std::string_view key = json::view(m.name);
         if (!hasPrefix(key, kSetElementOrder)) {
@@ -768,8 +916,8 @@ Result applySetElementOrder(json::Value& original, const json::Value& patch,
         if (!field) {
             return badRequest("invalid patch format of setElementOrder list");
         }
-        const json::Value* originalList = json::member(original, *field);
-        const json::Value* patchList = json::member(patch, *field);
+        const json::Value* originalList = members.find(original, *field);
+        const json::Value* patchList = patchMembers.find(*field);
         if (originalList && !originalList->IsArray()) {
             return badArgType("[]interface {}", *originalList);
         }
@@ -791,7 +939,10 @@ Result applySetElementOrder(json::Value& original, const json::Value& patch,
         if (originalList && !patchList) {
             merged = copies(originalRefs, a);
         } else if (!originalList && patchList) {
-            merged = copies(refs(*withoutDirectives(*patchList, a)), a);
+            json::Value kept = *copyValue(*patchList, a, {.directives = true});
+            for (json::Value& v : kept.GetArray()) {
+                merged.push_back(std::move(v));
+            }
         } else if (originalList && patchList) {
             if (strategy == kMerge) {
                 if (auto e = mergeSlice(*originalList, *patchList, meta.schema, mergeKey, false, a,
@@ -816,25 +967,37 @@ Result applySetElementOrder(json::Value& original, const json::Value& patch,
             return e;
         }
         // The live list stays the reference for the items the order omits.
-        Items live = copies(originalRefs, a);
         Items both;
         if (auto e = normalizeElementOrder(std::move(patchItems), std::move(serverOnly), orderRefs,
-                                           refs(live), mergeKey, type == kMapType, &both)) {
+                                           originalRefs, mergeKey, type == kMapType, &both)) {
             return e;
         }
-        json::setMember(original, *field, toArray(both, a), a);
+        members.set(original, *field, toArray(both, a), a);
         consumed->insert(*field);
     }
     return std::nullopt;
 }
 
-// mergeMap.
-Result mergeMap(json::Value& original, const json::Value& patch, const PatchSchema& schema,
-                json::Allocator& a) {
+// One object of mergeMap's walk: the live object, the patch for it, and
+// how far the patch's keys are merged.
+struct MapFrame {
+    json::Value* original;
+    const json::Value* patch;
+    PatchSchema schema;
+    MemberIndex members;
+    std::set<std::string> consumed;
+    rapidjson::SizeType next = 0;
+};
+
+// mergeMap's start on one object: its directives, retained keys and
+// ordered lists. Leaves a frame for the rest of its keys on `stack`, unless
+// a directive replaced or cleared the object.
+Result openMap(json::Value& original, const json::Value& patch, const PatchSchema& schema,
+               json::Allocator& a, std::vector<MapFrame>& stack) {
     if (const json::Value* d = json::member(patch, kDirective)) {
         if (isString(d, kReplace)) {
-            original = json::Value(patch, a);
-            eraseMember(original, kDirective);
+            original = copyOf(patch, a);
+            eraseMembersIf(original, [](std::string_view name) { return name == kDirective; });
             return std::nullopt;
         }
         if (isString(d, kDelete)) {
@@ -849,14 +1012,34 @@ Result mergeMap(json::Value& original, const json::Value& patch, const PatchSche
     if (auto e = applyRetainKeys(original, patch)) {
         return e;
     }
-    std::set<std::string> consumed;
-    if (auto e = applySetElementOrder(original, patch, schema, a, &consumed)) {
+    MapFrame f{&original, &patch, schema, MemberIndex(original), {}, 0};
+    if (auto e = applySetElementOrder(original, f.members, patch, schema, a, &f.consumed)) {
         return e;
     }
-    for (const auto& m : patch.GetObject()) {
+    stack.push_back(std::move(f));
+    return std::nullopt;
+}
+
+// mergeMap. Objects within objects are walked with a stack of frames, so a
+// patch as deep as the parser allows needs no deep native stack (lists
+// recurse, as deep as the schema's merging lists nest).
+Result mergeMap(json::Value& original, const json::Value& patch, const PatchSchema& schema,
+                json::Allocator& a) {
+    std::vector<MapFrame> stack;
+    if (auto e = openMap(original, patch, schema, a, stack)) {
+        return e;
+    }
+    while (!stack.empty()) {
+        MapFrame& f = stack.back();
+        if (f.next == f.patch->MemberCount()) {
+            f.members.compact(*f.original);
+            stack.pop_back();
+            continue;
+        }
+        const auto& m = *(f.patch->MemberBegin() + f.next++);
         std::string key(json::view(m.name));
         const json::Value& patchV = m.value;
-        if (key == kRetainKeys || consumed.count(key)) {
+        if (key == kRetainKeys || f.consumed.count(key)) {
             continue;
         }
         bool isDeleteList = false;
@@ -868,43 +1051,50 @@ Result mergeMap(json::Value& original, const json::Value& patch, const PatchSche
             key = *field;
             isDeleteList = true;
         }
+        json::Value& obj = *f.original;
         if (patchV.IsNull()) {
-            eraseMember(original, key);
+            f.members.erase(obj, key);
             continue;
         }
-        json::Value* cur = json::member(original, key);
+        json::Value* cur = f.members.find(obj, key);
         if (!cur || goTypeName(*cur) != goTypeName(patchV)) {
             if (!isDeleteList) {
-                takePatchValue(original, key, patchV, a);
+                // The patch value as it is: nulls and directives dropped.
+                if (auto kept = copyValue(patchV, a, {.nulls = true, .directives = true})) {
+                    f.members.set(obj, key, std::move(*kept), a);
+                } else {
+                    f.members.erase(obj, key);
+                }
             }
             continue;
         }
-        if (cur->IsObject() || cur->IsArray()) {
-            PatchField field = fieldOf(schema, key);
-            std::string strategy;
-            if (auto e = patchStrategy(field.meta, &strategy)) {
+        if (!cur->IsObject() && !cur->IsArray()) {
+            *cur = copyOf(patchV, a);
+            continue;
+        }
+        PatchField field = fieldOf(f.schema, key);
+        std::string strategy;
+        if (auto e = patchStrategy(field.meta, &strategy)) {
+            return e;
+        }
+        if (cur->IsObject()) {
+            if (strategy == kReplace) {
+                *cur = copyOf(patchV, a);
+            } else if (auto e = openMap(*cur, patchV, field.schema, a, stack)) {
+                // `cur` stays where it is while its frame is open: only its
+                // own members change.
                 return e;
             }
-            if (cur->IsObject()) {
-                if (strategy == kReplace) {
-                    *cur = json::Value(patchV, a);
-                } else if (auto e = mergeMap(*cur, patchV, field.schema, a)) {
-                    return e;
-                }
-            } else if (strategy == kMerge || isDeleteList) {
-                Items merged;
-                if (auto e = mergeSlice(*cur, patchV, field.schema, field.meta.mergeKey,
-                                        isDeleteList, a, &merged)) {
-                    return e;
-                }
-                // Looked up again: merging may have grown the object.
-                *json::member(original, key) = toArray(merged, a);
-            } else {
-                *cur = json::Value(patchV, a);
+        } else if (strategy == kMerge || isDeleteList) {
+            Items merged;
+            if (auto e = mergeSlice(*cur, patchV, field.schema, field.meta.mergeKey, isDeleteList,
+                                    a, &merged)) {
+                return e;
             }
-            continue;
+            *cur = toArray(merged, a);
+        } else {
+            *cur = copyOf(patchV, a);
         }
-        *cur = json::Value(patchV, a);
     }
     return std::nullopt;
 }
