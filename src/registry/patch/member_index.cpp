@@ -1,8 +1,18 @@
 #include "registry/patch/member_index.hpp"
 
+#include <functional>
+
 namespace kube::registry::patch {
 
 namespace json = util::json;
+
+namespace {
+
+size_t hashName(std::string_view name) {
+    return std::hash<std::string_view>()(name);
+}
+
+}  // namespace
 
 MemberIndex::MemberIndex(const json::Value& obj) : size_(obj.MemberCount()) {
     if (size_ > kScanned) {
@@ -14,12 +24,23 @@ void MemberIndex::build(const json::Value& obj) {
     positions_.clear();
     positions_.reserve(obj.MemberCount());
     removed_.assign(obj.MemberCount(), false);
-    rapidjson::SizeType i = 0;
-    for (const auto& m : obj.GetObject()) {
-        // The last of a name written twice, as a Go map keeps it.
-        positions_[std::string(json::view(m.name))] = i++;
-    }
     indexed_ = true;
+    int i = 0;
+    for (const auto& m : obj.GetObject()) {
+        std::string_view name = json::view(m.name);
+        // The first of a name written twice, as RapidJSON finds it.
+        if (position(obj, name) < 0) {
+            positions_.insert(hashName(name), i);
+        }
+        ++i;
+    }
+}
+
+int MemberIndex::position(const json::Value& obj, std::string_view name) const {
+    auto begin = obj.MemberBegin();
+    return positions_.find(hashName(name), [&](int h) {
+        return !removed_[h] && json::view((begin + h)->name) == name;
+    });
 }
 
 json::Value* MemberIndex::find(json::Value& obj, std::string_view name) {
@@ -27,8 +48,8 @@ json::Value* MemberIndex::find(json::Value& obj, std::string_view name) {
         build(obj);
     }
     if (indexed_) {
-        auto it = positions_.find(name);
-        return it == positions_.end() ? nullptr : &(obj.MemberBegin() + it->second)->value;
+        int i = position(obj, name);
+        return i < 0 ? nullptr : &(obj.MemberBegin() + i)->value;
     }
     return json::member(obj, name);
 }
@@ -41,7 +62,7 @@ void MemberIndex::set(json::Value& obj, std::string_view name, json::Value value
     }
     obj.AddMember(json::stringValue(name, a), value.Move(), a);
     if (indexed_) {
-        positions_.emplace(std::string(name), size_);
+        positions_.insert(hashName(name), static_cast<int>(size_));
         removed_.push_back(false);
     }
     ++size_;
@@ -60,12 +81,11 @@ bool MemberIndex::erase(json::Value& obj, std::string_view name) {
         --size_;
         return true;
     }
-    auto it = positions_.find(name);
-    if (it == positions_.end()) {
+    int i = position(obj, name);
+    if (i < 0) {
         return false;
     }
-    removed_[it->second] = true;
-    positions_.erase(it);
+    removed_[i] = true;
     ++erased_;
     return true;
 }
@@ -89,7 +109,10 @@ void MemberIndex::compact(json::Value& obj) {
     obj.EraseMember(begin + kept, obj.MemberEnd());
     size_ = kept;
     erased_ = 0;
-    build(obj);
+    // Built again when next needed.
+    indexed_ = false;
+    positions_.clear();
+    removed_.clear();
 }
 
 }  // namespace kube::registry::patch

@@ -1,10 +1,9 @@
 #pragma once
 
-#include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "registry/patch/flat_index.hpp"
 #include "util/json.hpp"
 
 namespace kube::registry::patch {
@@ -48,23 +47,16 @@ class MemberIndex {
     rapidjson::SizeType size() const { return size_; }
 
   private:
-    struct Hash {
-        using is_transparent = void;
-        size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-    };
-    struct Equal {
-        using is_transparent = void;
-        bool operator()(std::string_view a, std::string_view b) const { return a == b; }
-    };
-
     void build(const util::json::Value& obj);
+    // The position of the live member `name`, or -1.
+    int position(const util::json::Value& obj, std::string_view name) const;
 
     // Objects this small are scanned; the map is built once one grows past it.
     static constexpr rapidjson::SizeType kScanned = 16;
 
     rapidjson::SizeType size_ = 0;
     bool indexed_ = false;
-    std::unordered_map<std::string, rapidjson::SizeType, Hash, Equal> positions_;
+    FlatIndex positions_;
     std::vector<bool> removed_;
     size_t erased_ = 0;
 };

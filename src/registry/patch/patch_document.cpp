@@ -1,6 +1,8 @@
 #include "registry/patch/patch_document.hpp"
 
-#include <unordered_map>
+#include <functional>
+
+#include "registry/patch/flat_index.hpp"
 
 namespace kube::registry::patch {
 
@@ -32,7 +34,7 @@ struct DedupFrame {
     // Objects: where each name was first seen, the members to drop (moved
     // into their first place), and the member being walked: a repetition of
     // the one at `into` when `repeated`.
-    std::unordered_map<std::string_view, rapidjson::SizeType> first;
+    FlatIndex first;
     std::vector<bool> dropped;
     bool repeated = false;
     rapidjson::SizeType into = 0;
@@ -180,10 +182,15 @@ void dropDuplicateFields(json::Value& v, const std::string& path,
         if (object) {
             auto m = f.v->MemberBegin() + i;
             std::string_view name = json::view(m->name);
-            auto [seen, inserted] = f.first.emplace(name, i);
-            if (!inserted) {
+            size_t hash = std::hash<std::string_view>()(name);
+            auto begin = f.v->MemberBegin();
+            int seen = f.first.find(
+                hash, [&](int j) { return json::view((begin + j)->name) == name; });
+            if (seen < 0) {
+                f.first.insert(hash, static_cast<int>(i));
+            } else {
                 f.repeated = true;
-                f.into = seen->second;
+                f.into = static_cast<rapidjson::SizeType>(seen);
                 if (errors) {
                     errors->push_back("duplicate field \"" + childPath(pathOf(stack, top), name) +
                                       "\"");

@@ -1,10 +1,10 @@
 #include "registry/patch/strategic_merge_patch.hpp"
 
+#include <functional>
 #include <set>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "registry/patch/go_format.hpp"
+#include "registry/patch/flat_index.hpp"
 #include "registry/patch/member_index.hpp"
 #include "registry/patch/patch_document.hpp"
 #include "registry/patch/scalar_key.hpp"
@@ -122,19 +122,67 @@ class PatchMembers {
         if (patch_.MemberCount() <= 16) {
             return json::member(patch_, name);
         }
-        if (byName_.empty()) {
+        auto begin = patch_.MemberBegin();
+        auto named = [&](int i) { return json::view((begin + i)->name) == name; };
+        if (!built_) {
             byName_.reserve(patch_.MemberCount());
-            for (const auto& m : patch_.GetObject()) {
-                byName_.emplace(json::view(m.name), &m.value);
+            for (int i = 0; i < static_cast<int>(patch_.MemberCount()); ++i) {
+                std::string_view n = json::view((begin + i)->name);
+                size_t h = std::hash<std::string_view>()(n);
+                if (byName_.find(h, [&](int j) { return json::view((begin + j)->name) == n; }) <
+                    0) {
+                    byName_.insert(h, i);
+                }
             }
+            built_ = true;
         }
-        auto it = byName_.find(name);
-        return it == byName_.end() ? nullptr : it->second;
+        int i = byName_.find(std::hash<std::string_view>()(name), named);
+        return i < 0 ? nullptr : &(begin + i)->value;
     }
 
   private:
     const json::Value& patch_;
-    std::unordered_map<std::string_view, const json::Value*> byName_;
+    FlatIndex byName_;
+    bool built_ = false;
+};
+
+// The values of a list that Go's == can match, found by value: where each
+// is first, or whether one is there.
+class ValueIndex {
+  public:
+    // `values[i]` for each position i (nullptr: nil).
+    explicit ValueIndex(std::vector<const json::Value*> values) : values_(std::move(values)) {
+        index_.reserve(values_.size());
+        for (size_t i = 0; i < values_.size(); ++i) {
+            add(static_cast<int>(i));
+        }
+    }
+
+    // The first position holding `v`, or -1.
+    int find(const json::Value* v) const {
+        if (!isGoScalar(v)) {
+            return -1;
+        }
+        return index_.find(goScalarHash(v),
+                           [&](int h) { return goScalarEqual(values_[h], v); });
+    }
+
+    // Appends a position holding `v`.
+    void append(const json::Value* v) {
+        values_.push_back(v);
+        add(static_cast<int>(values_.size() - 1));
+    }
+
+  private:
+    void add(int i) {
+        const json::Value* v = values_[i];
+        if (isGoScalar(v) && find(v) < 0) {
+            index_.insert(goScalarHash(v), i);
+        }
+    }
+
+    std::vector<const json::Value*> values_;
+    FlatIndex index_;
 };
 
 std::string goStrings(const std::vector<std::string>& s) {
@@ -190,43 +238,32 @@ const json::Value* orderValue(const json::Value& item, std::string_view mergeKey
     return item.IsObject() ? json::member(item, mergeKey) : nullptr;
 }
 
-bool interfaceEqual(const json::Value* x, const json::Value* y) {
-    bool xNil = !x || x->IsNull();
-    bool yNil = !y || y->IsNull();
-    if (xNil || yNil) {
-        return xNil && yNil;
-    }
-    return goEqual(*x, *y);
-}
-
 // index() over a whole list at once: where each value is first found, so
 // that an item's place is a hash lookup (kube scans the list each time).
 class Positions {
   public:
     Positions(const Refs& l, std::string_view mergeKey, bool isMap)
-        : mergeKey_(mergeKey), isMap_(isMap) {
-        first_.reserve(l.size());
-        for (size_t i = 0; i < l.size(); ++i) {
-            if (auto k = scalarKey(orderValue(*l[i], mergeKey, isMap))) {
-                first_.emplace(std::move(*k), static_cast<int>(i));
-            }
-        }
-    }
+        : mergeKey_(mergeKey), isMap_(isMap), values_(orderValues(l, mergeKey, isMap)) {}
 
     // index(l, item): the first position of `item`'s value, or -1.
     int of(const json::Value& item) const {
-        auto k = scalarKey(orderValue(item, mergeKey_, isMap_));
-        if (!k) {
-            return -1;
-        }
-        auto it = first_.find(*k);
-        return it == first_.end() ? -1 : it->second;
+        return values_.find(orderValue(item, mergeKey_, isMap_));
     }
 
   private:
+    static std::vector<const json::Value*> orderValues(const Refs& l, std::string_view mergeKey,
+                                                       bool isMap) {
+        std::vector<const json::Value*> out;
+        out.reserve(l.size());
+        for (const json::Value* v : l) {
+            out.push_back(orderValue(*v, mergeKey, isMap));
+        }
+        return out;
+    }
+
     std::string_view mergeKey_;
     bool isMap_;
-    std::unordered_map<std::string, int> first_;
+    ValueIndex values_;
 };
 
 // findMapInSliceBasedOnKeyValue over a whole list of objects at once: the
@@ -235,38 +272,30 @@ class Positions {
 // first).
 class KeyedItems {
   public:
-    KeyedItems(const Refs& l, std::string_view key) : key_(key) {
-        first_.reserve(l.size());
+    KeyedItems(const Refs& l, std::string_view key) : key_(key), keys_({}) {
         for (size_t i = 0; i < l.size(); ++i) {
-            add(*l[i], static_cast<int>(i));
-            if (notMap_ < 0 && !l[i]->IsObject()) {
-                notMap_ = static_cast<int>(i);
-            }
+            append(*l[i]);
         }
     }
+    KeyedItems(const KeyedItems&) = delete;
+    KeyedItems& operator=(const KeyedItems&) = delete;
 
-    // An item appended at `index` (it comes after every other).
-    void add(const json::Value& item, int index) {
-        if (!item.IsObject() || notMap_ >= 0) {
-            return;
+    // An item after the others.
+    void append(const json::Value& item) {
+        if (notMap_ < 0 && !item.IsObject()) {
+            notMap_ = size_;
         }
-        if (const json::Value* v = json::member(item, key_)) {
-            if (auto k = scalarKey(v)) {
-                first_.emplace(std::move(*k), index);
-            }
-        }
+        // An absent key, and every item after one that is not an object,
+        // is never found: nothing is a match for an invalid value.
+        const json::Value* v = notMap_ < 0 ? json::member(item, key_) : nullptr;
+        keys_.append(v ? v : &invalid_);
+        ++size_;
     }
 
     // The index of the first object whose key is `value`, or -1.
     Result find(const json::Value& value, int* index) const {
-        *index = -1;
-        if (auto k = scalarKey(&value)) {
-            if (auto it = first_.find(*k); it != first_.end()) {
-                *index = it->second;
-                return std::nullopt;
-            }
-        }
-        if (notMap_ >= 0) {
+        *index = keys_.find(&value);
+        if (*index < 0 && notMap_ >= 0) {
             return other("value for key " + std::to_string(notMap_) + " is not a map");
         }
         return std::nullopt;
@@ -274,8 +303,11 @@ class KeyedItems {
 
   private:
     std::string_view key_;
-    std::unordered_map<std::string, int> first_;
+    ValueIndex keys_;
+    int size_ = 0;
     int notMap_ = -1;
+    // Stands for a missing key: an object, equal to nothing.
+    const json::Value invalid_{rapidjson::kObjectType};
 };
 
 // Go's sort.SliceStable, step for step: insertion-sorted blocks of 20, then
@@ -547,23 +579,17 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& pat
 // partition{Primitives,Maps}ByPresentInList.
 Result partition(Items& merged, const Refs& by, std::string_view mergeKey, bool isMap,
                  Items* present, Items* absent) {
-    std::unordered_set<std::string> values;
+    std::optional<ValueIndex> values;
     std::optional<KeyedItems> keyed;
     if (isMap) {
         keyed.emplace(by, mergeKey);
     } else {
-        values.reserve(by.size());
-        for (const json::Value* p : by) {
-            if (auto k = scalarKey(p)) {
-                values.insert(std::move(*k));
-            }
-        }
+        values.emplace(by);
     }
     for (json::Value& v : merged) {
         bool found = false;
         if (!isMap) {
-            auto k = scalarKey(&v);
-            found = k && values.count(*k);
+            found = values->find(&v) >= 0;
         } else {
             if (!v.IsObject()) {
                 return badArgType(kMapType, v);
@@ -592,20 +618,33 @@ void deduplicateScalars(Items& s) {
     if (n < 2) {
         return;
     }
-    std::unordered_map<std::string, int> ids;
+    // Each distinct value's id is its first position; values met once
+    // need no positions (nothing else equals them).
     std::vector<int> idAt(n);
-    std::vector<std::set<int>> where;
+    std::vector<int> count(n, 0);
+    {
+        FlatIndex first;
+        first.reserve(n);
+        for (int p = 0; p < n; ++p) {
+            const json::Value* v = &s[p];
+            int id = p;
+            if (isGoScalar(v)) {
+                size_t h = goScalarHash(v);
+                id = first.find(h, [&](int q) { return goScalarEqual(&s[q], v); });
+                if (id < 0) {
+                    id = p;
+                    first.insert(h, p);
+                }
+            }
+            idAt[p] = id;
+            ++count[id];
+        }
+    }
+    std::vector<std::set<int>> where(n);
     for (int p = 0; p < n; ++p) {
-        auto k = scalarKey(&s[p]);
-        int id = static_cast<int>(where.size());
-        if (k) {
-            id = ids.emplace(std::move(*k), id).first->second;
+        if (count[idAt[p]] > 1) {
+            where[idAt[p]].insert(p);
         }
-        if (id == static_cast<int>(where.size())) {
-            where.emplace_back();
-        }
-        idAt[p] = id;
-        where[id].insert(p);
     }
     int length = n - 1;
     for (int i = 0; i < length; ++i) {
@@ -624,10 +663,14 @@ void deduplicateScalars(Items& s) {
                 }
                 int last = idAt[length];
                 s[j] = s[length].Move();
-                where[last].erase(length);
+                if (count[last] > 1) {
+                    where[last].erase(length);
+                }
                 --length;
                 if (last != id) {
-                    where[last].insert(j);
+                    if (count[last] > 1) {
+                        where[last].insert(j);
+                    }
                     idAt[j] = last;
                     break;
                 }
@@ -660,16 +703,10 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
     if (!isMap) {
         if (isDeleteList) {
             // deleteFromSlice.
-            std::unordered_set<std::string> gone;
-            for (const json::Value* d : patchRefs) {
-                if (auto k = scalarKey(d)) {
-                    gone.insert(std::move(*k));
-                }
-            }
+            ValueIndex gone(patchRefs);
             out->clear();
             for (const json::Value* v : originalRefs) {
-                auto k = scalarKey(v);
-                if (!k || !gone.count(*k)) {
+                if (gone.find(v) < 0) {
                     out->push_back(copyOf(*v, a));
                 }
             }
@@ -690,12 +727,32 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
         // `base` is a copy of.
         Refs sources = originalRefs;
         std::vector<bool> deleted(sources.size(), false);
-        std::unordered_map<std::string, std::vector<int>> byKey;
-        for (size_t i = 0; i < sources.size(); ++i) {
-            if (const json::Value* k = json::member(*sources[i], mergeKey)) {
-                if (auto sk = scalarKey(k)) {
-                    byKey[*sk].push_back(static_cast<int>(i));
-                }
+        // The items of each key: the first found through `byKey`, each
+        // linked to the next.
+        std::vector<const json::Value*> keys;
+        keys.reserve(sources.size());
+        for (const json::Value* v : sources) {
+            keys.push_back(json::member(*v, mergeKey));
+        }
+        std::vector<int> nextSame(sources.size(), -1);
+        std::vector<int> lastSame(sources.size(), -1);
+        FlatIndex byKey;
+        byKey.reserve(sources.size());
+        auto sameKey = [&](const json::Value* k) {
+            return [&keys, k](int h) { return goScalarEqual(keys[h], k); };
+        };
+        for (int i = 0; i < static_cast<int>(sources.size()); ++i) {
+            const json::Value* k = keys[i];
+            if (!k || !isGoScalar(k)) {
+                continue;
+            }
+            int head = byKey.find(goScalarHash(k), sameKey(k));
+            if (head < 0) {
+                byKey.insert(goScalarHash(k), i);
+                lastSame[i] = i;
+            } else {
+                nextSame[lastSame[head]] = i;
+                lastSame[head] = i;
             }
         }
         Refs plain;
@@ -709,12 +766,11 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
                 if (!key) {
                     return noMergeKey(*v, mergeKey);
                 }
-                if (auto sk = scalarKey(key)) {
-                    if (auto it = byKey.find(*sk); it != byKey.end()) {
-                        for (int i : it->second) {
-                            deleted[i] = true;
-                        }
-                        byKey.erase(it);
+                if (isGoScalar(key)) {
+                    int head = byKey.find(goScalarHash(key), sameKey(key));
+                    // A deleted head: its whole chain went before.
+                    for (int i = head; i >= 0 && !deleted[i]; i = nextSame[i]) {
+                        deleted[i] = true;
                     }
                 }
             } else if (isString(d, kReplace)) {
@@ -757,7 +813,7 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
                 }
             } else {
                 base.push_back(copyOf(*v, a));
-                keyed.add(*v, static_cast<int>(base.size() - 1));
+                keyed.append(*v);
             }
         }
         merged = std::move(base);
@@ -804,23 +860,22 @@ Result applyRetainKeys(json::Value& original, const json::Value& patch) {
     if (!retain->IsArray()) {
         return bad;
     }
-    std::unordered_set<std::string_view> listed;
-    for (const json::Value& v : retain->GetArray()) {
-        if (v.IsString()) {
-            listed.insert(json::view(v));
-        }
-    }
+    ValueIndex listed(refs(*retain));
+    auto isListed = [&listed](std::string_view name) {
+        json::Value key(rapidjson::StringRef(name.data(), name.size()));
+        return listed.find(&key) >= 0;
+    };
     for (const auto& m : patch.GetObject()) {
         std::string_view k = json::view(m.name);
         if (k == kRetainKeys || m.value.IsNull() || hasPrefix(k, kDeleteFromPrimitiveList) ||
             hasPrefix(k, kSetElementOrder)) {
             continue;
         }
-        if (!listed.count(k)) {
+        if (!isListed(k)) {
             return bad;
         }
     }
-    eraseMembersIf(original, [&](std::string_view name) { return !listed.count(name); });
+    eraseMembersIf(original, [&](std::string_view name) { return !isListed(name); });
     return std::nullopt;
 }
 
@@ -877,7 +932,7 @@ Result validateOrder(const Refs& patchList, const json::Value& order, const std:
             if (!r) {
                 return noMergeKey(want, mergeKey);
             }
-            equal = interfaceEqual(l, r);
+            equal = goScalarEqual(l, r);
         }
         if (equal) {
             ++pi;
