@@ -365,9 +365,8 @@ bool jsonEqual(const json::Value& x, const json::Value& y) {
                 std::string_view n = json::view(m.name);
                 const json::Value* other = nullptr;
                 if (wide) {
-                    int i = names.find(std::hash<std::string_view>()(n), [&](int j) {
-                        return json::view((begin + j)->name) == n;
-                    });
+                    int i = names.find(std::hash<std::string_view>()(n),
+                                       [&](int j) { return json::view((begin + j)->name) == n; });
                     other = i < 0 ? nullptr : &(begin + i)->value;
                 } else {
                     other = json::member(*b, n);
@@ -534,8 +533,7 @@ Result testOp(json::Value& doc, json::Allocator& a, Indexes& ix, const Op& op) {
 // its largest request body.
 constexpr long long kAccumulatedCopySizeLimit = 3 * 1024 * 1024;
 
-Result copyOp(json::Value& doc, json::Allocator& a, Indexes& ix, const Op& op,
-              long long* copied) {
+Result copyOp(json::Value& doc, json::Allocator& a, Indexes& ix, const Op& op, long long* copied) {
     std::string err;
     auto from = op.pointer("from", &err);
     if (!from) {

@@ -131,8 +131,7 @@ std::optional<json::Value> copyValue(const json::Value& v, json::Allocator& a, C
             continue;
         }
         rapidjson::SizeType i = f.next++;
-        const json::Value& child =
-            object ? (f.src->MemberBegin() + i)->value : (*f.src)[i];
+        const json::Value& child = object ? (f.src->MemberBegin() + i)->value : (*f.src)[i];
         if ((object && filter.nulls && child.IsNull()) || isDirective(child, filter)) {
             continue;
         }
@@ -184,8 +183,8 @@ void dropDuplicateFields(json::Value& v, const std::string& path,
             std::string_view name = json::view(m->name);
             size_t hash = std::hash<std::string_view>()(name);
             auto begin = f.v->MemberBegin();
-            int seen = f.first.find(
-                hash, [&](int j) { return json::view((begin + j)->name) == name; });
+            int seen =
+                f.first.find(hash, [&](int j) { return json::view((begin + j)->name) == name; });
             if (seen < 0) {
                 f.first.insert(hash, static_cast<int>(i));
             } else {

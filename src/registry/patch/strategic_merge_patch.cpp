@@ -3,8 +3,8 @@
 #include <functional>
 #include <set>
 
-#include "registry/patch/go_format.hpp"
 #include "registry/patch/flat_index.hpp"
+#include "registry/patch/go_format.hpp"
 #include "registry/patch/member_index.hpp"
 #include "registry/patch/patch_document.hpp"
 #include "registry/patch/scalar_key.hpp"
@@ -163,8 +163,7 @@ class ValueIndex {
         if (!isGoScalar(v)) {
             return -1;
         }
-        return index_.find(goScalarHash(v),
-                           [&](int h) { return goScalarEqual(values_[h], v); });
+        return index_.find(goScalarHash(v), [&](int h) { return goScalarEqual(values_[h], v); });
     }
 
     // Appends a position holding `v`.
@@ -1165,15 +1164,14 @@ std::optional<Error> applyStrategicMergePatch(json::Document& doc, std::string_v
                                               const PatchSchema& schema, bool strict,
                                               std::vector<std::string>* strictErrors,
                                               json::Document* decoded) {
-    json::Document patch;
+    // Decoded straight into `decoded` when asked for: the patch is only read.
+    json::Document local;
+    json::Document& patch = decoded ? *decoded : local;
     if (auto err = decodePatchMap(body, patch, strict ? strictErrors : nullptr)) {
         return Error{Error::Kind::BadRequest, std::move(*err)};
     }
     if (patch.IsNull()) {
         patch.SetObject();
-    }
-    if (decoded) {
-        decoded->CopyFrom(patch, decoded->GetAllocator());
     }
     return mergeMap(doc, patch, schema, doc.GetAllocator());
 }
