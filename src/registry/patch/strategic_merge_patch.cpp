@@ -552,7 +552,18 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& pat
     if (auto e = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, isMap)) {
         return e;
     }
+    // Each item's place in the live list, looked up once.
     Positions places(serverOrder, mergeKey, isMap);
+    std::vector<int> left;
+    left.reserve(serverOnly.size());
+    for (const json::Value& v : serverOnly) {
+        left.push_back(places.of(v));
+    }
+    std::vector<int> right;
+    right.reserve(patchItems.size());
+    for (const json::Value& v : patchItems) {
+        right.push_back(places.of(v));
+    }
     out->clear();
     out->reserve(serverOnly.size() + patchItems.size());
     size_t i = 0;
@@ -563,8 +574,8 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& pat
         } else if (j >= patchItems.size()) {
             out->push_back(std::move(serverOnly[i++]));
         } else {
-            int li = places.of(serverOnly[i]);
-            int ri = places.of(patchItems[j]);
+            int li = left[i];
+            int ri = right[j];
             if (li >= 0 && ri >= 0 && li < ri) {
                 out->push_back(std::move(serverOnly[i++]));
             } else {
