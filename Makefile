@@ -149,8 +149,13 @@ test: all unit fuzz-ci prove
 run: all
 	@PORT=$(PORT) BUILD=$(CURDIR)/$(BUILD) ./conf/run.sh
 
-bench: all $(BUILD)/watch_load $(BUILD)/list_load $(BUILD)/fanout_floor
+bench: all $(BUILD)/watch_load $(BUILD)/list_load $(BUILD)/fanout_floor $(BUILD)/patch_scaling
 	@BUILD=$(CURDIR)/$(BUILD) ./bench/run
+
+# bench/run's patch case: the three patch types in-process against patch size.
+$(BUILD)/patch_scaling: bench/patch_scaling.cpp $(LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
 # The watch load client of bench/run: libc and libstdc++ only, nothing of src/.
 $(BUILD)/watch_load: bench/watch_load.cpp bench/load_common.hpp

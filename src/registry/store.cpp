@@ -64,6 +64,10 @@ bool specChanged(const json::Value& a, const json::Value& b) {
 
 }  // namespace
 
+// How large a stored object plus the request must be for an update's new
+// object to be built on a thread rather than the loop.
+constexpr size_t kBuildOffLoopBytes = 256 * 1024;
+
 struct Store::UpdateState {
     std::string ns;
     std::string name;
@@ -73,6 +77,15 @@ struct Store::UpdateState {
     std::optional<storage::Revision> precondition;  // from the body's resourceVersion
     PatchFn patch;  // set for a patch: builds `obj` anew on every attempt
     int attempt = 0;
+};
+
+struct Store::Attempt {
+    storage::Revision revision = 0;
+    // The stored object's bytes, kept while the attempt outlives the read.
+    std::string stored;
+    std::optional<meta::Status> error;
+    json::Document next;
+    EncodedObject enc;
 };
 
 // The patched object of one attempt. Its resourceVersion, when it has one,
@@ -439,85 +452,118 @@ void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
                 state->cb(&s, {});
                 return;
             }
-            auto old = parseStored(cur->value);
-            // Each attempt starts from the request's object, not a previous attempt's.
-            json::Document next;
-            if (state->patch) {
-                if (std::optional<meta::Status> bad =
-                        patchedObject(*state, *old, cur->modRevision, next)) {
-                    state->cb(&*bad, {});
-                    return;
-                }
-            } else {
-                next.CopyFrom(*state->obj, next.GetAllocator());
-            }
-            auto& a = next.GetAllocator();
-            if (std::optional<meta::Status> bad =
-                    prepareObjectMetaForUpdate(kind_, next, *old, state->name)) {
-                state->cb(&*bad, {});
+            auto attempt = std::make_shared<Attempt>();
+            attempt->revision = cur->modRevision;
+            auto now = loop_.now();
+            // A large object (or request) is built on a thread: parsing,
+            // patching, validating and encoding megabytes would hold the
+            // loop, and every other request on it, for tens of milliseconds.
+            if (cur->value.size() + state->opts.requestBytes >= kBuildOffLoopBytes) {
+                attempt->stored.assign(cur->value);
+                loop_.runBlocking(
+                    [this, state, attempt, now] {
+                        buildUpdate(*state, attempt->stored, now, *attempt);
+                    },
+                    [this, state, attempt] { finishUpdate(state, attempt, attempt->stored); });
                 return;
             }
-            if (state->opts.status) {
-                prepareForStatusUpdate(kind_, next, *old, {loop_.now()});
-            } else if (kind_.statusIsSubresource()) {
-                if (const json::Value* oldStatus = json::member(*old, "status")) {
-                    json::setMember(next, "status", json::Value(*oldStatus, a), a);
-                } else {
-                    json::removeMember(next, "status");
-                }
+            buildUpdate(*state, cur->value, now, *attempt);
+            finishUpdate(state, attempt, cur->value);
+        });
+}
+
+// One attempt's new object, from the stored one: what is written, or why
+// not. Touches nothing the loop owns: it may run on a thread.
+void Store::buildUpdate(const UpdateState& state, std::string_view stored,
+                        std::chrono::system_clock::time_point now, Attempt& out) const {
+    try {
+        auto old = parseStored(stored);
+        // Each attempt starts from the request's object, not a previous attempt's.
+        json::Document& next = out.next;
+        if (state.patch) {
+            if (std::optional<meta::Status> bad = patchedObject(state, *old, out.revision, next)) {
+                out.error = std::move(bad);
+                return;
             }
-            if (kind_.defaults) {
-                kind_.defaults(next, a);
+        } else {
+            next.CopyFrom(*state.obj, next.GetAllocator());
+        }
+        auto& a = next.GetAllocator();
+        if (std::optional<meta::Status> bad =
+                prepareObjectMetaForUpdate(kind_, next, *old, state.name)) {
+            out.error = std::move(bad);
+            return;
+        }
+        if (state.opts.status) {
+            prepareForStatusUpdate(kind_, next, *old, {now});
+        } else if (kind_.statusIsSubresource()) {
+            if (const json::Value* oldStatus = json::member(*old, "status")) {
+                json::setMember(next, "status", json::Value(*oldStatus, a), a);
+            } else {
+                json::removeMember(next, "status");
             }
-            if (kind_.tracksGeneration) {
-                int64_t gen = 1;
-                if (const json::Value* g = json::at(*old, {"metadata", "generation"});
-                    g && g->IsInt64()) {
-                    gen = g->GetInt64();
-                }
-                if (!state->opts.status && specChanged(*old, next)) {
-                    gen++;
-                }
-                json::setMember(next["metadata"], "generation", json::Value(gen), a);
+        }
+        if (kind_.defaults) {
+            kind_.defaults(next, a);
+        }
+        if (kind_.tracksGeneration) {
+            int64_t gen = 1;
+            if (const json::Value* g = json::at(*old, {"metadata", "generation"});
+                g && g->IsInt64()) {
+                gen = g->GetInt64();
             }
-            json::Value& metadata = next["metadata"];
-            std::vector<meta::StatusCause> causes =
-                validation::validateObjectMeta(metadata, kind_.namespaced, kind_.nameRule);
-            if (state->opts.status) {
-                if (kind_.validateStatusUpdate) {
-                    for (meta::StatusCause& c : kind_.validateStatusUpdate(next, *old)) {
-                        causes.push_back(std::move(c));
-                    }
-                }
-            } else if (kind_.validateUpdate || kind_.validate) {
-                for (meta::StatusCause& c : kind_.validateUpdate ? kind_.validateUpdate(next, *old)
-                                                                 : kind_.validate(next)) {
+            if (!state.opts.status && specChanged(*old, next)) {
+                gen++;
+            }
+            json::setMember(next["metadata"], "generation", json::Value(gen), a);
+        }
+        json::Value& metadata = next["metadata"];
+        std::vector<meta::StatusCause> causes =
+            validation::validateObjectMeta(metadata, kind_.namespaced, kind_.nameRule);
+        if (state.opts.status) {
+            if (kind_.validateStatusUpdate) {
+                for (meta::StatusCause& c : kind_.validateStatusUpdate(next, *old)) {
                     causes.push_back(std::move(c));
                 }
             }
-            if (!causes.empty()) {
-                meta::Status s =
-                    meta::Status::invalid(kind_.groupKind(), state->name, std::move(causes));
-                state->cb(&s, {});
-                return;
+        } else if (kind_.validateUpdate || kind_.validate) {
+            for (meta::StatusCause& c :
+                 kind_.validateUpdate ? kind_.validateUpdate(next, *old) : kind_.validate(next)) {
+                causes.push_back(std::move(c));
             }
-            EncodedObject enc = encodeObject(next);
-            if (!admit_ || state->opts.status) {
-                writeUpdate(state, std::move(enc), cur->modRevision, cur->value);
-                return;
-            }
-            // The stored bytes are the read's, gone once this callback returns.
-            auto pending = std::make_shared<std::pair<EncodedObject, std::string>>(
-                std::move(enc), std::string(cur->value));
-            storage::Revision revision = cur->modRevision;
-            admit_(next, true, [this, state, pending, revision](const meta::Status* denied) {
-                if (denied) {
-                    state->cb(denied, {});
-                    return;
-                }
-                writeUpdate(state, std::move(pending->first), revision, pending->second);
-            });
-        });
+        }
+        if (!causes.empty()) {
+            out.error = meta::Status::invalid(kind_.groupKind(), state.name, std::move(causes));
+            return;
+        }
+        out.enc = encodeObject(next);
+    } catch (const std::exception& e) {
+        out.error = meta::Status::internalError(e.what());
+    }
+}
+
+// The rest of an attempt, on the loop: admission, then the write.
+void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt,
+                         std::string_view stored) {
+    if (attempt->error) {
+        state->cb(&*attempt->error, {});
+        return;
+    }
+    if (!admit_ || state->opts.status) {
+        writeUpdate(state, std::move(attempt->enc), attempt->revision, stored);
+        return;
+    }
+    // The stored bytes are the read's, gone once the read's callback returns.
+    if (attempt->stored.empty()) {
+        attempt->stored.assign(stored);
+    }
+    admit_(attempt->next, true, [this, state, attempt](const meta::Status* denied) {
+        if (denied) {
+            state->cb(denied, {});
+            return;
+        }
+        writeUpdate(state, std::move(attempt->enc), attempt->revision, attempt->stored);
+    });
 }
 
 // The last step of an attempt: `enc` replaces `current`, stored at `revision`,

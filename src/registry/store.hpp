@@ -29,6 +29,9 @@ struct UpdateOptions {
     // Through the status subresource: the kind's status strategy decides what
     // changes (status and some metadata), and the generation stays.
     bool status = false;
+    // The request body's size: with the stored object's, whether the new
+    // object is built off the loop.
+    size_t requestBytes = 0;
 };
 
 // Mirrors metav1.DeleteOptions' preconditions and dryRun.
@@ -166,8 +169,13 @@ class Store {
 
   private:
     struct UpdateState;
+    struct Attempt;
 
     void tryUpdate(std::shared_ptr<UpdateState> state);
+    void buildUpdate(const UpdateState& state, std::string_view stored,
+                     std::chrono::system_clock::time_point now, Attempt& out) const;
+    void finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt,
+                      std::string_view stored);
     void writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
                      storage::Revision revision, std::string_view current);
     void writeCreate(const std::string& ns, const std::string& name, const json::Document& doc,

@@ -174,7 +174,8 @@ meta::Status invalidPatch(const registry::validation::BadValue& value, const std
 // What every attempt of one patch request needs.
 struct Patcher {
     PatchType type;
-    std::string body;
+    // Shared: the patcher is copied into the update and its attempts.
+    std::shared_ptr<const std::string> body;
     bool strict = false;  // Strict or Warn: strict decoding errors are found
     FieldValidation validation = FieldValidation::Warn;
     const registry::KindInfo* kind = nullptr;
@@ -187,46 +188,33 @@ struct Patcher {
     // as the kind (jsonPatcher / smpPatcher.applyPatchToCurrentObject), then
     // the namespace and name checks.
     std::optional<meta::Status> operator()(const json::Value& current, json::Document& out) const {
-        out.CopyFrom(current, out.GetAllocator());
         std::vector<std::string> strictErrors;
         json::Document smp;
-        std::optional<patch::Error> failed;
-        if (type == PatchType::Json) {
-            patch::Error err;
-            auto p = patch::JsonPatch::decode(body, strict, &strictErrors, &err);
-            if (!p) {
-                return statusOf(err);
-            }
-            if (p->size() > kMaxJsonPatchOperations) {
-                return meta::Status::requestEntityTooLarge(
-                    "Request entity too large: The allowed maximum operations in a JSON patch "
-                    "is " +
-                    std::to_string(kMaxJsonPatchOperations) + ", got " + std::to_string(p->size()));
-            }
-            failed = p->apply(out);
-        } else if (type == PatchType::Merge) {
-            failed = patch::applyMergePatch(out, body, strict, &strictErrors);
-        } else {
-            patch::PatchSchema schema(protobufSchema(kind->apiVersion(), kind->kind));
-            failed =
-                patch::applyStrategicMergePatch(out, body, schema, strict, &strictErrors, &smp);
-        }
-        if (failed) {
-            return statusOf(*failed);
+        if (std::optional<meta::Status> failed = apply(current, out, &strictErrors, &smp)) {
+            return failed;
         }
         // kube quotes the patched JSON, or for a strategic merge patch the
-        // patch as Go prints it.
-        registry::validation::BadValue shown(type == PatchType::Strategic ? patch::goValue(smp)
-                                                                          : patch::goMarshal(out));
+        // patch as Go prints it. Printed only for an error; the schema check
+        // changes `out`, so the patched JSON is made again.
+        auto shown = [&] {
+            if (type == PatchType::Strategic) {
+                return registry::validation::BadValue(patch::goValue(smp));
+            }
+            json::Document again;
+            std::vector<std::string> ignored;
+            json::Document unused;
+            apply(current, again, &ignored, &unused);
+            return registry::validation::BadValue(patch::goMarshal(again));
+        };
         if (!out.IsObject()) {
-            return invalidPatch(shown,
+            return invalidPatch(shown(),
                                 "json: cannot unmarshal " + std::string(json::typeName(out)) +
                                     " into Go value of type " + kind->version + "." + kind->kind);
         }
         SchemaCheck check =
             checkAgainstSchema(out, out.GetAllocator(), kind->apiVersion(), kind->kind);
         if (check.typeError) {
-            return invalidPatch(shown, *check.typeError);
+            return invalidPatch(shown(), *check.typeError);
         }
         if (strict) {
             strictErrors.insert(strictErrors.end(), check.strictErrors.begin(),
@@ -241,10 +229,41 @@ struct Patcher {
                 for (const std::string& e : strictErrors) {
                     all += (all.empty() ? "" : ", ") + e;
                 }
-                return invalidPatch(shown, "strict decoding error: " + all);
+                return invalidPatch(shown(), "strict decoding error: " + all);
             }
         }
         return checkNamespaceAndName(out);
+    }
+
+    // The patch alone on `current`, into `out`.
+    std::optional<meta::Status> apply(const json::Value& current, json::Document& out,
+                                      std::vector<std::string>* strictErrors,
+                                      json::Document* smp) const {
+        out.CopyFrom(current, out.GetAllocator());
+        std::optional<patch::Error> failed;
+        if (type == PatchType::Json) {
+            patch::Error err;
+            auto p = patch::JsonPatch::decode(*body, strict, strictErrors, &err);
+            if (!p) {
+                return statusOf(err);
+            }
+            if (p->size() > kMaxJsonPatchOperations) {
+                return meta::Status::requestEntityTooLarge(
+                    "Request entity too large: The allowed maximum operations in a JSON patch "
+                    "is " +
+                    std::to_string(kMaxJsonPatchOperations) + ", got " + std::to_string(p->size()));
+            }
+            failed = p->apply(out);
+        } else if (type == PatchType::Merge) {
+            failed = patch::applyMergePatch(out, *body, strict, strictErrors);
+        } else {
+            patch::PatchSchema schema(protobufSchema(kind->apiVersion(), kind->kind));
+            failed = patch::applyStrategicMergePatch(out, *body, schema, strict, strictErrors, smp);
+        }
+        if (failed) {
+            return statusOf(*failed);
+        }
+        return std::nullopt;
     }
 
     // rest.EnsureObjectNamespaceMatchesRequestNamespace, then checkName.
@@ -295,7 +314,7 @@ std::optional<RequestPatch> readRequestPatch(const Scope& s, const registry::Kin
     }
     Patcher patcher;
     patcher.type = *type;
-    patcher.body = std::string(s->req.body);
+    patcher.body = std::make_shared<const std::string>(s->req.body);
     patcher.validation = opts.validation;
     patcher.strict = opts.validation != FieldValidation::Ignore;
     patcher.kind = &kind;
@@ -319,7 +338,8 @@ void patchResource(Scope s) {
         return;
     }
     auto warnings = patch->warnings;
-    registry::UpdateOptions opts{patch->dryRun, s->info.subresource == "status"};
+    registry::UpdateOptions opts{patch->dryRun, s->info.subresource == "status",
+                                 s->req.body.size()};
     s->store.patch(s->info.namespace_, s->info.name, patch->apply, opts,
                    [s, warnings](const meta::Status* e, std::string_view patched) {
                        if (e) {

@@ -2,8 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <limits>
+#include <memory>
+#include <unordered_map>
 
+#include "registry/patch/flat_index.hpp"
+#include "registry/patch/go_format.hpp"
+#include "registry/patch/member_index.hpp"
 #include "registry/patch/patch_document.hpp"
 #include "registry/validation.hpp"
 
@@ -66,16 +72,97 @@ std::string decodeKey(std::string_view k) {
     return out;
 }
 
+// The member indexes of the document's wide objects, kept from one
+// operation to the next (Go's maps find a key at once; RapidJSON scans).
+// An index is keyed by its object's member array, which moves with the
+// object and is never reused by the document's pool allocator. Removed
+// members stay in their object until settle() drops them, before anything
+// reads the object whole.
+class Indexes {
+  public:
+    // The index of `obj` (built on first use); `scratch` serves a narrow
+    // object, which is scanned and loses a removed member at once.
+    MemberIndex& of(json::Value& obj, std::optional<MemberIndex>& scratch) {
+        if (obj.MemberCount() <= kNarrow) {
+            if (auto it = byMembers_.find(key(obj)); it != byMembers_.end()) {
+                return it->second;
+            }
+            scratch.emplace(obj);
+            return *scratch;
+        }
+        auto [it, added] = byMembers_.try_emplace(key(obj), obj);
+        if (!added && it->second.size() != obj.MemberCount()) {
+            it->second = MemberIndex(obj);
+        }
+        return it->second;
+    }
+
+    // `obj`'s index after `before` (its member array then) gained a member.
+    void grown(const json::Value& obj, const void* before, std::optional<MemberIndex>& scratch) {
+        if (key(obj) == before) {
+            return;
+        }
+        if (auto it = byMembers_.find(before); it != byMembers_.end()) {
+            auto node = byMembers_.extract(it);
+            node.key() = key(obj);
+            byMembers_.insert(std::move(node));
+        } else if (scratch && obj.MemberCount() > kNarrow) {
+            byMembers_.insert_or_assign(key(obj), std::move(*scratch));
+        }
+    }
+
+    // A member of `obj` was removed through its index.
+    void removed() { ++pending_; }
+
+    // Drops the removed members of every object in `v`.
+    void settle(json::Value& v) {
+        if (pending_ == 0) {
+            return;
+        }
+        std::vector<json::Value*> stack{&v};
+        while (!stack.empty()) {
+            json::Value* cur = stack.back();
+            stack.pop_back();
+            if (cur->IsObject()) {
+                if (auto it = byMembers_.find(key(*cur)); it != byMembers_.end()) {
+                    if (it->second.pending()) {
+                        it->second.compact(*cur);
+                    }
+                }
+                for (auto& m : cur->GetObject()) {
+                    stack.push_back(&m.value);
+                }
+            } else if (cur->IsArray()) {
+                for (auto& item : cur->GetArray()) {
+                    stack.push_back(&item);
+                }
+            }
+        }
+    }
+
+  private:
+    static const void* key(const json::Value& obj) {
+        return obj.MemberCount() ? &*obj.MemberBegin() : nullptr;
+    }
+
+    static constexpr rapidjson::SizeType kNarrow = 16;
+
+    std::unordered_map<const void*, MemberIndex> byMembers_;
+    size_t pending_ = 0;
+};
+
 // One object or array of the document being patched, with the operations
 // evanphx/json-patch's partialDoc and partialArray offer.
 class Container {
   public:
-    Container(json::Value& v, json::Allocator& a) : v_(v), a_(a) {}
+    Container(json::Value& v, json::Allocator& a, Indexes& indexes)
+        : v_(v), a_(a), indexes_(indexes) {}
 
     // The value at `key`; nullptr (and no error) for a missing object key.
     json::Value* get(const std::string& key, std::string* error) {
         if (v_.IsObject()) {
-            return json::member(v_, key);
+            std::optional<MemberIndex> scratch;
+            return indexes_.of(v_, scratch).find(v_, key);
         }
         auto i = itemIndex(key, error);
         return i ? &v_[*i] : nullptr;
@@ -84,7 +171,7 @@ class Container {
     // Replaces an existing array item (get() checked it) or sets an object key.
     Result set(const std::string& key, json::Value val) {
         if (v_.IsObject()) {
-            json::setMember(v_, key, std::move(val), a_);
+            setMember(key, std::move(val));
             return std::nullopt;
         }
         std::string err;
@@ -98,7 +185,7 @@ class Container {
 
     Result add(const std::string& key, json::Value val) {
         if (v_.IsObject()) {
-            json::setMember(v_, key, std::move(val), a_);
+            setMember(key, std::move(val));
             return std::nullopt;
         }
         if (key == "-") {
@@ -120,22 +207,23 @@ class Container {
             }
             *idx += size;
         }
-        // Append, then move the new item down to its place.
+        // Append, then rotate the new item down to its place (an O(n) shift,
+        // as Go's slice copy).
         v_.PushBack(std::move(val), a_);
-        for (long long i = size - 1; i > *idx; --i) {
-            v_[static_cast<rapidjson::SizeType>(i)].Swap(
-                v_[static_cast<rapidjson::SizeType>(i - 1)]);
-        }
+        std::rotate(v_.Begin() + *idx, v_.End() - 1, v_.End());
         return std::nullopt;
     }
 
     Result remove(const std::string& key) {
         if (v_.IsObject()) {
-            auto it = v_.FindMember(json::Value(rapidjson::StringRef(key.data(), key.size())));
-            if (it == v_.MemberEnd()) {
+            std::optional<MemberIndex> scratch;
+            MemberIndex& index = indexes_.of(v_, scratch);
+            if (!index.erase(v_, key)) {
                 return "Unable to remove nonexistent key: " + key + ": " + kMissing;
             }
-            v_.EraseMember(it);
+            if (index.pending()) {
+                indexes_.removed();
+            }
             return std::nullopt;
         }
         std::string err;
@@ -148,6 +236,13 @@ class Container {
     }
 
   private:
+    void setMember(const std::string& key, json::Value val) {
+        std::optional<MemberIndex> scratch;
+        const void* before = v_.MemberCount() ? &*v_.MemberBegin() : nullptr;
+        indexes_.of(v_, scratch).set(v_, key, std::move(val), a_);
+        indexes_.grown(v_, before, scratch);
+    }
+
     // The array item `key` names (negative counts from the end), or why
     // none: not a number, or outside the array.
     std::optional<rapidjson::SizeType> itemIndex(const std::string& key, std::string* error) const {
@@ -172,11 +267,13 @@ class Container {
 
     json::Value& v_;
     json::Allocator& a_;
+    Indexes& indexes_;
 };
 
 // Mirrors findObject: the container of the path's last token and that token,
 // or nothing when a step is missing, null or not a container.
 std::optional<std::pair<Container, std::string>> findObject(json::Value& doc, json::Allocator& a,
+                                                            Indexes& indexes,
                                                             std::string_view path) {
     std::vector<std::string_view> split;
     size_t start = 0;
@@ -195,13 +292,13 @@ std::optional<std::pair<Container, std::string>> findObject(json::Value& doc, js
     json::Value* cur = &doc;
     for (size_t i = 1; i + 1 < split.size(); ++i) {
         std::string ignored;
-        json::Value* next = Container(*cur, a).get(decodeKey(split[i]), &ignored);
+        json::Value* next = Container(*cur, a, indexes).get(decodeKey(split[i]), &ignored);
         if (!next || !(next->IsObject() || next->IsArray())) {
             return std::nullopt;
         }
         cur = next;
     }
-    return std::make_pair(Container(*cur, a), decodeKey(split.back()));
+    return std::make_pair(Container(*cur, a, indexes), decodeKey(split.back()));
 }
 
 // One operation's members, as evanphx/json-patch's Operation reads them.
@@ -236,16 +333,70 @@ struct Op {
 
 json::Value valueOf(const Op& op, json::Allocator& a) {
     const json::Value* v = op.value();
-    return v ? json::Value(*v, a) : json::Value();
+    return v ? *copyValue(*v, a) : json::Value();
 }
 
-Result addOp(json::Value& doc, json::Allocator& a, const Op& op) {
+// RapidJSON's ==, in time linear in the values (its own scans the other
+// object for each member) and on a small stack at any depth.
+bool jsonEqual(const json::Value& x, const json::Value& y) {
+    std::vector<std::pair<const json::Value*, const json::Value*>> stack{{&x, &y}};
+    while (!stack.empty()) {
+        auto [a, b] = stack.back();
+        stack.pop_back();
+        if (a->IsObject()) {
+            if (!b->IsObject() || a->MemberCount() != b->MemberCount()) {
+                return false;
+            }
+            FlatIndex names;
+            bool wide = b->MemberCount() > 16;
+            auto begin = b->MemberBegin();
+            if (wide) {
+                names.reserve(b->MemberCount());
+                for (int i = 0; i < static_cast<int>(b->MemberCount()); ++i) {
+                    std::string_view n = json::view((begin + i)->name);
+                    size_t h = std::hash<std::string_view>()(n);
+                    auto same = [&](int j) { return json::view((begin + j)->name) == n; };
+                    if (names.find(h, same) < 0) {
+                        names.insert(h, i);
+                    }
+                }
+            }
+            for (const auto& m : a->GetObject()) {
+                std::string_view n = json::view(m.name);
+                const json::Value* other = nullptr;
+                if (wide) {
+                    int i = names.find(std::hash<std::string_view>()(n),
+                                       [&](int j) { return json::view((begin + j)->name) == n; });
+                    other = i < 0 ? nullptr : &(begin + i)->value;
+                } else {
+                    other = json::member(*b, n);
+                }
+                if (!other) {
+                    return false;
+                }
+                stack.emplace_back(&m.value, other);
+            }
+        } else if (a->IsArray()) {
+            if (!b->IsArray() || a->Size() != b->Size()) {
+                return false;
+            }
+            for (rapidjson::SizeType i = 0; i < a->Size(); ++i) {
+                stack.emplace_back(&(*a)[i], &(*b)[i]);
+            }
+        } else if (b->IsObject() || b->IsArray() || !(*a == *b)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+Result addOp(json::Value& doc, json::Allocator& a, Indexes& ix, const Op& op) {
     std::string err;
     auto path = op.pointer("path", &err);
     if (!path) {
         return "add operation failed to decode path: " + kMissing;
     }
-    auto found = findObject(doc, a, *path);
+    auto found = findObject(doc, a, ix, *path);
     if (!found) {
         return "add operation does not apply: doc is missing path: \"" + *path + "\": " + kMissing;
     }
@@ -255,13 +406,13 @@ Result addOp(json::Value& doc, json::Allocator& a, const Op& op) {
     return std::nullopt;
 }
 
-Result removeOp(json::Value& doc, json::Allocator& a, const Op& op) {
+Result removeOp(json::Value& doc, json::Allocator& a, Indexes& ix, const Op& op) {
     std::string err;
     auto path = op.pointer("path", &err);
     if (!path) {
         return "remove operation failed to decode path: " + kMissing;
     }
-    auto found = findObject(doc, a, *path);
+    auto found = findObject(doc, a, ix, *path);
     if (!found) {
         return "remove operation does not apply: doc is missing path: \"" + *path +
                "\": " + kMissing;
@@ -272,7 +423,7 @@ Result removeOp(json::Value& doc, json::Allocator& a, const Op& op) {
     return std::nullopt;
 }
 
-Result replaceOp(json::Value& doc, json::Allocator& a, const Op& op) {
+Result replaceOp(json::Value& doc, json::Allocator& a, Indexes& ix, const Op& op) {
     std::string err;
     auto path = op.pointer("path", &err);
     if (!path) {
@@ -284,10 +435,10 @@ Result replaceOp(json::Value& doc, json::Allocator& a, const Op& op) {
             // The library wraps a nil error here.
             return std::string("replace operation value must be object or array: %!w(<nil>)");
         }
-        doc = json::Value(*v, a);
+        doc = *copyValue(*v, a);
         return std::nullopt;
     }
-    auto found = findObject(doc, a, *path);
+    auto found = findObject(doc, a, ix, *path);
     if (!found) {
         return "replace operation does not apply: doc is missing path: " + *path + ": " + kMissing;
     }
@@ -301,13 +452,13 @@ Result replaceOp(json::Value& doc, json::Allocator& a, const Op& op) {
     return std::nullopt;
 }
 
-Result moveOp(json::Value& doc, json::Allocator& a, const Op& op) {
+Result moveOp(json::Value& doc, json::Allocator& a, Indexes& ix, const Op& op) {
     std::string err;
     auto from = op.pointer("from", &err);
     if (!from) {
         return "move operation failed to decode from: " + err;
     }
-    auto source = findObject(doc, a, *from);
+    auto source = findObject(doc, a, ix, *from);
     if (!source) {
         return "move operation does not apply: doc is missing from path: " + *from + ": " +
                kMissing;
@@ -317,7 +468,11 @@ Result moveOp(json::Value& doc, json::Allocator& a, const Op& op) {
     if (!v && !err.empty()) {
         return "error in move for path: '" + key + "': " + err;
     }
-    json::Value moved = v ? json::Value(*v, a) : json::Value();
+    // The value itself moves, as the library moves its node.
+    json::Value moved;
+    if (v) {
+        moved.Swap(*v);
+    }
     if (auto e = source->first.remove(key)) {
         return "error in move for path: '" + key + "': " + *e;
     }
@@ -325,7 +480,7 @@ Result moveOp(json::Value& doc, json::Allocator& a, const Op& op) {
     if (!path) {
         return "move operation failed to decode path: " + err;
     }
-    auto target = findObject(doc, a, *path);
+    auto target = findObject(doc, a, ix, *path);
     if (!target) {
         return "move operation does not apply: doc is missing destination path: " + *path + ": " +
                kMissing;
@@ -336,7 +491,7 @@ Result moveOp(json::Value& doc, json::Allocator& a, const Op& op) {
     return std::nullopt;
 }
 
-Result testOp(json::Value& doc, json::Allocator& a, const Op& op) {
+Result testOp(json::Value& doc, json::Allocator& a, Indexes& ix, const Op& op) {
     std::string err;
     auto path = op.pointer("path", &err);
     if (!path) {
@@ -345,12 +500,13 @@ Result testOp(json::Value& doc, json::Allocator& a, const Op& op) {
     const json::Value* want = op.value();
     std::string failed = "testing value " + *path + " failed: test failed";
     if (path->empty()) {
-        if (want && doc == *want) {
+        ix.settle(doc);
+        if (want && jsonEqual(doc, *want)) {
             return std::nullopt;
         }
         return failed;
     }
-    auto found = findObject(doc, a, *path);
+    auto found = findObject(doc, a, ix, *path);
     if (!found) {
         return "test operation does not apply: is missing path: " + *path + ": " + kMissing;
     }
@@ -365,19 +521,54 @@ Result testOp(json::Value& doc, json::Allocator& a, const Op& op) {
         }
         return failed;
     }
-    if (want && *have == *want) {
+    ix.settle(*have);
+    if (want && jsonEqual(*have, *want)) {
         return std::nullopt;
     }
     return failed;
 }
 
-Result copyOp(json::Value& doc, json::Allocator& a, const Op& op) {
+// The length of encoding/json's Marshal of `v` (what deepCopy counts),
+// without building it and on a small stack at any depth: scalars and keys
+// as goMarshal() writes them, punctuation counted.
+size_t marshaledSize(const json::Value& v) {
+    size_t size = 0;
+    std::vector<const json::Value*> stack{&v};
+    while (!stack.empty()) {
+        const json::Value* cur = stack.back();
+        stack.pop_back();
+        if (cur->IsObject()) {
+            size_t n = cur->MemberCount();
+            size += 2 + (n ? n - 1 : 0) + n;  // braces, commas, colons
+            for (const auto& m : cur->GetObject()) {
+                size += goMarshal(m.name).size();
+                stack.push_back(&m.value);
+            }
+        } else if (cur->IsArray()) {
+            size_t n = cur->Size();
+            size += 2 + (n ? n - 1 : 0);
+            for (const auto& item : cur->GetArray()) {
+                stack.push_back(&item);
+            }
+        } else {
+            size += goMarshal(*cur).size();
+        }
+    }
+    return size;
+}
+
+// How much "copy" operations may add to the document, in bytes of JSON:
+// kube-apiserver's JSONPatchMaxCopyBytes (jsonpatch.AccumulatedCopySizeLimit),
+// its largest request body.
+constexpr long long kAccumulatedCopySizeLimit = 3 * 1024 * 1024;
+
+Result copyOp(json::Value& doc, json::Allocator& a, Indexes& ix, const Op& op, long long* copied) {
     std::string err;
     auto from = op.pointer("from", &err);
     if (!from) {
         return "copy operation failed to decode from: " + err;
     }
-    auto source = findObject(doc, a, *from);
+    auto source = findObject(doc, a, ix, *from);
     if (!source) {
         return "copy operation does not apply: doc is missing from path: " + *from + ": " +
                kMissing;
@@ -386,17 +577,32 @@ Result copyOp(json::Value& doc, json::Allocator& a, const Op& op) {
     if (!v && !err.empty()) {
         return "error in copy for from: '" + *from + "': " + err;
     }
-    json::Value copied = v ? json::Value(*v, a) : json::Value();
+    // Settled before the destination is found: settling moves members.
+    if (v) {
+        ix.settle(*v);
+    }
     auto path = op.pointer("path", &err);
     if (!path) {
         return "copy operation failed to decode path: " + kMissing;
     }
-    auto target = findObject(doc, a, *path);
+    auto target = findObject(doc, a, ix, *path);
     if (!target) {
         return "copy operation does not apply: doc is missing destination path: " + *path + ": " +
                kMissing;
     }
-    if (auto e = target->first.add(target->second, std::move(copied))) {
+    // deepCopy counts the bytes of the value's JSON, and the patch fails
+    // once the copies together pass the limit.
+    json::Value value;
+    if (v) {
+        *copied += static_cast<long long>(marshaledSize(*v));
+        if (*copied > kAccumulatedCopySizeLimit) {
+            return "Unable to complete the copy, the accumulated size increase of copy is " +
+                   std::to_string(*copied) + ", exceeding the limit " +
+                   std::to_string(kAccumulatedCopySizeLimit);
+        }
+        value = *copyValue(*v, a);
+    }
+    if (auto e = target->first.add(target->second, std::move(value))) {
         return "error while adding value during copy: " + *e;
     }
     return std::nullopt;
@@ -516,30 +722,35 @@ size_t JsonPatch::size() const {
 
 std::optional<Error> JsonPatch::apply(json::Document& doc) const {
     json::Allocator& a = doc.GetAllocator();
+    Indexes ix;
+    long long copied = 0;
+    std::optional<Error> failed;
     for (const json::Value& m : ops_->GetArray()) {
         Op op{m};
         std::string kind = op.kind();
         Result r;
         if (kind == "add") {
-            r = addOp(doc, a, op);
+            r = addOp(doc, a, ix, op);
         } else if (kind == "remove") {
-            r = removeOp(doc, a, op);
+            r = removeOp(doc, a, ix, op);
         } else if (kind == "replace") {
-            r = replaceOp(doc, a, op);
+            r = replaceOp(doc, a, ix, op);
         } else if (kind == "move") {
-            r = moveOp(doc, a, op);
+            r = moveOp(doc, a, ix, op);
         } else if (kind == "test") {
-            r = testOp(doc, a, op);
+            r = testOp(doc, a, ix, op);
         } else if (kind == "copy") {
-            r = copyOp(doc, a, op);
+            r = copyOp(doc, a, ix, op, &copied);
         } else {
             r = "Unexpected kind: " + kind;
         }
         if (r) {
-            return Error{Error::Kind::Unprocessable, std::move(*r)};
+            failed = Error{Error::Kind::Unprocessable, std::move(*r)};
+            break;
         }
     }
-    return std::nullopt;
+    ix.settle(doc);
+    return failed;
 }
 
 }  // namespace kube::registry::patch

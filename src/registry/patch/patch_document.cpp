@@ -1,25 +1,149 @@
 #include "registry/patch/patch_document.hpp"
 
-#include <unordered_map>
+#include <functional>
+
+#include "registry/patch/flat_index.hpp"
 
 namespace kube::registry::patch {
 
 namespace json = util::json;
 
-void discardNulls(json::Value& v) {
-    if (v.IsObject()) {
-        auto it = v.MemberBegin();
-        while (it != v.MemberEnd()) {
-            if (it->value.IsNull()) {
-                it = v.EraseMember(it);
-            } else {
-                discardNulls(it->value);
-                ++it;
-            }
+namespace {
+
+constexpr std::string_view kDirective = "$patch";
+
+// Whether an object is left out of a copy as a directive.
+bool isDirective(const json::Value& v, CopyFilter filter) {
+    if (!filter.directives || !v.IsObject()) {
+        return false;
+    }
+    const json::Value* d = json::member(v, kDirective);
+    return d && !(filter.nulls && d->IsNull());
+}
+
+// One object or array of dropDuplicateFields' walk.
+struct DedupFrame {
+    DedupFrame(json::Value* value, std::string seg, bool isItem)
+        : v(value), segment(std::move(seg)), item(isItem) {}
+
+    json::Value* v;
+    // How the parent names this value: a member name, or "[i]" for an item.
+    std::string segment;
+    bool item = false;
+    rapidjson::SizeType next = 0;
+    // Objects: where each name was first seen, the members to drop (moved
+    // into their first place), and the member being walked: a repetition of
+    // the one at `into` when `repeated`.
+    FlatIndex first;
+    std::vector<bool> dropped;
+    bool repeated = false;
+    rapidjson::SizeType into = 0;
+    // This value's path, built when an error first needs it.
+    std::optional<std::string> path;
+};
+
+// The path of the value at `stack[k]`, kept for the next error there.
+const std::string& pathOf(std::vector<DedupFrame>& stack, size_t k) {
+    DedupFrame& f = stack[k];
+    if (!f.path) {
+        std::string p = stack[0].segment;
+        for (size_t i = 1; i <= k; ++i) {
+            p = stack[i].item ? p + stack[i].segment : childPath(p, stack[i].segment);
         }
-    } else if (v.IsArray()) {
-        for (auto& item : v.GetArray()) {
-            discardNulls(item);
+        f.path = std::move(p);
+    }
+    return *f.path;
+}
+
+// The walk leaves an object: its repeated members go, the others keep
+// their order.
+void dropRepeated(DedupFrame& f) {
+    if (!f.v->IsObject() || f.dropped.empty()) {
+        return;
+    }
+    auto begin = f.v->MemberBegin();
+    rapidjson::SizeType n = f.v->MemberCount();
+    rapidjson::SizeType kept = 0;
+    for (rapidjson::SizeType i = 0; i < n; ++i) {
+        if (i < f.dropped.size() && f.dropped[i]) {
+            continue;
+        }
+        if (kept != i) {
+            (begin + kept)->name.Swap((begin + i)->name);
+            (begin + kept)->value.Swap((begin + i)->value);
+        }
+        ++kept;
+    }
+    if (kept < n) {
+        f.v->EraseMember(begin + kept, f.v->MemberEnd());
+    }
+}
+
+// The member just walked (value and all) is done: a repetition replaces the
+// first one's value.
+void finishMember(DedupFrame& f) {
+    if (!f.repeated) {
+        return;
+    }
+    rapidjson::SizeType current = f.next - 1;
+    auto begin = f.v->MemberBegin();
+    (begin + f.into)->value.Swap((begin + current)->value);
+    if (f.dropped.size() <= current) {
+        f.dropped.resize(f.v->MemberCount(), false);
+    }
+    f.dropped[current] = true;
+    f.repeated = false;
+}
+
+}  // namespace
+
+std::optional<json::Value> copyValue(const json::Value& v, json::Allocator& a, CopyFilter filter) {
+    if (isDirective(v, filter)) {
+        return std::nullopt;
+    }
+    if (!v.IsObject() && !v.IsArray()) {
+        return json::Value(v, a);
+    }
+    struct Frame {
+        const json::Value* src;
+        rapidjson::SizeType next;
+        json::Value out;
+    };
+    std::vector<Frame> stack;
+    stack.push_back({&v, 0, json::Value(v.GetType())});
+    while (true) {
+        Frame& f = stack.back();
+        bool object = f.src->IsObject();
+        rapidjson::SizeType n = object ? f.src->MemberCount() : f.src->Size();
+        if (f.next == n) {
+            json::Value done(std::move(f.out));
+            stack.pop_back();
+            if (stack.empty()) {
+                return std::optional<json::Value>(std::move(done));
+            }
+            Frame& parent = stack.back();
+            if (parent.src->IsObject()) {
+                const json::Value& name = (parent.src->MemberBegin() + (parent.next - 1))->name;
+                parent.out.AddMember(json::Value(name, a), done, a);
+            } else {
+                parent.out.PushBack(done, a);
+            }
+            continue;
+        }
+        rapidjson::SizeType i = f.next++;
+        const json::Value& child = object ? (f.src->MemberBegin() + i)->value : (*f.src)[i];
+        if ((object && filter.nulls && child.IsNull()) || isDirective(child, filter)) {
+            continue;
+        }
+        if (child.IsObject() || child.IsArray()) {
+            stack.push_back({&child, 0, json::Value(child.GetType())});
+            continue;
+        }
+        json::Value copy(child, a);
+        if (object) {
+            f.out.AddMember(json::Value((f.src->MemberBegin() + i)->name, a), copy, a);
+        } else {
+            f.out.PushBack(copy, a);
         }
     }
 }
@@ -30,36 +154,61 @@ std::string childPath(const std::string& path, std::string_view key) {
 
 void dropDuplicateFields(json::Value& v, const std::string& path,
                          std::vector<std::string>* errors) {
-    if (v.IsArray()) {
-        for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
-            dropDuplicateFields(v[i], path + "[" + std::to_string(i) + "]", errors);
-        }
-        return;
-    }
-    if (!v.IsObject()) {
+    if (!v.IsObject() && !v.IsArray()) {
         return;
     }
     // Go decodes members in order: a repeated key is reported when it is met
-    // again, after the members of its first value, and its value replaces the
+    // again, before the members of its value, and its value replaces the
     // earlier one.
-    std::unordered_map<std::string_view, rapidjson::SizeType> first;
-    auto it = v.MemberBegin();
-    while (it != v.MemberEnd()) {
-        std::string_view name = json::view(it->name);
-        std::string here = childPath(path, name);
-        auto seen = first.find(name);
-        if (seen == first.end()) {
-            dropDuplicateFields(it->value, here, errors);
-            first.emplace(name, static_cast<rapidjson::SizeType>(it - v.MemberBegin()));
-            ++it;
+    std::vector<DedupFrame> stack;
+    stack.emplace_back(&v, path, false);
+    while (!stack.empty()) {
+        size_t top = stack.size() - 1;
+        DedupFrame& f = stack[top];
+        bool object = f.v->IsObject();
+        if (object && f.next > 0) {
+            finishMember(f);
+        }
+        rapidjson::SizeType n = object ? f.v->MemberCount() : f.v->Size();
+        if (f.next == n) {
+            dropRepeated(f);
+            stack.pop_back();
             continue;
         }
-        if (errors) {
-            errors->push_back("duplicate field \"" + here + "\"");
+        rapidjson::SizeType i = f.next++;
+        json::Value* child = nullptr;
+        std::string segment;
+        if (object) {
+            auto m = f.v->MemberBegin() + i;
+            std::string_view name = json::view(m->name);
+            size_t hash = std::hash<std::string_view>()(name);
+            auto begin = f.v->MemberBegin();
+            int seen =
+                f.first.find(hash, [&](int j) { return json::view((begin + j)->name) == name; });
+            if (seen < 0) {
+                f.first.insert(hash, static_cast<int>(i));
+            } else {
+                f.repeated = true;
+                f.into = static_cast<rapidjson::SizeType>(seen);
+                if (errors) {
+                    errors->push_back("duplicate field \"" + childPath(pathOf(stack, top), name) +
+                                      "\"");
+                }
+            }
+            child = &m->value;
+            if (child->IsObject() || child->IsArray()) {
+                segment = std::string(name);
+            }
+        } else {
+            child = &(*f.v)[i];
+            if (child->IsObject() || child->IsArray()) {
+                segment = "[" + std::to_string(i) + "]";
+            }
         }
-        dropDuplicateFields(it->value, here, errors);
-        (v.MemberBegin() + seen->second)->value = std::move(it->value);
-        it = v.EraseMember(it);
+        if (child->IsObject() || child->IsArray()) {
+            // The member's value is walked before the member is finished.
+            stack.emplace_back(child, std::move(segment), !object);
+        }
     }
 }
 

@@ -16,7 +16,7 @@ namespace kube::registry::patch {
 // Keeps only the last value of every key written twice in the objects of
 // `v`, and reports each repetition as the strict decoder does (`duplicate
 // field "metadata.labels.a"`, array items as "[i]", under `path`) when
-// `errors` is set.
+// `errors` is set. Linear in the size of `v`, whatever its depth.
 void dropDuplicateFields(util::json::Value& v, const std::string& path,
                          std::vector<std::string>* errors);
 
@@ -28,11 +28,22 @@ void dropDuplicateFields(util::json::Value& v, const std::string& path,
 std::optional<std::string> decodePatchMap(std::string_view body, util::json::Document& out,
                                           std::vector<std::string>* strictErrors);
 
-// Removes the null members of the objects of `v`, at any depth (null array
-// items stay): what a merge patch's nulls become when they are added rather
-// than deleting (jsonpatch's pruneNulls, strategicpatch's
-// discardNullValuesFromPatch).
-void discardNulls(util::json::Value& v);
+// What a copy of a patch value leaves out.
+struct CopyFilter {
+    // The null members of objects, at any depth (null array items stay):
+    // what a merge patch's nulls become when they are added rather than
+    // deleting (jsonpatch's pruneNulls, strategicpatch's
+    // discardNullValuesFromPatch).
+    bool nulls = false;
+    // The objects that carry a $patch directive (strategicpatch's
+    // removeDirectives), looked for after the nulls are gone.
+    bool directives = false;
+};
+
+// A deep copy of `v` into `a` without what `filter` names; nullopt when `v`
+// itself is left out. Iterative: any depth copies on a small stack.
+std::optional<util::json::Value> copyValue(const util::json::Value& v, util::json::Allocator& a,
+                                           CopyFilter filter = {});
 
 // "a.b" for a member of "a", "b" at the top.
 std::string childPath(const std::string& path, std::string_view key);

@@ -3,8 +3,11 @@
 #include <functional>
 #include <set>
 
+#include "registry/patch/flat_index.hpp"
 #include "registry/patch/go_format.hpp"
+#include "registry/patch/member_index.hpp"
 #include "registry/patch/patch_document.hpp"
+#include "registry/patch/scalar_key.hpp"
 
 namespace kube::registry::patch {
 
@@ -72,6 +75,7 @@ bool hasPrefix(std::string_view s, std::string_view prefix) {
 
 Refs refs(const json::Value& array) {
     Refs out;
+    out.reserve(array.Size());
     for (const json::Value& v : array.GetArray()) {
         out.push_back(&v);
     }
@@ -80,74 +84,105 @@ Refs refs(const json::Value& array) {
 
 Refs refs(const Items& items) {
     Refs out;
+    out.reserve(items.size());
     for (const json::Value& v : items) {
         out.push_back(&v);
     }
     return out;
 }
 
+json::Value copyOf(const json::Value& v, json::Allocator& a) {
+    return *copyValue(v, a);
+}
+
 Items copies(const Refs& from, json::Allocator& a) {
     Items out;
+    out.reserve(from.size());
     for (const json::Value* v : from) {
-        out.emplace_back(*v, a);
+        out.push_back(copyOf(*v, a));
     }
     return out;
 }
 
 json::Value toArray(Items& items, json::Allocator& a) {
     json::Value out(rapidjson::kArrayType);
+    out.Reserve(static_cast<rapidjson::SizeType>(items.size()), a);
     for (json::Value& v : items) {
         out.PushBack(v, a);
     }
     return out;
 }
 
-void eraseMember(json::Value& obj, std::string_view name) {
-    auto it = obj.FindMember(json::Value(rapidjson::StringRef(name.data(), name.size())));
-    if (it != obj.MemberEnd()) {
-        obj.EraseMember(it);
-    }
-}
+// A patch object's members by name, looked up once it is wide.
+class PatchMembers {
+  public:
+    explicit PatchMembers(const json::Value& patch) : patch_(patch) {}
 
-// removeDirectives: a copy of `v` without the objects that carry a $patch
-// directive, or nothing when `v` is one.
-std::optional<json::Value> withoutDirectives(const json::Value& v, json::Allocator& a) {
-    if (v.IsObject()) {
-        if (json::member(v, kDirective)) {
-            return std::nullopt;
+    const json::Value* find(std::string_view name) {
+        if (patch_.MemberCount() <= 16) {
+            return json::member(patch_, name);
         }
-        json::Value out(rapidjson::kObjectType);
-        for (const auto& m : v.GetObject()) {
-            if (auto kept = withoutDirectives(m.value, a)) {
-                out.AddMember(json::Value(m.name, a), *kept, a);
+        auto begin = patch_.MemberBegin();
+        auto named = [&](int i) { return json::view((begin + i)->name) == name; };
+        if (!built_) {
+            byName_.reserve(patch_.MemberCount());
+            for (int i = 0; i < static_cast<int>(patch_.MemberCount()); ++i) {
+                std::string_view n = json::view((begin + i)->name);
+                size_t h = std::hash<std::string_view>()(n);
+                if (byName_.find(h, [&](int j) { return json::view((begin + j)->name) == n; }) <
+                    0) {
+                    byName_.insert(h, i);
+                }
             }
+            built_ = true;
         }
-        return out;
+        int i = byName_.find(std::hash<std::string_view>()(name), named);
+        return i < 0 ? nullptr : &(begin + i)->value;
     }
-    if (v.IsArray()) {
-        json::Value out(rapidjson::kArrayType);
-        for (const auto& item : v.GetArray()) {
-            if (auto kept = withoutDirectives(item, a)) {
-                out.PushBack(*kept, a);
-            }
-        }
-        return out;
-    }
-    return json::Value(v, a);
-}
 
-// Sets original[key] to a patch value taken as it is (the original has no
-// such key, or one of another type): nulls and directives dropped.
-void takePatchValue(json::Value& original, std::string_view key, const json::Value& v,
-                    json::Allocator& a) {
-    json::Value copy(v, a);
-    discardNulls(copy);
-    if (auto kept = withoutDirectives(copy, a)) {
-        json::setMember(original, key, std::move(*kept), a);
-    } else {
-        eraseMember(original, key);
+  private:
+    const json::Value& patch_;
+    FlatIndex byName_;
+    bool built_ = false;
+};
+
+// The values of a list that Go's == can match, found by value: where each
+// is first, or whether one is there.
+class ValueIndex {
+  public:
+    // `values[i]` for each position i (nullptr: nil).
+    explicit ValueIndex(std::vector<const json::Value*> values) : values_(std::move(values)) {
+        index_.reserve(values_.size());
+        for (size_t i = 0; i < values_.size(); ++i) {
+            add(static_cast<int>(i));
+        }
     }
-}
+
+    // The first position holding `v`, or -1.
+    int find(const json::Value* v) const {
+        if (!isGoScalar(v)) {
+            return -1;
+        }
+        return index_.find(goScalarHash(v), [&](int h) { return goScalarEqual(values_[h], v); });
+    }
+
+    // Appends a position holding `v`.
+    void append(const json::Value* v) {
+        values_.push_back(v);
+        add(static_cast<int>(values_.size() - 1));
+    }
+
+  private:
+    void add(int i) {
+        const json::Value* v = values_[i];
+        if (isGoScalar(v) && find(v) < 0) {
+            index_.insert(goScalarHash(v), i);
+        }
+    }
+
+    std::vector<const json::Value*> values_;
+    FlatIndex index_;
+};
 
 std::string goStrings(const std::vector<std::string>& s) {
     std::string out = "[";
@@ -202,32 +237,90 @@ const json::Value* orderValue(const json::Value& item, std::string_view mergeKey
     return item.IsObject() ? json::member(item, mergeKey) : nullptr;
 }
 
-bool interfaceEqual(const json::Value* x, const json::Value* y) {
-    bool xNil = !x || x->IsNull();
-    bool yNil = !y || y->IsNull();
-    if (xNil || yNil) {
-        return xNil && yNil;
-    }
-    return goEqual(*x, *y);
-}
+// index() over a whole list at once: where each value is first found, so
+// that an item's place is a hash lookup (kube scans the list each time).
+class Positions {
+  public:
+    Positions(const Refs& l, std::string_view mergeKey, bool isMap)
+        : mergeKey_(mergeKey), isMap_(isMap), values_(orderValues(l, mergeKey, isMap)) {}
 
-int indexOf(const Refs& l, const json::Value& item, std::string_view mergeKey, bool isMap) {
-    const json::Value* want = orderValue(item, mergeKey, isMap);
-    for (size_t i = 0; i < l.size(); ++i) {
-        if (interfaceEqual(want, orderValue(*l[i], mergeKey, isMap))) {
-            return static_cast<int>(i);
+    // index(l, item): the first position of `item`'s value, or -1.
+    int of(const json::Value& item) const {
+        return values_.find(orderValue(item, mergeKey_, isMap_));
+    }
+
+  private:
+    static std::vector<const json::Value*> orderValues(const Refs& l, std::string_view mergeKey,
+                                                       bool isMap) {
+        std::vector<const json::Value*> out;
+        out.reserve(l.size());
+        for (const json::Value* v : l) {
+            out.push_back(orderValue(*v, mergeKey, isMap));
+        }
+        return out;
+    }
+
+    std::string_view mergeKey_;
+    bool isMap_;
+    ValueIndex values_;
+};
+
+// findMapInSliceBasedOnKeyValue over a whole list of objects at once: the
+// first object whose merge key is present with a value, and the first item
+// that is not an object (kube's scan fails there unless it found the value
+// first).
+class KeyedItems {
+  public:
+    KeyedItems(const Refs& l, std::string_view key) : key_(key), keys_({}) {
+        for (size_t i = 0; i < l.size(); ++i) {
+            append(*l[i]);
         }
     }
-    return -1;
-}
+    KeyedItems(const KeyedItems&) = delete;
+    KeyedItems& operator=(const KeyedItems&) = delete;
+
+    // An item after the others.
+    void append(const json::Value& item) {
+        if (notMap_ < 0 && !item.IsObject()) {
+            notMap_ = size_;
+        }
+        // An absent key, and every item after one that is not an object,
+        // is never found: nothing is a match for an invalid value.
+        const json::Value* v = notMap_ < 0 ? json::member(item, key_) : nullptr;
+        keys_.append(v ? v : &invalid_);
+        ++size_;
+    }
+
+    // The index of the first object whose key is `value`, or -1.
+    Result find(const json::Value& value, int* index) const {
+        *index = keys_.find(&value);
+        if (*index < 0 && notMap_ >= 0) {
+            return other("value for key " + std::to_string(notMap_) + " is not a map");
+        }
+        return std::nullopt;
+    }
+
+  private:
+    std::string_view key_;
+    ValueIndex keys_;
+    int size_ = 0;
+    int notMap_ = -1;
+    // Stands for a missing key: an object, equal to nothing.
+    const json::Value invalid_{rapidjson::kObjectType};
+};
 
 // Go's sort.SliceStable, step for step: insertion-sorted blocks of 20, then
 // SymMerge. Kept exact because kube's ordering predicate is not a strict
-// weak order for items missing from the order list.
+// weak order for items missing from the order list. Sorts each item's place
+// in the order list (-1: absent) with the item's position.
 class GoStableSort {
   public:
-    GoStableSort(Items& v, std::function<bool(const json::Value&, const json::Value&)> less)
-        : v_(v), less_(std::move(less)) {}
+    struct Entry {
+        int rank;
+        int pos;
+    };
+
+    explicit GoStableSort(std::vector<Entry>& v) : v_(v) {}
 
     void run() {
         int n = static_cast<int>(v_.size());
@@ -256,8 +349,12 @@ class GoStableSort {
     }
 
   private:
-    bool less(int i, int j) { return less_(v_[i], v_[j]); }
-    void swap(int i, int j) { v_[i].Swap(v_[j]); }
+    // normalizeSliceOrder's predicate: by place when both are in the order
+    // list, else "less".
+    bool less(int i, int j) const {
+        return v_[i].rank < 0 || v_[j].rank < 0 || v_[i].rank < v_[j].rank;
+    }
+    void swap(int i, int j) { std::swap(v_[i], v_[j]); }
 
     void insertionSort(int a, int b) {
         for (int i = a + 1; i < b; ++i) {
@@ -353,8 +450,7 @@ class GoStableSort {
         }
     }
 
-    Items& v_;
-    std::function<bool(const json::Value&, const json::Value&)> less_;
+    std::vector<Entry>& v_;
 };
 
 // fmt.Sprint of the lists.
@@ -393,23 +489,6 @@ Result sliceElementType(const std::vector<Refs>& lists, std::string* type) {
     return std::nullopt;
 }
 
-// findMapInSliceBasedOnKeyValue: the index of the first object whose merge
-// key has `value`, or -1.
-Result findByKey(const Refs& l, std::string_view key, const json::Value& value, int* index) {
-    *index = -1;
-    for (size_t k = 0; k < l.size(); ++k) {
-        if (!l[k]->IsObject()) {
-            return other("value for key " + std::to_string(k) + " is not a map");
-        }
-        const json::Value* v = json::member(*l[k], key);
-        if (v && interfaceEqual(v, &value)) {
-            *index = static_cast<int>(k);
-            return std::nullopt;
-        }
-    }
-    return std::nullopt;
-}
-
 Result validateMergeKeyInLists(std::string_view mergeKey, const std::vector<Refs>& lists) {
     for (const Refs& l : lists) {
         for (const json::Value* item : l) {
@@ -443,19 +522,22 @@ Result normalizeSliceOrder(Items& toSort, const Refs& order, std::string_view me
         }
         toSort = std::move(keep);
     }
-    GoStableSort(toSort, [&](const json::Value& x, const json::Value& y) {
-        int ix = indexOf(order, x, mergeKey, isMap);
-        if (ix >= 0) {
-            int iy = indexOf(order, y, mergeKey, isMap);
-            if (iy >= 0) {
-                return ix < iy;
-            }
-        }
-        return true;
-    }).run();
-    for (json::Value& v : toDelete) {
-        toSort.push_back(std::move(v));
+    Positions places(order, mergeKey, isMap);
+    std::vector<GoStableSort::Entry> entries;
+    entries.reserve(toSort.size());
+    for (size_t i = 0; i < toSort.size(); ++i) {
+        entries.push_back({places.of(toSort[i]), static_cast<int>(i)});
     }
+    GoStableSort(entries).run();
+    Items sorted;
+    sorted.reserve(toSort.size() + toDelete.size());
+    for (const GoStableSort::Entry& e : entries) {
+        sorted.push_back(std::move(toSort[e.pos]));
+    }
+    for (json::Value& v : toDelete) {
+        sorted.push_back(std::move(v));
+    }
+    toSort = std::move(sorted);
     return std::nullopt;
 }
 
@@ -470,7 +552,20 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& pat
     if (auto e = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, isMap)) {
         return e;
     }
+    // Each item's place in the live list, looked up once.
+    Positions places(serverOrder, mergeKey, isMap);
+    std::vector<int> left;
+    left.reserve(serverOnly.size());
+    for (const json::Value& v : serverOnly) {
+        left.push_back(places.of(v));
+    }
+    std::vector<int> right;
+    right.reserve(patchItems.size());
+    for (const json::Value& v : patchItems) {
+        right.push_back(places.of(v));
+    }
     out->clear();
+    out->reserve(serverOnly.size() + patchItems.size());
     size_t i = 0;
     size_t j = 0;
     while (i < serverOnly.size() || j < patchItems.size()) {
@@ -479,8 +574,8 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& pat
         } else if (j >= patchItems.size()) {
             out->push_back(std::move(serverOnly[i++]));
         } else {
-            int li = indexOf(serverOrder, serverOnly[i], mergeKey, isMap);
-            int ri = indexOf(serverOrder, patchItems[j], mergeKey, isMap);
+            int li = left[i];
+            int ri = right[j];
             if (li >= 0 && ri >= 0 && li < ri) {
                 out->push_back(std::move(serverOnly[i++]));
             } else {
@@ -494,12 +589,17 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& pat
 // partition{Primitives,Maps}ByPresentInList.
 Result partition(Items& merged, const Refs& by, std::string_view mergeKey, bool isMap,
                  Items* present, Items* absent) {
+    std::optional<ValueIndex> values;
+    std::optional<KeyedItems> keyed;
+    if (isMap) {
+        keyed.emplace(by, mergeKey);
+    } else {
+        values.emplace(by);
+    }
     for (json::Value& v : merged) {
         bool found = false;
         if (!isMap) {
-            for (const json::Value* p : by) {
-                found = found || goEqual(v, *p);
-            }
+            found = values->find(&v) >= 0;
         } else {
             if (!v.IsObject()) {
                 return badArgType(kMapType, v);
@@ -509,7 +609,7 @@ Result partition(Items& merged, const Refs& by, std::string_view mergeKey, bool 
                 return noMergeKey(v, mergeKey);
             }
             int index = -1;
-            if (auto e = findByKey(by, mergeKey, *key, &index)) {
+            if (auto e = keyed->find(*key, &index)) {
                 return e;
             }
             found = index >= 0;
@@ -519,19 +619,75 @@ Result partition(Items& merged, const Refs& by, std::string_view mergeKey, bool 
     return std::nullopt;
 }
 
-// Go's deduplicateScalars, which moves the last item into a duplicate's place.
+// Go's deduplicateScalars: for each item in turn, every later equal item
+// is replaced by the last item (checked again in its place) and the list
+// shortens. The same moves, found through each value's positions instead
+// of comparing every pair.
 void deduplicateScalars(Items& s) {
-    int length = static_cast<int>(s.size()) - 1;
+    int n = static_cast<int>(s.size());
+    if (n < 2) {
+        return;
+    }
+    // Each distinct value's id is its first position; values met once
+    // need no positions (nothing else equals them).
+    std::vector<int> idAt(n);
+    std::vector<int> count(n, 0);
+    {
+        FlatIndex first;
+        first.reserve(n);
+        for (int p = 0; p < n; ++p) {
+            const json::Value* v = &s[p];
+            int id = p;
+            if (isGoScalar(v)) {
+                size_t h = goScalarHash(v);
+                id = first.find(h, [&](int q) { return goScalarEqual(&s[q], v); });
+                if (id < 0) {
+                    id = p;
+                    first.insert(h, p);
+                }
+            }
+            idAt[p] = id;
+            ++count[id];
+        }
+    }
+    std::vector<std::set<int>> where(n);
+    for (int p = 0; p < n; ++p) {
+        if (count[idAt[p]] > 1) {
+            where[idAt[p]].insert(p);
+        }
+    }
+    int length = n - 1;
     for (int i = 0; i < length; ++i) {
-        for (int j = i + 1; j <= length; ++j) {
-            if (goEqual(s[i], s[j])) {
-                s[j] = std::move(s[length]);
-                s.resize(length);
+        int id = idAt[i];
+        std::set<int>& same = where[id];
+        for (auto it = same.upper_bound(i); it != same.end() && *it <= length;
+             it = same.upper_bound(i)) {
+            int j = *it;
+            same.erase(it);
+            // s[j] equals s[i]: the last item takes its place, and goes too
+            // when it equals s[i] as well.
+            while (true) {
+                if (j == length) {
+                    --length;
+                    break;
+                }
+                int last = idAt[length];
+                s[j] = s[length].Move();
+                if (count[last] > 1) {
+                    where[last].erase(length);
+                }
                 --length;
-                --j;
+                if (last != id) {
+                    if (count[last] > 1) {
+                        where[last].insert(j);
+                    }
+                    idAt[j] = last;
+                    break;
+                }
             }
         }
     }
+    s.resize(length + 1);
 }
 
 Result mergeMap(json::Value& original, const json::Value& patch, const PatchSchema& schema,
@@ -552,36 +708,63 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
     }
     bool isMap = type == kMapType;
     Items merged;
-    Items order;  // the live list, as the order of the items the patch does not name
+    Refs order;  // the live list, as the order of the items the patch does not name
     Refs patchOrder;
     if (!isMap) {
         if (isDeleteList) {
             // deleteFromSlice.
+            ValueIndex gone(patchRefs);
             out->clear();
             for (const json::Value* v : originalRefs) {
-                bool gone = false;
-                for (const json::Value* d : patchRefs) {
-                    gone = gone || goEqual(*v, *d);
-                }
-                if (!gone) {
-                    out->emplace_back(*v, a);
+                if (gone.find(v) < 0) {
+                    out->push_back(copyOf(*v, a));
                 }
             }
             return std::nullopt;
         }
         merged = copies(originalRefs, a);
         for (const json::Value* v : patchRefs) {
-            merged.emplace_back(*v, a);
+            merged.push_back(copyOf(*v, a));
         }
         deduplicateScalars(merged);
-        order = copies(originalRefs, a);
+        order = originalRefs;
         patchOrder = patchRefs;
     } else {
         if (mergeKey.empty()) {
             return other("cannot merge lists without merge key for " + schema.name());
         }
-        // mergeSliceWithSpecialElements.
-        Items base = copies(originalRefs, a);
+        // mergeSliceWithSpecialElements. `sources` holds what each item of
+        // `base` is a copy of.
+        Refs sources = originalRefs;
+        std::vector<bool> deleted(sources.size(), false);
+        // The items of each key: the first found through `byKey`, each
+        // linked to the next.
+        std::vector<const json::Value*> keys;
+        keys.reserve(sources.size());
+        for (const json::Value* v : sources) {
+            keys.push_back(json::member(*v, mergeKey));
+        }
+        std::vector<int> nextSame(sources.size(), -1);
+        std::vector<int> lastSame(sources.size(), -1);
+        FlatIndex byKey;
+        byKey.reserve(sources.size());
+        auto sameKey = [&](const json::Value* k) {
+            return [&keys, k](int h) { return goScalarEqual(keys[h], k); };
+        };
+        for (int i = 0; i < static_cast<int>(sources.size()); ++i) {
+            const json::Value* k = keys[i];
+            if (!k || !isGoScalar(k)) {
+                continue;
+            }
+            int head = byKey.find(goScalarHash(k), sameKey(k));
+            if (head < 0) {
+                byKey.insert(goScalarHash(k), i);
+                lastSame[i] = i;
+            } else {
+                nextSame[lastSame[head]] = i;
+                lastSame[head] = i;
+            }
+        }
         Refs plain;
         bool replace = false;
         for (const json::Value* v : patchRefs) {
@@ -593,15 +776,12 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
                 if (!key) {
                     return noMergeKey(*v, mergeKey);
                 }
-                while (true) {
-                    int index = -1;
-                    if (auto e = findByKey(refs(base), mergeKey, *key, &index)) {
-                        return e;
+                if (isGoScalar(key)) {
+                    int head = byKey.find(goScalarHash(key), sameKey(key));
+                    // A deleted head: its whole chain went before.
+                    for (int i = head; i >= 0 && !deleted[i]; i = nextSame[i]) {
+                        deleted[i] = true;
                     }
-                    if (index < 0) {
-                        break;
-                    }
-                    base.erase(base.begin() + index);
                 }
             } else if (isString(d, kReplace)) {
                 replace = true;
@@ -612,18 +792,29 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
             }
         }
         if (replace) {
-            base = copies(plain, a);
+            sources = plain;
             plain.clear();
+        } else {
+            Refs kept;
+            kept.reserve(sources.size());
+            for (size_t i = 0; i < sources.size(); ++i) {
+                if (!deleted[i]) {
+                    kept.push_back(sources[i]);
+                }
+            }
+            sources = std::move(kept);
         }
-        order = copies(refs(base), a);
+        Items base = copies(sources, a);
+        order = sources;
         // mergeSliceWithoutSpecialElements.
+        KeyedItems keyed(sources, mergeKey);
         for (const json::Value* v : plain) {
             const json::Value* key = json::member(*v, mergeKey);
             if (!key) {
                 return noMergeKey(*v, mergeKey);
             }
             int index = -1;
-            if (auto e = findByKey(refs(base), mergeKey, *key, &index)) {
+            if (auto e = keyed.find(*key, &index)) {
                 return e;
             }
             if (index >= 0) {
@@ -631,7 +822,8 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
                     return e;
                 }
             } else {
-                base.emplace_back(*v, a);
+                base.push_back(copyOf(*v, a));
+                keyed.append(*v);
             }
         }
         merged = std::move(base);
@@ -642,8 +834,30 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
     if (auto e = partition(merged, patchOrder, mergeKey, isMap, &patchItems, &serverOnly)) {
         return e;
     }
-    return normalizeElementOrder(std::move(patchItems), std::move(serverOnly), patchOrder,
-                                 refs(order), mergeKey, isMap, out);
+    return normalizeElementOrder(std::move(patchItems), std::move(serverOnly), patchOrder, order,
+                                 mergeKey, isMap, out);
+}
+
+// Removes the members of `obj` that `drop` names, in one pass, keeping the
+// others' order.
+template <typename Drop>
+void eraseMembersIf(json::Value& obj, Drop drop) {
+    auto begin = obj.MemberBegin();
+    rapidjson::SizeType n = obj.MemberCount();
+    rapidjson::SizeType kept = 0;
+    for (rapidjson::SizeType i = 0; i < n; ++i) {
+        if (drop(json::view((begin + i)->name))) {
+            continue;
+        }
+        if (kept != i) {
+            (begin + kept)->name.Swap((begin + i)->name);
+            (begin + kept)->value.Swap((begin + i)->value);
+        }
+        ++kept;
+    }
+    if (kept < n) {
+        obj.EraseMember(begin + kept, obj.MemberEnd());
+    }
 }
 
 // applyRetainKeysDirective.
@@ -656,13 +870,10 @@ Result applyRetainKeys(json::Value& original, const json::Value& patch) {
     if (!retain->IsArray()) {
         return bad;
     }
-    auto listed = [retain](std::string_view key) {
-        for (const json::Value& v : retain->GetArray()) {
-            if (v.IsString() && json::view(v) == key) {
-                return true;
-            }
-        }
-        return false;
+    ValueIndex listed(refs(*retain));
+    auto isListed = [&listed](std::string_view name) {
+        json::Value key(rapidjson::StringRef(name.data(), name.size()));
+        return listed.find(&key) >= 0;
     };
     for (const auto& m : patch.GetObject()) {
         std::string_view k = json::view(m.name);
@@ -670,18 +881,11 @@ Result applyRetainKeys(json::Value& original, const json::Value& patch) {
             hasPrefix(k, kSetElementOrder)) {
             continue;
         }
-        if (!listed(k)) {
+        if (!isListed(k)) {
             return bad;
         }
     }
-    auto it = original.MemberBegin();
-    while (it != original.MemberEnd()) {
-        if (listed(json::view(it->name))) {
-            ++it;
-        } else {
-            it = original.EraseMember(it);
-        }
-    }
+    eraseMembersIf(original, [&](std::string_view name) { return !isListed(name); });
     return std::nullopt;
 }
 
@@ -703,6 +907,10 @@ Result validateOrder(const Refs& patchList, const json::Value& order, const std:
         }
         items.push_back(v);
     }
+    // An item is compared with many entries of the order list: its merge
+    // key is looked up once.
+    std::vector<const json::Value*> itemKeys(items.size(), nullptr);
+    std::vector<bool> looked(items.size(), false);
     size_t pi = 0;
     size_t si = 0;
     while (pi < items.size() && si < order.Size()) {
@@ -722,7 +930,11 @@ Result validateOrder(const Refs& patchList, const json::Value& order, const std:
             if (!want.IsObject()) {
                 return badArgType(kMapType, want);
             }
-            const json::Value* l = json::member(item, mergeKey);
+            if (!looked[pi]) {
+                itemKeys[pi] = json::member(item, mergeKey);
+                looked[pi] = true;
+            }
+            const json::Value* l = itemKeys[pi];
             if (!l) {
                 return noMergeKey(item, mergeKey);
             }
@@ -730,7 +942,7 @@ Result validateOrder(const Refs& patchList, const json::Value& order, const std:
             if (!r) {
                 return noMergeKey(want, mergeKey);
             }
-            equal = interfaceEqual(l, r);
+            equal = goScalarEqual(l, r);
         }
         if (equal) {
             ++pi;
@@ -751,9 +963,10 @@ Result validateOrder(const Refs& patchList, const json::Value& order, const std:
 
 // mergePatchIntoOriginal: every $setElementOrder/<field> with its list; the
 // keys it used up are added to `consumed`.
-Result applySetElementOrder(json::Value& original, const json::Value& patch,
+Result applySetElementOrder(json::Value& original, MemberIndex& members, const json::Value& patch,
                             const PatchSchema& schema, json::Allocator& a,
                             std::set<std::string>* consumed) {
+    PatchMembers patchMembers(patch);
     for (const auto& m : patch.GetObject()) {
         std::string_view key = json::view(m.name);
         if (!hasPrefix(key, kSetElementOrder)) {
@@ -768,8 +981,8 @@ Result applySetElementOrder(json::Value& original, const json::Value& patch,
         if (!field) {
             return badRequest("invalid patch format of setElementOrder list");
         }
-        const json::Value* originalList = json::member(original, *field);
-        const json::Value* patchList = json::member(patch, *field);
+        const json::Value* originalList = members.find(original, *field);
+        const json::Value* patchList = patchMembers.find(*field);
         if (originalList && !originalList->IsArray()) {
             return badArgType("[]interface {}", *originalList);
         }
@@ -791,7 +1004,10 @@ Result applySetElementOrder(json::Value& original, const json::Value& patch,
         if (originalList && !patchList) {
             merged = copies(originalRefs, a);
         } else if (!originalList && patchList) {
-            merged = copies(refs(*withoutDirectives(*patchList, a)), a);
+            json::Value kept = *copyValue(*patchList, a, {.directives = true});
+            for (json::Value& v : kept.GetArray()) {
+                merged.push_back(std::move(v));
+            }
         } else if (originalList && patchList) {
             if (strategy == kMerge) {
                 if (auto e = mergeSlice(*originalList, *patchList, meta.schema, mergeKey, false, a,
@@ -816,25 +1032,37 @@ Result applySetElementOrder(json::Value& original, const json::Value& patch,
             return e;
         }
         // The live list stays the reference for the items the order omits.
-        Items live = copies(originalRefs, a);
         Items both;
         if (auto e = normalizeElementOrder(std::move(patchItems), std::move(serverOnly), orderRefs,
-                                           refs(live), mergeKey, type == kMapType, &both)) {
+                                           originalRefs, mergeKey, type == kMapType, &both)) {
             return e;
         }
-        json::setMember(original, *field, toArray(both, a), a);
+        members.set(original, *field, toArray(both, a), a);
         consumed->insert(*field);
     }
     return std::nullopt;
 }
 
-// mergeMap.
-Result mergeMap(json::Value& original, const json::Value& patch, const PatchSchema& schema,
-                json::Allocator& a) {
+// One object of mergeMap's walk: the live object, the patch for it, and
+// how far the patch's keys are merged.
+struct MapFrame {
+    json::Value* original;
+    const json::Value* patch;
+    PatchSchema schema;
+    MemberIndex members;
+    std::set<std::string> consumed;
+    rapidjson::SizeType next = 0;
+};
+
+// mergeMap's start on one object: its directives, retained keys and
+// ordered lists. Leaves a frame for the rest of its keys on `stack`, unless
+// a directive replaced or cleared the object.
+Result openMap(json::Value& original, const json::Value& patch, const PatchSchema& schema,
+               json::Allocator& a, std::vector<MapFrame>& stack) {
     if (const json::Value* d = json::member(patch, kDirective)) {
         if (isString(d, kReplace)) {
-            original = json::Value(patch, a);
-            eraseMember(original, kDirective);
+            original = copyOf(patch, a);
+            eraseMembersIf(original, [](std::string_view name) { return name == kDirective; });
             return std::nullopt;
         }
         if (isString(d, kDelete)) {
@@ -849,14 +1077,34 @@ Result mergeMap(json::Value& original, const json::Value& patch, const PatchSche
     if (auto e = applyRetainKeys(original, patch)) {
         return e;
     }
-    std::set<std::string> consumed;
-    if (auto e = applySetElementOrder(original, patch, schema, a, &consumed)) {
+    MapFrame f{&original, &patch, schema, MemberIndex(original), {}, 0};
+    if (auto e = applySetElementOrder(original, f.members, patch, schema, a, &f.consumed)) {
         return e;
     }
-    for (const auto& m : patch.GetObject()) {
+    stack.push_back(std::move(f));
+    return std::nullopt;
+}
+
+// mergeMap. Objects within objects are walked with a stack of frames, so a
+// patch as deep as the parser allows needs no deep native stack (lists
+// recurse, as deep as the schema's merging lists nest).
+Result mergeMap(json::Value& original, const json::Value& patch, const PatchSchema& schema,
+                json::Allocator& a) {
+    std::vector<MapFrame> stack;
+    if (auto e = openMap(original, patch, schema, a, stack)) {
+        return e;
+    }
+    while (!stack.empty()) {
+        MapFrame& f = stack.back();
+        if (f.next == f.patch->MemberCount()) {
+            f.members.compact(*f.original);
+            stack.pop_back();
+            continue;
+        }
+        const auto& m = *(f.patch->MemberBegin() + f.next++);
         std::string key(json::view(m.name));
         const json::Value& patchV = m.value;
-        if (key == kRetainKeys || consumed.count(key)) {
+        if (key == kRetainKeys || f.consumed.count(key)) {
             continue;
         }
         bool isDeleteList = false;
@@ -868,43 +1116,50 @@ Result mergeMap(json::Value& original, const json::Value& patch, const PatchSche
             key = *field;
             isDeleteList = true;
         }
+        json::Value& obj = *f.original;
         if (patchV.IsNull()) {
-            eraseMember(original, key);
+            f.members.erase(obj, key);
             continue;
         }
-        json::Value* cur = json::member(original, key);
+        json::Value* cur = f.members.find(obj, key);
         if (!cur || goTypeName(*cur) != goTypeName(patchV)) {
             if (!isDeleteList) {
-                takePatchValue(original, key, patchV, a);
+                // The patch value as it is: nulls and directives dropped.
+                if (auto kept = copyValue(patchV, a, {.nulls = true, .directives = true})) {
+                    f.members.set(obj, key, std::move(*kept), a);
+                } else {
+                    f.members.erase(obj, key);
+                }
             }
             continue;
         }
-        if (cur->IsObject() || cur->IsArray()) {
-            PatchField field = fieldOf(schema, key);
-            std::string strategy;
-            if (auto e = patchStrategy(field.meta, &strategy)) {
+        if (!cur->IsObject() && !cur->IsArray()) {
+            *cur = copyOf(patchV, a);
+            continue;
+        }
+        PatchField field = fieldOf(f.schema, key);
+        std::string strategy;
+        if (auto e = patchStrategy(field.meta, &strategy)) {
+            return e;
+        }
+        if (cur->IsObject()) {
+            if (strategy == kReplace) {
+                *cur = copyOf(patchV, a);
+            } else if (auto e = openMap(*cur, patchV, field.schema, a, stack)) {
+                // `cur` stays where it is while its frame is open: only its
+                // own members change.
                 return e;
             }
-            if (cur->IsObject()) {
-                if (strategy == kReplace) {
-                    *cur = json::Value(patchV, a);
-                } else if (auto e = mergeMap(*cur, patchV, field.schema, a)) {
-                    return e;
-                }
-            } else if (strategy == kMerge || isDeleteList) {
-                Items merged;
-                if (auto e = mergeSlice(*cur, patchV, field.schema, field.meta.mergeKey,
-                                        isDeleteList, a, &merged)) {
-                    return e;
-                }
-                // Looked up again: merging may have grown the object.
-                *json::member(original, key) = toArray(merged, a);
-            } else {
-                *cur = json::Value(patchV, a);
+        } else if (strategy == kMerge || isDeleteList) {
+            Items merged;
+            if (auto e = mergeSlice(*cur, patchV, field.schema, field.meta.mergeKey, isDeleteList,
+                                    a, &merged)) {
+                return e;
             }
-            continue;
+            *cur = toArray(merged, a);
+        } else {
+            *cur = copyOf(patchV, a);
         }
-        *cur = json::Value(patchV, a);
     }
     return std::nullopt;
 }
@@ -920,15 +1175,14 @@ std::optional<Error> applyStrategicMergePatch(json::Document& doc, std::string_v
                                               const PatchSchema& schema, bool strict,
                                               std::vector<std::string>* strictErrors,
                                               json::Document* decoded) {
-    json::Document patch;
+    // Decoded straight into `decoded` when asked for: the patch is only read.
+    json::Document local;
+    json::Document& patch = decoded ? *decoded : local;
     if (auto err = decodePatchMap(body, patch, strict ? strictErrors : nullptr)) {
         return Error{Error::Kind::BadRequest, std::move(*err)};
     }
     if (patch.IsNull()) {
         patch.SetObject();
-    }
-    if (decoded) {
-        decoded->CopyFrom(patch, decoded->GetAllocator());
     }
     return mergeMap(doc, patch, schema, doc.GetAllocator());
 }
