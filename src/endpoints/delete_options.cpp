@@ -256,51 +256,16 @@ std::optional<std::string> readProtobuf(std::string_view body, registry::DeleteO
     return std::nullopt;
 }
 
-// Go's strconv.ParseInt(s, 10, 64), with its error text.
-std::optional<int64_t> parseInt64(const std::string& s, std::string* error) {
-    std::string_view digits = s;
-    bool negative = false;
-    if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) {
-        negative = digits[0] == '-';
-        digits.remove_prefix(1);
-    }
-    bool syntax = !digits.empty();
-    for (char c : digits) {
-        syntax = syntax && std::isdigit(static_cast<unsigned char>(c));
-    }
-    if (!syntax) {
-        *error = "strconv.ParseInt: parsing " + goQuote(s) + ": invalid syntax";
-        return std::nullopt;
-    }
-    // Accumulated negatively so that the minimum int64 fits.
-    int64_t value = 0;
-    for (char c : digits) {
-        int d = c - '0';
-        if (value < (INT64_MIN + d) / 10) {
-            *error = "strconv.ParseInt: parsing " + goQuote(s) + ": value out of range";
-            return std::nullopt;
-        }
-        value = value * 10 - d;
-    }
-    if (!negative) {
-        if (value == INT64_MIN) {
-            *error = "strconv.ParseInt: parsing " + goQuote(s) + ": value out of range";
-            return std::nullopt;
-        }
-        value = -value;
-    }
-    return value;
-}
-
 // The options of the query string, as the parameter codec converts them.
 bool readQuery(const util::Query& q, registry::DeleteOptions* out, std::vector<std::string>* dryRun,
                meta::Status* error) {
     *dryRun = q.values("dryRun");
     if (auto v = q.get("gracePeriodSeconds")) {
         std::string why;
-        std::optional<int64_t> n = parseInt64(*v, &why);
+        std::optional<int64_t> n = util::Query::parseInt(*v, &why);
         if (!n) {
-            *error = meta::Status::badRequest(why);
+            *error =
+                meta::Status::badRequest("strconv.ParseInt: parsing " + goQuote(*v) + ": " + why);
             return false;
         }
         out->gracePeriodSeconds = n;
