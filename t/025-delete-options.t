@@ -94,6 +94,26 @@ is(names(), 'b,c', 'nothing deleted');
 is($st, 422, 'dryRun=x in the query: 422');
 json_subset_ok($obj, $bad_dry, 'the same Status');
 
+# deletecollection reads ListOptions as a list does (kube 1.26): a limit
+# deletes one page and answers its continue token; integers must parse.
+($st, $obj) = call(DELETE => "$cms?dryRun=All&limit=1");
+is($st, 200, 'dry-run deletecollection with limit=1: 200');
+is(join(',', map { $_->{metadata}{name} } @{ $obj->{items} }), 'b', 'one page');
+ok($obj->{metadata}{continue}, '... with a continue token');
+is($obj->{metadata}{remainingItemCount}, 1, '... and the count left');
+($st, $obj) = call(DELETE => "$cms?dryRun=All&continue=" . $obj->{metadata}{continue});
+is(join(',', map { $_->{metadata}{name} } @{ $obj->{items} }), 'c', 'the next page');
+for my $q ('limit=x', 'timeoutSeconds=', 'limit=x&labelSelector=a+in') {
+    my $want = $q =~ /limit=x/ ? 'x' : '';
+    for my $method (qw(GET DELETE)) {
+        ($st, $obj) = call($method => "$cms?dryRun=All&$q");
+        is($st, 400, "$method with $q: 400");
+        is($obj->{message}, "strconv.ParseInt: parsing \"$want\": invalid syntax",
+            '... strconv\'s message, before the selector\'s');
+    }
+}
+is(names(), 'b,c', 'nothing deleted');
+
 # --- preconditions ----------------------------------------------------------
 
 my $uid_b = $cm{b}{metadata}{uid};

@@ -696,9 +696,13 @@ std::optional<meta::Status> Store::preconditionFailure(const DeleteOptions& opts
 
 void Store::deleteCollection(std::string_view ns, const ListOptions& opts,
                              const DeleteOptions& deleteOpts, ListCallback cb) {
+    // kube 1.26 lists with the request's ListOptions: a limit deletes one
+    // page, and the answer carries its continue token.
     ListOptions all;
     all.labelSelector = opts.labelSelector;
     all.fieldSelector = opts.fieldSelector;
+    all.limit = opts.limit;
+    all.continueToken = opts.continueToken;
     list(ns, all, [this, deleteOpts, cb = std::move(cb)](const meta::Status* err, ListPage&& page) {
         if (err) {
             cb(err, {});
@@ -734,7 +738,9 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts,
             cb(nullptr, std::move(page));
             return;
         }
-        storage_.write(std::move(ops), [this, cb](storage::WriteResult&& res) {
+        std::string token = page.continueToken;
+        std::optional<uint64_t> remaining = page.remainingItemCount;
+        storage_.write(std::move(ops), [this, cb, token, remaining](storage::WriteResult&& res) {
             if (!res.error.ok()) {
                 meta::Status s = statusFromStorage(res.error, "");
                 if (res.error.code == storage::ErrorCode::Conflict) {
@@ -752,6 +758,8 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts,
             ListPage deleted;
             deleted.items = views;
             deleted.revision = res.objects.empty() ? 0 : res.objects.back().modRevision;
+            deleted.continueToken = token;
+            deleted.remainingItemCount = remaining;
             cb(nullptr, std::move(deleted));
         });
     });

@@ -167,7 +167,8 @@ class Store {
     void remove(std::string_view ns, std::string_view name, const DeleteOptions& opts,
                 DeleteCallback cb);
     // Deletes every object in `ns` (all namespaces when empty) that `opts`
-    // selects, in one atomic batch; answers with the deleted objects. Each
+    // selects (its selectors, and its limit and continue token: one page),
+    // in one atomic batch; answers with the deleted objects. Each
     // must meet the preconditions of `deleteOpts`, or nothing is deleted
     // (409); with dryRun nothing is, and the answer is the same.
     void deleteCollection(std::string_view ns, const ListOptions& opts,

@@ -38,11 +38,15 @@ void deleteResource(Scope s) {
 void deleteCollection(Scope s) {
     meta::Status err;
     registry::ListOptions list;
-    if (!registry::parseSelectors(s->store.kind(), s->query.get("labelSelector").value_or(""),
+    int64_t limit = 0;
+    if (!parseListIntegers(s->query, &limit, &err) ||
+        !registry::parseSelectors(s->store.kind(), s->query.get("labelSelector").value_or(""),
                                   s->query.get("fieldSelector").value_or(""), list, &err)) {
         s->fail(err);
         return;
     }
+    list.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
+    list.continueToken = s->query.get("continue").value_or("");
     std::optional<registry::DeleteOptions> opts =
         readDeleteOptions(s->req.body, s->req.contentType, s->query, &err);
     if (!opts) {

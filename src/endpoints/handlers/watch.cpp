@@ -67,13 +67,13 @@ void watchResource(Scope s, std::chrono::seconds minRequestTimeout) {
         // /watch/namespaces/<ns>/<resource>/<name>: the one object.
         fieldSelector = "metadata.name=" + s->info.name;
     }
-    if (!registry::parseSelectors(s->store.kind(), q.get("labelSelector").value_or(""),
+    // The query's integers are converted before the selectors are parsed.
+    int64_t limit = 0;
+    std::optional<std::chrono::nanoseconds> timeout;
+    if (!parseListIntegers(q, &limit, &err) ||
+        !(timeout = watchTimeout(q, minRequestTimeout, &err)) ||
+        !registry::parseSelectors(s->store.kind(), q.get("labelSelector").value_or(""),
                                   fieldSelector, selectors, &err)) {
-        s->fail(err);
-        return;
-    }
-    std::optional<std::chrono::nanoseconds> timeout = watchTimeout(q, minRequestTimeout, &err);
-    if (!timeout) {
         s->fail(err);
         return;
     }
