@@ -253,8 +253,8 @@ is($st, 404, 'deleting it again is 404');
 ($st, $o) = call(DELETE => '/api/v1/namespaces/listing/configmaps/p3',
     {preconditions => {uid => '00000000-0000-4000-8000-000000000000'}});
 is($st, 409, 'a uid precondition that does not hold is 409');
-like($o->{message}, qr/^Operation cannot be fulfilled on configmaps "p3": Precondition failed: UID in precondition: 00000000/,
-    '... Precondition failed');
+like($o->{message}, qr/^Operation cannot be fulfilled on ConfigMap "p3": the UID in the precondition \(00000000-0000-4000-8000-000000000000\) does not match the UID in record /,
+    '... kube\'s message');
 
 ($st, $o) = call(DELETE => '/apis/apps/v1/namespaces/listing/deployments/web');
 is($o->{details}{group}, 'apps', 'a deployment delete names its group');

@@ -170,6 +170,28 @@ for my $ns (qw(w-cross w-init w-sel w-list w-kubectl w-py)) {
         or diag(time - $t0);
     ok($w->ended(6), 'timeoutSeconds ends the stream cleanly');
     ok(time - $t0 >= 3.5 && time - $t0 < 6, '... after about four seconds') or diag(time - $t0);
+
+    # kube: timeoutSeconds times a second in Go's int64 nanoseconds; below
+    # zero (-1, or 9223372037 s, which wraps) the watch is over at once, an
+    # integer it cannot parse is a 400, and one that wraps to 0 the default.
+    for my $t ('-1', '9223372037') {
+        $t0 = time;
+        my $r = $s->request(GET => "$base?watch=true&timeoutSeconds=$t", timeout => 5);
+        is($r->{status}, 200, "timeoutSeconds=$t: 200");
+        is($r->{body}, '', '... with no events');
+        ok(time - $t0 < 2, '... at once') or diag(time - $t0);
+    }
+    for my $t ('', 'soon', '1.5', '99999999999999999999') {
+        my $r = $s->request(GET => "$base?watch=true&timeoutSeconds=$t");
+        is($r->{status}, 400, "timeoutSeconds=$t: 400");
+        my $why = $t eq '99999999999999999999' ? 'value out of range' : 'invalid syntax';
+        is(eval { decode_json($r->{body})->{message} },
+            "strconv.ParseInt: parsing \"$t\": $why", '... strconv\'s message');
+    }
+    $w = $s->watch("$base?watch=true&timeoutSeconds=-9223372036854775808");
+    is(summary($w->next_event(5)), 'ADDED a', 'timeoutSeconds that wraps to 0: a watch');
+    ok(!$w->ended(2), '... that lasts');
+    $w->close;
 }
 
 # --- Selectors on the stream; the legacy /watch/ path.

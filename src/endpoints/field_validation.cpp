@@ -216,6 +216,14 @@ class Walker {
                     shadowed.push_back(it->second);
                     it->second = index;
                 }
+                if (valueField->type() == pb::FieldDescriptor::TYPE_MESSAGE &&
+                    formOf(valueField) == kapi::opt::QUANTITY) {
+                    // Every map of quantities is a core ResourceList.
+                    if (!m->value.IsNull()) {
+                        quantity(m->value, true);
+                    }
+                    continue;
+                }
                 single(m->value, valueField, Place{join(at.path, key), at.goPath, at.goStruct});
             }
             eraseMembers(v, shadowed);
@@ -380,20 +388,49 @@ class Walker {
         }
     }
 
-    // resource.Quantity reads a string or a bare number and is written back
-    // in its canonical form ("1.5" becomes "1500m").
-    void quantity(json::Value& v) {
+    // resource.Quantity reads a string (without surrounding white space) or
+    // a bare number and is written back in its canonical form ("1.5" becomes
+    // "1500m"); a value of a ResourceList is rounded up to the milli unit, as
+    // the core/v1 conversion does.
+    void quantity(json::Value& v, bool resourceList = false) {
         std::optional<util::Quantity> q;
+        std::string why = kQuantityFormat;
         if (v.IsNumber()) {
-            q = util::Quantity::parse(numberText(v));
+            q = util::Quantity::parse(numberText(v), &why);
         } else if (v.IsString()) {
-            q = util::Quantity::parse(json::view(v));
+            q = util::Quantity::parse(trimSpace(json::view(v)), &why);
         }
         if (!q) {
-            fail(kQuantityFormat);
+            fail(why);
             return;
         }
+        if (resourceList) {
+            q->roundUpToMilli();
+        }
         v = json::stringValue(q->string(), a_);
+    }
+
+    // Go's strings.TrimSpace: ASCII white space and Unicode's spaces.
+    static std::string_view trimSpace(std::string_view s) {
+        static constexpr std::string_view spaces[] = {
+            " ",      "\t",     "\n",     "\v",     "\f",     "\r",     "\u0085",
+            "\u00a0", "\u1680", "\u2000", "\u2001", "\u2002", "\u2003", "\u2004",
+            "\u2005", "\u2006", "\u2007", "\u2008", "\u2009", "\u200a", "\u2028",
+            "\u2029", "\u202f", "\u205f", "\u3000"};
+        for (bool trimmed = true; trimmed && !s.empty();) {
+            trimmed = false;
+            for (std::string_view sp : spaces) {
+                if (s.starts_with(sp)) {
+                    s.remove_prefix(sp.size());
+                    trimmed = true;
+                }
+                if (s.ends_with(sp)) {
+                    s.remove_suffix(sp.size());
+                    trimmed = true;
+                }
+            }
+        }
+        return s;
     }
 
     json::Allocator& a_;
@@ -416,12 +453,12 @@ std::optional<FieldValidation> parseFieldValidation(const util::Query& q,
     if (value == "Ignore") {
         return FieldValidation::Ignore;
     }
-    *error = meta::Status::invalid(
-        {"meta.k8s.io", std::string(optionsKind)}, "",
-        {{"FieldValueNotSupported",
-          "Unsupported value: " + registry::validation::goQuote(value) +
-              ": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"",
-          "fieldValidation"}});
+    *error =
+        meta::Status::invalid({"meta.k8s.io", std::string(optionsKind)}, "",
+                              {{"FieldValueNotSupported",
+                                "Unsupported value: " + registry::validation::goQuote(value) +
+                                    ": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"",
+                                "fieldValidation"}});
     return std::nullopt;
 }
 

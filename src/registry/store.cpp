@@ -613,21 +613,8 @@ void Store::remove(std::string_view ns, std::string_view name, const DeleteOptio
         }
         auto old = parseStored(cur->value);
         std::string_view uid = json::stringMember((*old)["metadata"], "uid");
-        if (opts.uid && *opts.uid != uid) {
-            meta::Status s =
-                meta::Status::conflict(kind_.groupResource(), n,
-                                       "Precondition failed: UID in precondition: " + *opts.uid +
-                                           ", UID in object meta: " + std::string(uid));
-            cb(&s, {});
-            return;
-        }
-        if (opts.resourceVersion &&
-            parseRevision(*opts.resourceVersion) != std::optional(cur->modRevision)) {
-            meta::Status s = meta::Status::conflict(
-                kind_.groupResource(), n,
-                "Precondition failed: ResourceVersion in precondition: " + *opts.resourceVersion +
-                    ", ResourceVersion in object meta: " + std::to_string(cur->modRevision));
-            cb(&s, {});
+        if (auto failed = preconditionFailure(opts, n, uid, cur->modRevision)) {
+            cb(&*failed, {});
             return;
         }
         if (finalizer_) {
@@ -728,13 +715,61 @@ void Store::deleteNow(std::string ns, std::string name, storage::Revision expect
                    });
 }
 
-void Store::deleteCollection(std::string_view ns, const ListOptions& opts, ListCallback cb) {
+std::optional<meta::Status> Store::preconditionFailure(const DeleteOptions& opts,
+                                                       std::string_view name, std::string_view uid,
+                                                       storage::Revision revision) const {
+    // rest.BeforeDelete's check: the kind (not the resource) names the object.
+    meta::GroupResource gk{kind_.group, kind_.kind};
+    if (opts.uid && *opts.uid != uid) {
+        return meta::Status::conflict(gk, name,
+                                      "the UID in the precondition (" + *opts.uid +
+                                          ") does not match the UID in record (" +
+                                          std::string(uid) +
+                                          "). The object might have been deleted and then "
+                                          "recreated");
+    }
+    // Compared as strings, as kube does: "0100" is not "100".
+    if (std::string rv = std::to_string(revision);
+        opts.resourceVersion && *opts.resourceVersion != rv) {
+        return meta::Status::conflict(gk, name,
+                                      "the ResourceVersion in the precondition (" +
+                                          *opts.resourceVersion +
+                                          ") does not match the ResourceVersion in record (" + rv +
+                                          "). The object might have been modified");
+    }
+    return std::nullopt;
+}
+
+void Store::deleteCollection(std::string_view ns, const ListOptions& opts,
+                             const DeleteOptions& deleteOpts, ListCallback cb) {
+    // kube 1.26 lists with the request's ListOptions: a limit deletes one
+    // page, and the answer carries its continue token.
     ListOptions all;
     all.labelSelector = opts.labelSelector;
     all.fieldSelector = opts.fieldSelector;
-    list(ns, all, [this, cb = std::move(cb)](const meta::Status* err, ListPage&& page) {
+    all.limit = opts.limit;
+    all.continueToken = opts.continueToken;
+    list(ns, all, [this, deleteOpts, cb = std::move(cb)](const meta::Status* err, ListPage&& page) {
         if (err) {
             cb(err, {});
+            return;
+        }
+        // Every item is checked before any is deleted: a failed precondition
+        // leaves the whole collection as it was.
+        if (deleteOpts.uid || deleteOpts.resourceVersion) {
+            for (const storage::ObjectView& item : page.items) {
+                auto obj = parseStored(item.value);
+                const json::Value& metadata = (*obj)["metadata"];
+                if (auto failed = preconditionFailure(
+                        deleteOpts, json::stringMember(metadata, "name"),
+                        json::stringMember(metadata, "uid"), item.modRevision)) {
+                    cb(&*failed, {});
+                    return;
+                }
+            }
+        }
+        if (deleteOpts.dryRun) {
+            cb(nullptr, std::move(page));
             return;
         }
         std::vector<storage::WriteOp> ops;
@@ -749,7 +784,9 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts, ListC
             cb(nullptr, std::move(page));
             return;
         }
-        storage_.write(std::move(ops), [this, cb](storage::WriteResult&& res) {
+        std::string token = page.continueToken;
+        std::optional<uint64_t> remaining = page.remainingItemCount;
+        storage_.write(std::move(ops), [this, cb, token, remaining](storage::WriteResult&& res) {
             if (!res.error.ok()) {
                 meta::Status s = statusFromStorage(res.error, "");
                 if (res.error.code == storage::ErrorCode::Conflict) {
@@ -767,6 +804,8 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts, ListC
             ListPage deleted;
             deleted.items = views;
             deleted.revision = res.objects.empty() ? 0 : res.objects.back().modRevision;
+            deleted.continueToken = token;
+            deleted.remainingItemCount = remaining;
             cb(nullptr, std::move(deleted));
         });
     });

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -34,11 +35,16 @@ struct UpdateOptions {
     size_t requestBytes = 0;
 };
 
-// Mirrors metav1.DeleteOptions' preconditions and dryRun.
+// Mirrors metav1.DeleteOptions. The store honours dryRun and the
+// preconditions; the rest is read and validated but not acted on yet.
 struct DeleteOptions {
     bool dryRun = false;
+    // preconditions.uid and preconditions.resourceVersion: compared as strings.
     std::optional<std::string> uid;
     std::optional<std::string> resourceVersion;
+    std::optional<int64_t> gracePeriodSeconds;
+    std::optional<bool> orphanDependents;
+    std::optional<std::string> propagationPolicy;
 };
 
 struct ListOptions {
@@ -163,11 +169,19 @@ class Store {
                ObjectCallback cb);
     void remove(std::string_view ns, std::string_view name, const DeleteOptions& opts,
                 DeleteCallback cb);
-    // Deletes every object in `ns` (all namespaces when empty) in one atomic
-    // batch; answers with the deleted objects.
-    void deleteCollection(std::string_view ns, const ListOptions& opts, ListCallback cb);
+    // Deletes every object in `ns` (all namespaces when empty) that `opts`
+    // selects (its selectors, and its limit and continue token: one page),
+    // in one atomic batch; answers with the deleted objects. Each
+    // must meet the preconditions of `deleteOpts`, or nothing is deleted
+    // (409); with dryRun nothing is, and the answer is the same.
+    void deleteCollection(std::string_view ns, const ListOptions& opts,
+                          const DeleteOptions& deleteOpts, ListCallback cb);
 
   private:
+    // rest.BeforeDelete's precondition check of object `name` (409 Conflict).
+    std::optional<meta::Status> preconditionFailure(const DeleteOptions& opts,
+                                                    std::string_view name, std::string_view uid,
+                                                    storage::Revision revision) const;
     struct UpdateState;
     struct Attempt;
 

@@ -1,5 +1,6 @@
 #include "util/quantity.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -7,11 +8,15 @@ namespace kube::util {
 
 namespace {
 
-using Int128 = __int128;
+constexpr const char* kFormatWrong =
+    "quantities must match the regular expression "
+    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+constexpr const char* kBadSuffix = "unable to parse quantity's suffix";
 
-// Amounts are clamped here (about 1e36 nano units, far past int64 units).
-constexpr Int128 kSaturated = static_cast<Int128>(1000000000000000000LL) * 1000000000000000000LL;
-constexpr Int128 kNano = 1000000000;
+// The nano unit: amounts finer than 10^-9 are rounded up to it.
+constexpr int64_t kMinExponent = -9;
+// resource.maxAllowed, the cap of binary amounts: 2^63-1 units.
+constexpr std::string_view kMaxBinary = "9223372036854775807";
 
 // resource.maxInt64Factors: digits the int64 fast path takes.
 constexpr int32_t kMaxInt64Factors = 18;
@@ -89,7 +94,7 @@ std::optional<Parts> scan(std::string_view str) {
 
 struct Suffix {
     int base;
-    int32_t exponent;
+    int64_t exponent;
     Quantity::Format format;
 };
 
@@ -115,86 +120,102 @@ std::optional<Suffix> interpret(std::string_view s) {
         if (digits[0] == '+') {
             digits.remove_prefix(1);
         }
-        int64_t e = 0;
-        auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), e);
-        if (ec != std::errc() || end != digits.data() + digits.size()) {
+        int64_t parsed = 0;
+        auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), parsed);
+        // Go's ParseInt(.., 10, 64) fails past int64, and kube keeps the low
+        // 32 bits of what it parsed (int32(parsed)): 1e9223372036854775807 is
+        // 1e-1.
+        if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
             return std::nullopt;
         }
-        return Suffix{10, static_cast<int32_t>(e), Quantity::Format::DecimalExponent};
+        auto e = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(parsed)));
+        return Suffix{10, e, Quantity::Format::DecimalExponent};
     }
     return std::nullopt;
 }
 
-Int128 saturatingMultiply(Int128 a, Int128 b) {
-    if (a == 0 || b == 0) {
-        return 0;
+// Decimal digit strings (most significant first) as unsigned big numbers.
+
+// `digits` × m, for m < 2^32.
+std::string multiply(std::string_view digits, uint64_t m) {
+    std::string out(digits.size() + 20, '0');
+    uint64_t carry = 0;
+    size_t o = out.size();
+    for (size_t i = digits.size(); i-- > 0;) {
+        uint64_t v = static_cast<uint64_t>(digits[i] - '0') * m + carry;
+        out[--o] = static_cast<char>('0' + v % 10);
+        carry = v / 10;
     }
-    if (a > kSaturated / b) {
-        return kSaturated;
+    while (carry > 0) {
+        out[--o] = static_cast<char>('0' + carry % 10);
+        carry /= 10;
     }
-    return a * b;
+    return out.substr(o);
 }
 
-Int128 pow10(int32_t n) {
-    Int128 r = 1;
-    for (int32_t i = 0; i < n && r < kSaturated; i++) {
-        r *= 10;
+// Adds one to a digit string in place.
+void increment(std::string& digits) {
+    for (size_t i = digits.size(); i-- > 0;) {
+        if (digits[i] != '9') {
+            digits[i]++;
+            return;
+        }
+        digits[i] = '0';
     }
-    return r;
+    digits.insert(digits.begin(), '1');
 }
 
-// digits × 10^exp10 × 2^exp2 in nano units, rounded up.
-Int128 toNano(std::string_view digits, int32_t exp10, int32_t exp2) {
-    Int128 d = 0;
-    for (char c : digits) {
-        d = saturatingMultiply(d, 10) + (c - '0');
-        if (d >= kSaturated) {
-            return kSaturated;
+// <0, 0, >0 as |a×10^ea| is less than, equal to or greater than |b×10^eb|,
+// both normalized (no leading or trailing zeros; empty is zero).
+int compareMagnitude(std::string_view a, int64_t ea, std::string_view b, int64_t eb) {
+    if (a.empty() || b.empty()) {
+        return a.empty() ? (b.empty() ? 0 : -1) : 1;
+    }
+    int64_t lead = static_cast<int64_t>(a.size()) + ea;
+    int64_t leadB = static_cast<int64_t>(b.size()) + eb;
+    if (lead != leadB) {
+        return lead < leadB ? -1 : 1;
+    }
+    size_t n = std::max(a.size(), b.size());
+    for (size_t i = 0; i < n; i++) {
+        char x = i < a.size() ? a[i] : '0';
+        char y = i < b.size() ? b[i] : '0';
+        if (x != y) {
+            return x < y ? -1 : 1;
         }
     }
-    int32_t shift = exp10 + 9;
-    if (shift >= 0) {
-        d = saturatingMultiply(d, pow10(shift));
+    return 0;
+}
+
+// Removes leading zeros, and trailing ones into `exponent`.
+void normalize(std::string& digits, int64_t& exponent) {
+    size_t first = digits.find_first_not_of('0');
+    if (first == std::string::npos) {
+        digits.clear();
+        exponent = 0;
+        return;
+    }
+    digits.erase(0, first);
+    size_t last = digits.find_last_not_of('0');
+    exponent += static_cast<int64_t>(digits.size() - 1 - last);
+    digits.resize(last + 1);
+}
+
+// Rounds a normalized amount away from zero to a multiple of 10^minExponent.
+void roundUpTo(std::string& digits, int64_t& exponent, int64_t minExponent) {
+    if (digits.empty() || exponent >= minExponent) {
+        return;
+    }
+    // Every dropped digit set ends in a non-zero one (normalized): round up.
+    int64_t drop = minExponent - exponent;
+    if (drop >= static_cast<int64_t>(digits.size())) {
+        digits = "1";
     } else {
-        Int128 divisor = pow10(-shift);
-        Int128 q = d / divisor;
-        d = q + (q * divisor != d ? 1 : 0);
+        digits.resize(digits.size() - static_cast<size_t>(drop));
+        increment(digits);
     }
-    for (int32_t i = 0; i < exp2 && d < kSaturated; i++) {
-        d = saturatingMultiply(d, 2);
-    }
-    return d;
-}
-
-std::string toString(Int128 v) {
-    if (v == 0) {
-        return "0";
-    }
-    bool negative = v < 0;
-    if (negative) {
-        v = -v;
-    }
-    std::string out;
-    while (v > 0) {
-        out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
-        v /= 10;
-    }
-    return negative ? "-" + out : out;
-}
-
-// Division rounded towards positive infinity.
-int64_t ceilDiv(Int128 v, Int128 d) {
-    Int128 q = v / d;
-    if (q * d != v && v > 0) {
-        q++;
-    }
-    if (q > std::numeric_limits<int64_t>::max()) {
-        return std::numeric_limits<int64_t>::max();
-    }
-    if (q < std::numeric_limits<int64_t>::min()) {
-        return std::numeric_limits<int64_t>::min();
-    }
-    return static_cast<int64_t>(q);
+    exponent = minExponent;
+    normalize(digits, exponent);
 }
 
 const char* formatName(Quantity::Format f) {
@@ -211,9 +232,15 @@ const char* formatName(Quantity::Format f) {
 
 }  // namespace
 
-std::optional<Quantity> Quantity::parse(std::string_view text) {
-    if (text.empty()) {
+std::optional<Quantity> Quantity::parse(std::string_view text, std::string* error) {
+    auto fail = [error](const char* why) -> std::optional<Quantity> {
+        if (error) {
+            *error = why;
+        }
         return std::nullopt;
+    };
+    if (text.empty()) {
+        return fail(kFormatWrong);
     }
     Quantity q;
     if (text == "0") {
@@ -223,119 +250,186 @@ std::optional<Quantity> Quantity::parse(std::string_view text) {
     }
     std::optional<Parts> p = scan(text);
     if (!p) {
-        return std::nullopt;
+        return fail(kFormatWrong);
     }
     std::optional<Suffix> suffix = interpret(p->suffix);
     if (!suffix) {
-        return std::nullopt;
+        return fail(kBadSuffix);
     }
     q.format_ = suffix->format;
     std::string shifted = std::string(p->num) + std::string(p->denom);
-    int32_t denomDigits = static_cast<int32_t>(p->denom.size());
+    int64_t denomDigits = static_cast<int64_t>(p->denom.size());
     bool binary = suffix->base == 2;
-    q.nano_ = toNano(shifted, (binary ? 0 : suffix->exponent) - denomDigits,
-                     binary ? suffix->exponent : 0);
-    if (!p->positive) {
-        q.nano_ = -q.nano_;
-    }
+    // Past 10^kMaxExponent: refused (see kMaxExponent). Amounts never grow
+    // by their exponent here, so this costs nothing to find out.
+    auto tooLarge = [&q] {
+        return !q.digits_.empty() &&
+               static_cast<int64_t>(q.digits_.size()) - 1 + q.exponent_ > kMaxExponent;
+    };
+    const char* tooLargeWhy =
+        suffix->exponent > kMaxExponent ? kBadSuffix : "unable to parse quantity's numeric part";
 
     // ParseQuantity's int64 fast path, which decides what %#v shows and
     // whether the input text is kept as the canonical one.
-    int32_t precision = -1;
-    int32_t scale = 0;
+    int64_t precision = -1;
+    int64_t scale = 0;
     int64_t mantissa = 1;
-    int32_t numDigits = static_cast<int32_t>(p->num.size());
+    int64_t numDigits = static_cast<int64_t>(p->num.size());
     if (!binary) {
         scale = suffix->exponent;
         precision = kMaxInt64Factors - (numDigits + denomDigits);
     } else if (suffix->exponent >= 0 && denomDigits == 0) {
         mantissa = int64_t{1} << suffix->exponent;
         precision = 15 - numDigits -
-                    static_cast<int32_t>(static_cast<float>(suffix->exponent) * 3 / 10) - 1;
+                    static_cast<int64_t>(static_cast<float>(suffix->exponent) * 3 / 10) - 1;
     }
-    if (precision >= 0 && scale - denomDigits >= -9) {
+    if (precision >= 0 && scale - denomDigits >= kMinExponent) {
         scale -= denomDigits;
         int64_t value = 0;
         std::from_chars(shifted.data(), shifted.data() + shifted.size(), value);
-        Int128 result = static_cast<Int128>(value) * mantissa;
+        __int128 result = static_cast<__int128>(value) * mantissa;
         if (result <= std::numeric_limits<int64_t>::max()) {
-            q.fast_ = Int64Amount{static_cast<int64_t>(p->positive ? result : -result), scale};
+            q.fast_ = Int64Amount{static_cast<int64_t>(p->positive ? result : -result),
+                                  static_cast<int32_t>(scale)};
+            q.negative_ = !p->positive && result != 0;
+            q.digits_ = std::to_string(static_cast<int64_t>(result));
+            q.exponent_ = scale;
+            normalize(q.digits_, q.exponent_);
             bool canonical = binary
                                  ? suffix->exponent % 10 == 0 && (value & 0x07) != 0
                                  : scale % 3 == 0 && !shifted.ends_with("000") && shifted[0] != '0';
             if (canonical) {
                 q.cached_ = std::string(text);
             }
-            return q;
+            return tooLarge() ? fail(tooLargeWhy) : q;
         }
     }
+
+    // The inf.Dec path: the exact amount, times 2^exponent for binary
+    // suffixes, rounded up to the nano unit.
+    std::string digits = shifted;
+    int64_t exponent = (binary ? 0 : suffix->exponent) - denomDigits;
+    if (binary) {
+        for (int64_t left = suffix->exponent; left > 0; left -= 30) {
+            digits = multiply(digits, uint64_t{1} << std::min<int64_t>(left, 30));
+        }
+    }
+    normalize(digits, exponent);
+    roundUpTo(digits, exponent, kMinExponent);
+    if (binary && compareMagnitude(digits, exponent, kMaxBinary, 0) > 0) {
+        digits = kMaxBinary;
+        exponent = 0;
+    }
     // Below one unit a binary amount is shown in decimal.
-    if (binary && q.nano_ > 0 && q.nano_ < kNano) {
+    if (binary && !digits.empty() && compareMagnitude(digits, exponent, "1", 0) < 0) {
         q.format_ = Format::DecimalSI;
     }
-    return q;
+    q.negative_ = !p->positive && !digits.empty();
+    q.digits_ = std::move(digits);
+    q.exponent_ = exponent;
+    return tooLarge() ? fail(tooLargeWhy) : q;
 }
 
 int Quantity::compare(const Quantity& o) const {
-    return nano_ < o.nano_ ? -1 : (nano_ > o.nano_ ? 1 : 0);
+    if (negative_ != o.negative_) {
+        return negative_ ? -1 : 1;
+    }
+    int m = compareMagnitude(digits_, exponent_, o.digits_, o.exponent_);
+    return negative_ ? -m : m;
+}
+
+void Quantity::roundUpToMilli() {
+    if (digits_.empty() || exponent_ >= -3) {
+        // Exact already; an inf.Dec amount still loses its text.
+        if (!fast_) {
+            cached_.clear();
+        } else if (fast_->scale < -3) {
+            cached_.clear();
+            fast_ = Int64Amount{ceilScaled(3) * (negative_ ? -1 : 1), -3};
+        }
+        return;
+    }
+    cached_.clear();
+    roundUpTo(digits_, exponent_, -3);
+    if (fast_) {
+        fast_ = Int64Amount{ceilScaled(3) * (negative_ ? -1 : 1), -3};
+    }
 }
 
 std::string Quantity::string() const {
     return cached_.empty() ? canonical() : cached_;
 }
 
+int64_t Quantity::ceilScaled(int decimals) const {
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    if (digits_.empty()) {
+        return 0;
+    }
+    int64_t e = exponent_ + decimals;
+    int64_t intDigits = static_cast<int64_t>(digits_.size()) + e;
+    if (intDigits > 19) {
+        return negative_ ? -kMax - 1 : kMax;
+    }
+    __int128 whole = 0;
+    for (int64_t i = 0; i < intDigits; i++) {
+        char c = i < static_cast<int64_t>(digits_.size()) ? digits_[i] : '0';
+        whole = whole * 10 + (c - '0');
+    }
+    bool fraction = intDigits < static_cast<int64_t>(digits_.size());
+    if (negative_) {
+        whole = -whole;
+    } else if (fraction) {
+        whole++;
+    }
+    if (whole > kMax) {
+        return kMax;
+    }
+    if (whole < -kMax - 1) {
+        return -kMax - 1;
+    }
+    return static_cast<int64_t>(whole);
+}
+
 int64_t Quantity::value() const {
-    return ceilDiv(nano_, kNano);
+    return ceilScaled(0);
 }
 
 int64_t Quantity::milliValue() const {
-    return ceilDiv(nano_, 1000000);
+    return ceilScaled(3);
 }
 
 // Mirrors CanonicalizeBytes: binary amounts of whole units past ±1024 in
 // powers of 1024, everything else as mantissa and a power of 10 that is a
 // multiple of 3.
 std::string Quantity::canonical() const {
-    if (nano_ == 0) {
+    if (digits_.empty()) {
         return "0";
     }
-    Int128 magnitude = nano_ < 0 ? -nano_ : nano_;
-    if (format_ == Format::BinarySI && magnitude >= 1024 * kNano && magnitude % kNano == 0) {
-        Int128 units = nano_ / kNano;
+    std::string sign = negative_ ? "-" : "";
+    // Binary amounts are capped at 2^63-1 units: whole ones fit an int64.
+    if (format_ == Format::BinarySI && exponent_ >= 0 &&
+        compareMagnitude(digits_, exponent_, "1024", 0) >= 0) {
+        int64_t units = ceilScaled(0);
+        units = units < 0 ? -units : units;
         static const char* const suffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
         int exponent = 0;
         while (exponent < 6 && units % 1024 == 0) {
             units /= 1024;
             exponent++;
         }
-        return toString(units) + suffixes[exponent];
+        return sign + std::to_string(units) + suffixes[exponent];
     }
-    Int128 m = nano_;
-    int32_t e = -9;
-    while ((m >= 10 || m <= -10) && m % 10 == 0) {
-        m /= 10;
-        e++;
-    }
-    switch (e % 3) {
-        case 1:
-        case -2:
-            m *= 10;
-            e -= 1;
-            break;
-        case 2:
-        case -1:
-            m *= 100;
-            e -= 2;
-            break;
-        default:
-            break;
-    }
+    std::string m = digits_;
+    int64_t e = exponent_;
+    int64_t r = ((e % 3) + 3) % 3;
+    m.append(static_cast<size_t>(r), '0');
+    e -= r;
     if (format_ == Format::DecimalExponent) {
-        return toString(m) + (e == 0 ? "" : "e" + std::to_string(e));
+        return sign + m + (e == 0 ? "" : "e" + std::to_string(e));
     }
     static const char* const si[] = {"n", "u", "m", "", "k", "M", "G", "T", "P", "E"};
-    int slot = (e + 9) / 3;
-    return toString(m) + (slot >= 0 && slot < 10 ? si[slot] : "e" + std::to_string(e));
+    int64_t slot = (e + 9) / 3;
+    return sign + m + (slot >= 0 && slot < 10 ? si[slot] : "e" + std::to_string(e));
 }
 
 std::string Quantity::goString() const {

@@ -16,13 +16,24 @@ class Quantity {
     // How the amount is written back: its suffix family.
     enum class Format { DecimalExponent, BinarySI, DecimalSI };
 
-    // Mirrors ParseQuantity; nullopt where it returns an error.
-    static std::optional<Quantity> parse(std::string_view text);
+    // Mirrors ParseQuantity; nullopt where it returns an error, with kube's
+    // message in `error` when given ("quantities must match the regular
+    // expression ...", "unable to parse quantity's suffix"). Amounts are held
+    // exactly, but one past 10^kMaxExponent is refused: kube-apiserver (and
+    // every Go client) computes with the expanded number, which takes it
+    // seconds at 10^1000000 and minutes (a 504) at 10^10000000.
+    static std::optional<Quantity> parse(std::string_view text, std::string* error = nullptr);
+    static constexpr int64_t kMaxExponent = 100000;
 
     // <0, 0, >0 as this amount is less than, equal to or greater than `o`
     // (Quantity.Cmp).
     int compare(const Quantity& o) const;
-    bool isZero() const { return nano_ == 0; }
+    bool isZero() const { return digits_.empty(); }
+
+    // RoundUp(-3), which the core/v1 conversion applies to every value of a
+    // ResourceList: finer amounts are rounded away from zero to the milli
+    // unit and lose the text they were written with.
+    void roundUpToMilli();
 
     // Quantity.String(): the text ParseQuantity kept when it was already
     // canonical, else the canonical form ("1500m" for "1.5", "1Gi").
@@ -46,8 +57,15 @@ class Quantity {
     };
 
     std::string canonical() const;
+    // The amount rounded towards +infinity to a multiple of 10^-decimals,
+    // as a count of those (saturated to int64).
+    int64_t ceilScaled(int decimals) const;
 
-    __int128 nano_ = 0;  // the amount in units of 1e-9
+    // The amount is ±digits_ × 10^exponent_: digits_ without leading or
+    // trailing zeros (empty for zero), exponent_ >= -9 (the nano unit).
+    bool negative_ = false;
+    std::string digits_;
+    int64_t exponent_ = 0;
     Format format_ = Format::DecimalSI;
     std::optional<Int64Amount> fast_;
     std::string cached_;  // the text ParseQuantity kept, if any

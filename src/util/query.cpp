@@ -68,6 +68,43 @@ Query Query::parse(std::string_view raw) {
     return q;
 }
 
+std::optional<int64_t> Query::parseInt(std::string_view s, std::string* why) {
+    auto fail = [why](const char* reason) -> std::optional<int64_t> {
+        *why = reason;
+        return std::nullopt;
+    };
+    std::string_view digits = s;
+    bool negative = false;
+    if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) {
+        negative = digits[0] == '-';
+        digits.remove_prefix(1);
+    }
+    if (digits.empty()) {
+        return fail("invalid syntax");
+    }
+    for (char c : digits) {
+        if (c < '0' || c > '9') {
+            return fail("invalid syntax");
+        }
+    }
+    // Accumulated negatively, so that the minimum int64 fits.
+    int64_t value = 0;
+    for (char c : digits) {
+        int d = c - '0';
+        if (value < (INT64_MIN + d) / 10) {
+            return fail("value out of range");
+        }
+        value = value * 10 - d;
+    }
+    if (!negative) {
+        if (value == INT64_MIN) {
+            return fail("value out of range");
+        }
+        value = -value;
+    }
+    return value;
+}
+
 std::optional<std::string> Query::get(std::string_view key) const {
     for (const auto& [k, v] : pairs_) {
         if (k == key) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,12 @@ class Query {
     // Go's url.QueryUnescape: %XX escapes and '+' as space; nullopt when a '%'
     // is not followed by two hex digits.
     static std::optional<std::string> unescape(std::string_view s);
+
+    // Go's strconv.ParseInt(s, 10, 64), as the parameter codec converts an
+    // integer option: nullopt with Go's reason in `why` ("invalid syntax",
+    // "value out of range"); kube reports `strconv.ParseInt: parsing "<s>":
+    // <why>`.
+    static std::optional<int64_t> parseInt(std::string_view s, std::string* why);
 
   private:
     std::vector<std::pair<std::string, std::string>> pairs_;

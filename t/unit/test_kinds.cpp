@@ -424,6 +424,68 @@ void deployment_selector_mismatch_is_reported_like_kube(void**) {
     assert_string_equal(image->reason.c_str(), "FieldValueRequired");
 }
 
+// What kube-apiserver 1.26.5 answers for selectors LabelSelectorAsSelector
+// refuses: ValidateLabelSelector's errors, then the selector itself (%#v)
+// with the kind's detail, and no template check (no 500 on a missing key).
+void workload_selectors_without_key_or_operator_are_422_as_kube(void**) {
+    auto workload = [](const char* selector) {
+        return R"({"metadata":{"name":"w"},"spec":{"selector":)" + std::string(selector) +
+               R"(,"template":{"metadata":{"labels":{"app":"w"}},"spec":{"containers":[)"
+               R"({"name":"c","image":"nginx"}]}}}})";
+    };
+    const std::string name =
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+        "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+        "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    json::Document d = parse(
+        workload(
+            R"({"matchLabels":{"app":"w"},"matchExpressions":[{"operator":"In","values":["w"]}]})")
+            .c_str());
+    std::vector<StatusCause> causes = create(kind("apps", "deployments"), d);
+    std::vector<std::string> got;
+    for (const StatusCause& c : causes) {
+        got.push_back(c.field + ": " + c.message);
+    }
+    std::vector<std::string> want = {
+        "spec.selector.matchExpressions[0].key: Invalid value: \"\": name part must be non-empty",
+        "spec.selector.matchExpressions[0].key: Invalid value: \"\": " + name,
+        "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"app\":"
+        "\"w\"}, MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{"
+        "Key:\"\", Operator:\"In\", Values:[]string{\"w\"}}}}: invalid label selector"};
+    assert_true(got == want);
+
+    // A null item, and values with Exists; a StatefulSet's detail is empty,
+    // a DaemonSet reports no selector error of its own.
+    d = parse(workload(R"({"matchLabels":{"app":"w"},"matchExpressions":[null]})").c_str());
+    causes = create(kind("apps", "statefulsets"), d);
+    const StatusCause* op = findCause(causes, "spec.selector.matchExpressions[0].operator");
+    assert_non_null(op);
+    assert_string_equal(op->message.c_str(), "Invalid value: \"\": not a valid selector operator");
+    assert_string_equal(
+        causes.back().message.c_str(),
+        "Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"app\":"
+        "\"w\"}, MatchExpressions:[]v1.LabelSelectorRequirement{v1."
+        "LabelSelectorRequirement{Key:\"\", Operator:\"\", Values:[]string(nil)}}}");
+    d = parse(workload(R"({"matchLabels":{"app":"w"},"matchExpressions":[{"key":"app",)"
+                       R"("operator":"Exists","values":["w"]}]})")
+                  .c_str());
+    causes = create(kind("apps", "daemonsets"), d);
+    assert_int_equal(causes.size(), 1);
+    assert_string_equal(causes[0].field.c_str(), "spec.selector.matchExpressions[0].values");
+    assert_string_equal(causes[0].message.c_str(),
+                        "Forbidden: may not be specified when `operator` is 'Exists' or "
+                        "'DoesNotExist'");
+
+    // An empty selector prints its nil members.
+    d = parse(workload("{}").c_str());
+    causes = create(kind("apps", "replicasets"), d);
+    assert_int_equal(causes.size(), 1);
+    assert_string_equal(causes[0].message.c_str(),
+                        "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
+                        "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is "
+                        "invalid for deployment");
+}
+
 void kind_validation_reports_kube_messages(void**) {
     json::Document job = parse(R"({"metadata":{"name":"j","uid":"u"},"spec":{"template":{"spec":{)"
                                R"("containers":[{"name":"c","image":"x"}]}}}})");
@@ -506,6 +568,7 @@ int main() {
         cmocka_unit_test(pod_prepare_for_create_sets_pending_and_qos),
         cmocka_unit_test(job_prepare_for_create_generates_its_selector),
         cmocka_unit_test(deployment_selector_mismatch_is_reported_like_kube),
+        cmocka_unit_test(workload_selectors_without_key_or_operator_are_422_as_kube),
         cmocka_unit_test(kind_validation_reports_kube_messages),
         cmocka_unit_test(rbac_tables_use_created_at_and_subject_columns),
     };

@@ -173,6 +173,29 @@ void selectors_match_label_sets_as_kube(void**) {
     }
 }
 
+// "()" is the set holding "": kube-apiserver 1.26.5 answers 200 to `a in ()`
+// (the objects whose label a is empty) and `a notin ()` (all others), not 400.
+void empty_value_sets_hold_the_empty_string(void**) {
+    LabelSelector in = mustParse("a in ()");
+    assert_true(matches(in, {{"a", ""}}));
+    assert_false(matches(in, {{"a", "x"}}));
+    assert_false(matches(in, {}));
+    LabelSelector notIn = mustParse("a notin ()");
+    assert_false(matches(notIn, {{"a", ""}}));
+    assert_true(matches(notIn, {{"a", "x"}}));
+    assert_true(matches(notIn, {}));
+    // A trailing or doubled comma adds "" too.
+    LabelSelector trailing = mustParse("a in (x, )");
+    assert_true(matches(trailing, {{"a", "x"}}));
+    assert_true(matches(trailing, {{"a", ""}}));
+    assert_false(matches(trailing, {{"a", "y"}}));
+    assert_true(mustParse("a in (,)").requirements()[0].values == std::vector<std::string>{""});
+    assert_string_equal(parseError("!").c_str(),
+                        "unable to parse requirement: found '', expected: identifier");
+    assert_string_equal(parseError("a in (x").c_str(),
+                        "unable to parse requirement: found '', expected: ',' or ')'");
+}
+
 void json_labels_are_matched_and_missing_labels_are_empty(void**) {
     json::Document doc;
     doc.Parse(R"({"app":"web","tier":"front","n":3})");
@@ -193,6 +216,7 @@ int main() {
         cmocka_unit_test(invalid_keys_and_values_use_field_error_wording),
         cmocka_unit_test(requirements_are_sorted_by_key_with_set_values),
         cmocka_unit_test(selectors_match_label_sets_as_kube),
+        cmocka_unit_test(empty_value_sets_hold_the_empty_string),
         cmocka_unit_test(json_labels_are_matched_and_missing_labels_are_empty),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);

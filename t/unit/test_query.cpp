@@ -1,5 +1,8 @@
 #include "util/query.hpp"
 
+#include <cstdint>
+#include <string>
+
 // cmocka last: its fail() macro breaks standard headers included after it.
 // clang-format off
 #include <stdarg.h>
@@ -72,6 +75,26 @@ void unescape_rejects_truncated_escapes(void** /*state*/) {
     assert_string_equal(Query::unescape("%2f%2F+")->c_str(), "// ");
 }
 
+// strconv.ParseInt(s, 10, 64): a sign, decimal digits, int64's range.
+void parse_int_is_gos_parse_int(void**) {
+    std::string why;
+    assert_int_equal(*Query::parseInt("-1", &why), -1);
+    assert_int_equal(*Query::parseInt("+5", &why), 5);
+    assert_int_equal(*Query::parseInt("007", &why), 7);
+    assert_true(*Query::parseInt("-9223372036854775808", &why) == INT64_MIN);
+    assert_true(*Query::parseInt("9223372036854775807", &why) == INT64_MAX);
+    for (const char* bad : {"", "+", "-", " 5", "1.5", "1e3", "0x10", "1_000", "5 "}) {
+        why.clear();
+        assert_false(Query::parseInt(bad, &why).has_value());
+        assert_string_equal(why.c_str(), "invalid syntax");
+    }
+    for (const char* big :
+         {"9223372036854775808", "-9223372036854775809", "99999999999999999999"}) {
+        assert_false(Query::parseInt(big, &why).has_value());
+        assert_string_equal(why.c_str(), "value out of range");
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -84,6 +107,7 @@ int main() {
         cmocka_unit_test(value_keeps_everything_after_the_first_equals),
         cmocka_unit_test(empty_query_has_nothing),
         cmocka_unit_test(unescape_rejects_truncated_escapes),
+        cmocka_unit_test(parse_int_is_gos_parse_int),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -259,9 +259,10 @@ struct Fixture {
         return *p;
     }
 
-    Page deleteCollection(registry::Store& s, std::string_view ns) {
+    Page deleteCollection(registry::Store& s, std::string_view ns,
+                          const registry::DeleteOptions& opts = {}) {
         auto p = std::make_shared<Page>();
-        s.deleteCollection(ns, {}, collect(p));
+        s.deleteCollection(ns, {}, opts, collect(p));
         loop.run();
         assert_true(p->called);
         return *p;
@@ -625,18 +626,26 @@ void delete_preconditions_are_checked(void**) {
     registry::DeleteOptions wrongUid;
     wrongUid.uid = "other";
     Deleted d = f.remove(cms, "wire", "c", wrongUid);
-    expectStatus(d.error, 409, "Conflict", nullptr);
-    assert_true(d.error->message.find("Precondition failed: UID in precondition: other, UID in "
-                                      "object meta: " +
-                                      uid) != std::string::npos);
+    expectStatus(d.error, 409, "Conflict",
+                 ("Operation cannot be fulfilled on ConfigMap \"c\": the UID in the "
+                  "precondition (other) does not match the UID in record (" +
+                  uid + "). The object might have been deleted and then recreated")
+                     .c_str());
+    assert_string_equal(d.error->details->kind.c_str(), "ConfigMap");
 
     registry::DeleteOptions wrongRv;
-    wrongRv.resourceVersion = "999";
+    // Compared as strings: a leading zero is another version.
+    wrongRv.resourceVersion = "0" + rv(cm);
     d = f.remove(cms, "wire", "c", wrongRv);
-    expectStatus(d.error, 409, "Conflict", nullptr);
-    assert_true(d.error->message.find("Precondition failed: ResourceVersion in precondition: 999, "
-                                      "ResourceVersion in object meta: " +
-                                      rv(cm)) != std::string::npos);
+    expectStatus(d.error, 409, "Conflict",
+                 ("Operation cannot be fulfilled on ConfigMap \"c\": the ResourceVersion in the "
+                  "precondition (0" +
+                  rv(cm) + ") does not match the ResourceVersion in record (" + rv(cm) +
+                  "). The object might have been modified")
+                     .c_str());
+    // A dry run checks them too.
+    wrongRv.dryRun = true;
+    expectStatus(f.remove(cms, "wire", "c", wrongRv).error, 409, "Conflict", nullptr);
     assert_false(f.get(cms, "wire", "c").error.has_value());
 
     registry::DeleteOptions right;
@@ -669,6 +678,51 @@ void delete_collection_answers_with_the_deleted_objects(void**) {
     assert_false(deleted.error.has_value());
     assert_int_equal(deleted.items.size(), 0);
     assert_int_equal(f.memory.currentRevision(), before);
+}
+
+void dry_run_delete_collection_deletes_nothing(void**) {
+    Fixture f;
+    registry::Store& cms = f.store("", "configmaps");
+    std::string a = f.mustCreate(cms, "one", R"({"metadata":{"name":"a"}})");
+    f.mustCreate(cms, "one", R"({"metadata":{"name":"b"}})");
+    storage::Revision before = f.memory.currentRevision();
+    registry::DeleteOptions dry;
+    dry.dryRun = true;
+    Page deleted = f.deleteCollection(cms, "one", dry);
+    assert_false(deleted.error.has_value());
+    assert_int_equal(deleted.items.size(), 2);
+    assert_string_equal(deleted.items[0].c_str(), a.c_str());
+    assert_int_equal(f.list(cms, "one").items.size(), 2);
+    assert_int_equal(f.memory.currentRevision(), before);
+}
+
+void delete_collection_preconditions_hold_for_every_item_or_nothing_goes(void**) {
+    Fixture f;
+    registry::Store& cms = f.store("", "configmaps");
+    std::string a = f.mustCreate(cms, "one", R"({"metadata":{"name":"a"}})");
+    std::string b = f.mustCreate(cms, "one", R"({"metadata":{"name":"b"}})");
+    storage::Revision before = f.memory.currentRevision();
+    // b's uid: a fails it first, and a is not deleted either.
+    registry::DeleteOptions opts;
+    opts.uid = at(b, {"metadata", "uid"});
+    Page deleted = f.deleteCollection(cms, "one", opts);
+    expectStatus(deleted.error, 409, "Conflict",
+                 ("Operation cannot be fulfilled on ConfigMap \"a\": the UID in the "
+                  "precondition (" +
+                  *opts.uid + ") does not match the UID in record (" + at(a, {"metadata", "uid"}) +
+                  "). The object might have been deleted and then recreated")
+                     .c_str());
+    assert_int_equal(f.list(cms, "one").items.size(), 2);
+    assert_int_equal(f.memory.currentRevision(), before);
+    // Preconditions every item meets: all go.
+    f.mustCreate(cms, "two", R"({"metadata":{"name":"c"}})");
+    std::string c = f.get(cms, "two", "c").object;
+    opts.uid = at(c, {"metadata", "uid"});
+    opts.resourceVersion = rv(c);
+    deleted = f.deleteCollection(cms, "two", opts);
+    assert_false(deleted.error.has_value());
+    assert_int_equal(deleted.items.size(), 1);
+    assert_int_equal(f.list(cms, "two").items.size(), 0);
 }
 
 void list_pages_return_every_object_once(void**) {
@@ -893,6 +947,8 @@ int main() {
         cmocka_unit_test(dry_run_delete_answers_the_same_and_keeps_the_object),
         cmocka_unit_test(delete_preconditions_are_checked),
         cmocka_unit_test(delete_collection_answers_with_the_deleted_objects),
+        cmocka_unit_test(dry_run_delete_collection_deletes_nothing),
+        cmocka_unit_test(delete_collection_preconditions_hold_for_every_item_or_nothing_goes),
         cmocka_unit_test(list_pages_return_every_object_once),
         cmocka_unit_test(a_malformed_continue_token_is_a_bad_request),
         cmocka_unit_test(name_filter_selects_that_object_in_every_namespace),

@@ -43,7 +43,7 @@ void prepareDeployment(json::Value& obj, json::Allocator& a) {
 
 field::Causes validateDeployment(const json::Value& obj) {
     field::Causes out;
-    validateWorkloadSpec(obj, {"deployment", "ReplicaSet", true}, out);
+    validateWorkloadSpec(obj, {"deployment", "ReplicaSet", true, "invalid label selector"}, out);
     std::string_view type = cells::text(obj, {"spec", "strategy", "type"});
     const json::Value* rolling = json::at(obj, {"spec", "strategy", "rollingUpdate"});
     if (type == "Recreate") {

@@ -34,7 +34,7 @@ void prepareReplicaSet(json::Value& obj, json::Allocator& a) {
 field::Causes validateReplicaSet(const json::Value& obj) {
     field::Causes out;
     // kube's ReplicaSet validation says "deployment" here too.
-    validateWorkloadSpec(obj, {"deployment", "ReplicaSet", true}, out);
+    validateWorkloadSpec(obj, {"deployment", "ReplicaSet", true, "invalid label selector"}, out);
     return out;
 }
 

@@ -71,7 +71,7 @@ field::Causes validateStatefulSet(const json::Value& obj) {
         out.push_back(
             field::invalid("spec.updateStrategy", type, "must be 'RollingUpdate' or 'OnDelete'"));
     }
-    validateWorkloadSpec(obj, {"statefulset", "StatefulSet", true}, out);
+    validateWorkloadSpec(obj, {"statefulset", "StatefulSet", true, ""}, out);
     return out;
 }
 

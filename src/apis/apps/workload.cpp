@@ -6,6 +6,7 @@
 
 #include "apis/core/pod_spec.hpp"
 #include "registry/table_cells.hpp"
+#include "registry/validation.hpp"
 
 namespace kube::apis::apps {
 
@@ -25,9 +26,12 @@ bool hasValue(const json::Value* values, std::string_view v) {
 }
 
 bool requirementMatches(const json::Value& req, const json::Value* labels) {
-    std::string_view key = json::stringMember(req, "key");
+    if (!req.IsObject()) {
+        return false;
+    }
+    std::string key(json::stringMember(req, "key"));
     std::string_view op = json::stringMember(req, "operator");
-    const json::Value* label = labels ? json::member(*labels, key) : nullptr;
+    const json::Value* label = labels && labels->IsObject() ? json::member(*labels, key) : nullptr;
     const json::Value* values = json::member(req, "values");
     if (op == "In") {
         return label && hasValue(values, json::view(*label));
@@ -54,30 +58,57 @@ const json::Value* selectorOf(const json::Value& obj) {
 }  // namespace
 
 std::string selectorGoString(const json::Value* selector) {
-    std::string labels = "map[string]string{";
-    const json::Value* ml = selector ? json::member(*selector, "matchLabels") : nullptr;
-    if (ml && ml->IsObject()) {
+    using registry::validation::goQuote;
+    static const json::Value none;
+    const json::Value& sel = selector && selector->IsObject() ? *selector : none;
+    std::string out = "v1.LabelSelector{MatchLabels:map[string]string";
+    if (const json::Value* ml = json::member(sel, "matchLabels"); ml && ml->IsObject()) {
         std::vector<std::pair<std::string_view, std::string_view>> kv;
         for (const auto& m : ml->GetObject()) {
             kv.emplace_back(json::view(m.name), json::view(m.value));
         }
         std::sort(kv.begin(), kv.end());
-        for (const auto& [k, v] : kv) {
-            labels.append(k).append(": ").append(v).append(",");
+        out += "{";
+        for (size_t i = 0; i < kv.size(); i++) {
+            out += (i ? ", " : "") + goQuote(kv[i].first) + ":" + goQuote(kv[i].second);
         }
+        out += "}";
+    } else {
+        out += "(nil)";
     }
-    labels += "}";
-    std::string exprs = "[]LabelSelectorRequirement{";
-    const json::Value* me = selector ? json::member(*selector, "matchExpressions") : nullptr;
-    if (me && me->IsArray()) {
+    out += ", MatchExpressions:[]v1.LabelSelectorRequirement";
+    if (const json::Value* me = json::member(sel, "matchExpressions"); me && me->IsArray()) {
+        out += "{";
+        bool first = true;
         for (const auto& r : me->GetArray()) {
-            exprs += "LabelSelectorRequirement{Key:" + std::string(json::stringMember(r, "key")) +
-                     ",Operator:" + std::string(json::stringMember(r, "operator")) + ",Values:[" +
-                     cells::join(json::member(r, "values"), " ") + "],},";
+            const json::Value& req = r.IsObject() ? r : none;
+            out += std::string(first ? "" : ", ") +
+                   "v1.LabelSelectorRequirement{Key:" + goQuote(json::stringMember(req, "key")) +
+                   ", Operator:" + goQuote(json::stringMember(req, "operator")) +
+                   ", Values:[]string";
+            if (const json::Value* values = json::member(req, "values");
+                values && values->IsArray()) {
+                out += "{";
+                for (rapidjson::SizeType i = 0; i < values->Size(); i++) {
+                    out += (i ? ", " : "") + goQuote(json::view((*values)[i]));
+                }
+                out += "}}";
+            } else {
+                out += "(nil)}";
+            }
+            first = false;
         }
+        out += "}";
+    } else {
+        out += "(nil)";
     }
-    exprs += "}";
-    return "&LabelSelector{MatchLabels:" + labels + ",MatchExpressions:" + exprs + ",}";
+    return out + "}";
+}
+
+bool selectorIsValid(const json::Value* selector) {
+    field::Causes problems;
+    field::validateLabelSelector(selector, "", false, problems);
+    return problems.empty();
 }
 
 bool selectorMatches(const json::Value* selector, const json::Value* labels) {
@@ -109,7 +140,7 @@ void validateSelectorMatchesTemplate(const json::Value& spec, field::Causes& out
                               cells::count(json::member(*selector, "matchExpressions")) ==
                           0;
     const json::Value* labels = json::at(spec, {"template", "metadata", "labels"});
-    if (!everything && !selectorMatches(selector, labels)) {
+    if (!everything && selectorIsValid(selector) && !selectorMatches(selector, labels)) {
         out.push_back(field::invalid("spec.template.metadata.labels", field::goStringMap(labels),
                                      "`selector` does not match template `labels`"));
     }
@@ -126,12 +157,22 @@ void validateWorkloadSpec(const json::Value& obj, const WorkloadRules& rules, fi
     const json::Value* selector = json::member(spec, "selector");
     if (!selector || !selector->IsObject()) {
         out.push_back(field::required("spec.selector"));
-    } else if (cells::count(json::member(*selector, "matchLabels")) +
-                   cells::count(json::member(*selector, "matchExpressions")) ==
-               0) {
+    } else {
+        field::validateLabelSelector(selector, "spec.selector", false, out);
+        if (cells::count(json::member(*selector, "matchLabels")) +
+                cells::count(json::member(*selector, "matchExpressions")) ==
+            0) {
+            out.push_back(
+                field::invalid("spec.selector", field::BadValue::raw(selectorGoString(selector)),
+                               "empty selector is invalid for " + std::string(rules.kind)));
+        }
+    }
+    // LabelSelectorAsSelector fails on what validation reported: then the
+    // template is not matched against it.
+    if (!selectorIsValid(selector) && rules.invalidSelectorDetail) {
         out.push_back(field::invalid("spec.selector",
                                      field::BadValue::raw(selectorGoString(selector)),
-                                     "empty selector is invalid for " + std::string(rules.kind)));
+                                     rules.invalidSelectorDetail));
     }
     validateSelectorMatchesTemplate(spec, out);
     const json::Value* tmpl = json::member(spec, "template");

@@ -19,19 +19,29 @@ namespace field = core::field;
 // selects nothing; an empty one everything (LabelSelectorAsSelector).
 bool selectorMatches(const json::Value* selector, const json::Value* labels);
 
-// A LabelSelector as Go's %v prints it in field errors (gogo String()):
-// "&LabelSelector{MatchLabels:map[string]string{app: web,},MatchExpressions:...}".
+// A LabelSelector as kube's field errors print it (Go's %#v):
+// `v1.LabelSelector{MatchLabels:map[string]string{"app":"web"}, MatchExpressions:
+// []v1.LabelSelectorRequirement(nil)}`; absent or null members are nil.
 std::string selectorGoString(const json::Value* selector);
+
+// Whether metav1.LabelSelectorAsSelector accepts the selector: what
+// ValidateLabelSelector checks (values included) holds. An absent one does.
+bool selectorIsValid(const json::Value* selector);
 
 // The "`selector` does not match template `labels`" check of
 // spec.template.metadata.labels against spec.selector (skipped for an empty
-// selector, which selects everything).
+// selector, which selects everything, and for an invalid one, which
+// LabelSelectorAsSelector refuses).
 void validateSelectorMatchesTemplate(const json::Value& spec, field::Causes& out);
 
 struct WorkloadRules {
     std::string_view kind;          // "deployment": in "empty selector is invalid for deployment"
     std::string_view deadlineKind;  // "ReplicaSet": in "activeDeadlineSeconds in ReplicaSet ..."
     bool hasReplicas = true;
+    // The detail of the spec.selector error when LabelSelectorAsSelector
+    // fails: "invalid label selector" (Deployments, ReplicaSets), ""
+    // (StatefulSets), or none at all (nullptr: DaemonSets).
+    const char* invalidSelectorDetail = nullptr;
 };
 
 // Mirrors the shared part of ValidateDeploymentSpec / ValidateReplicaSetSpec /

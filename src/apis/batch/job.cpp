@@ -89,8 +89,10 @@ field::Causes validateJob(const json::Value& obj) {
     field::Causes out;
     static const json::Value empty(rapidjson::kObjectType);
     const json::Value* spec = json::member(obj, "spec");
-    if (!json::at(obj, {"spec", "selector"})) {
+    if (const json::Value* selector = json::at(obj, {"spec", "selector"}); !selector) {
         out.push_back(field::required("spec.selector"));
+    } else {
+        field::validateLabelSelector(selector, "spec.selector", false, out);
     }
     apps::validateSelectorMatchesTemplate(spec && spec->IsObject() ? *spec : empty, out);
     validateJobSpec(spec, "spec", out);
@@ -179,8 +181,8 @@ registry::KindInfo jobKind() {
     k.defaults = defaultJob;
     k.prepareForCreate = prepareJob;
     k.validate = validateJob;
-    k.selectableFields = {{"metadata.name"}, {"metadata.namespace"},
-                          {"status.successful", "", "0"}};
+    k.selectableFields = {
+        {"metadata.name"}, {"metadata.namespace"}, {"status.successful", "", "0"}};
     return k;
 }
 

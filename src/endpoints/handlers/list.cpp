@@ -1,7 +1,6 @@
-#include <charconv>
-
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/list_stream.hpp"
+#include "registry/validation.hpp"
 
 namespace kube::endpoints {
 
@@ -13,26 +12,43 @@ constexpr size_t kStreamAbove = 128 * 1024;
 
 }  // namespace
 
+bool parseListIntegers(const util::Query& q, int64_t* limit, meta::Status* error) {
+    // In ListOptions' field order: timeoutSeconds, then limit.
+    for (std::string_view name : {"timeoutSeconds", "limit"}) {
+        if (auto v = q.get(name)) {
+            std::string why;
+            std::optional<int64_t> n = util::Query::parseInt(*v, &why);
+            if (!n) {
+                *error = meta::Status::badRequest("strconv.ParseInt: parsing " +
+                                                  registry::validation::goQuote(*v) + ": " + why);
+                return false;
+            }
+            if (name == "limit") {
+                *limit = *n;
+            }
+        }
+    }
+    return true;
+}
+
 // Mirrors handlers.ListResource for a list (watchResource serves watches).
 void listResource(Scope s) {
     registry::ListOptions opts;
-    if (auto limit = s->query.get("limit"); limit && !limit->empty()) {
-        long long n = 0;
-        auto [end, ec] = std::from_chars(limit->data(), limit->data() + limit->size(), n);
-        if (ec != std::errc() || end != limit->data() + limit->size()) {
-            s->fail(meta::Status::badRequest("invalid value for limit: " + *limit));
-            return;
-        }
-        opts.limit = n > 0 ? static_cast<size_t>(n) : 0;
-    }
-    if (auto token = s->query.get("continue")) {
-        opts.continueToken = *token;
-    }
     meta::Status err;
+    // The query's values are converted first, the selectors parsed after.
+    int64_t limit = 0;
+    if (!parseListIntegers(s->query, &limit, &err)) {
+        s->fail(err);
+        return;
+    }
     if (!registry::parseSelectors(s->store.kind(), s->query.get("labelSelector").value_or(""),
                                   s->query.get("fieldSelector").value_or(""), opts, &err)) {
         s->fail(err);
         return;
+    }
+    opts.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
+    if (auto token = s->query.get("continue")) {
+        opts.continueToken = *token;
     }
     if (s->query.has("sendInitialEvents")) {
         s->fail(meta::Status::invalid(

@@ -50,11 +50,12 @@ std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
         s->fail(err);
         return nullptr;
     }
-    // A protobuf body decodes only into the kind's fields: nothing to check.
-    if (*form == InputForm::Protobuf) {
+    SchemaCheck check = checkAgainstSchema(*obj, obj->GetAllocator(), kind.apiVersion(), kind.kind);
+    // A protobuf body decodes only into the kind's fields, of their types:
+    // the walk only parsed its quantities (and rounded its ResourceLists).
+    if (*form == InputForm::Protobuf && !check.typeError) {
         return obj;
     }
-    SchemaCheck check = checkAgainstSchema(*obj, obj->GetAllocator(), kind.apiVersion(), kind.kind);
     std::string cannotHandle = kind.kind + " in version \"" + kind.version +
                                "\" cannot be handled as a " + kind.kind + ": ";
     if (check.typeError) {

@@ -71,6 +71,11 @@ void getScale(Scope s);
 void updateScale(Scope s);
 void patchScale(Scope s);
 
+// The integers of ListOptions (timeoutSeconds, limit) as the parameter codec
+// reads them: a 400 with strconv's message in `error` for one that is not an
+// int64; `limit` gets the limit (0 when absent).
+bool parseListIntegers(const util::Query& q, int64_t* limit, meta::Status* error);
+
 // The dryRun parameter: absent → false, "All" → true, else a 422 in `error`
 // naming `optionsKind` (CreateOptions, UpdateOptions, DeleteOptions), as
 // kube's ValidateDryRun does.

@@ -1,8 +1,8 @@
-#include <charconv>
 #include <random>
 
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/watch_stream.hpp"
+#include "registry/validation.hpp"
 
 namespace kube::endpoints {
 
@@ -27,23 +27,28 @@ meta::Status invalidWatchOptions(std::vector<meta::StatusCause> causes) {
     return meta::Status::invalid({"meta.k8s.io", "ListOptions"}, "", std::move(causes));
 }
 
-std::chrono::milliseconds watchTimeout(const util::Query& q, std::chrono::seconds minTimeout,
-                                       meta::Status* error, bool* ok) {
-    *ok = true;
-    if (auto t = q.get("timeoutSeconds"); t && !t->empty()) {
-        long long n = 0;
-        auto [end, ec] = std::from_chars(t->data(), t->data() + t->size(), n);
-        if (ec != std::errc() || end != t->data() + t->size()) {
-            *error = meta::Status::badRequest("invalid value for timeoutSeconds: " + *t);
-            *ok = false;
-            return {};
+// The watch's timeout as the handler computes it: timeoutSeconds (Go's
+// ParseInt, a 400 otherwise) times a second in int64 nanoseconds, wrapping
+// as Go's Duration does; zero (unset, 0, or a product that wraps to 0) is
+// the default, a random time in [min, 2*min) so that clients do not all
+// reconnect at once; a negative one has already run out.
+std::optional<std::chrono::nanoseconds> watchTimeout(const util::Query& q,
+                                                     std::chrono::seconds minTimeout,
+                                                     meta::Status* error) {
+    int64_t ns = 0;
+    if (auto t = q.get("timeoutSeconds")) {
+        std::string why;
+        std::optional<int64_t> n = util::Query::parseInt(*t, &why);
+        if (!n) {
+            *error = meta::Status::badRequest("strconv.ParseInt: parsing " +
+                                              registry::validation::goQuote(*t) + ": " + why);
+            return std::nullopt;
         }
-        if (n > 0) {
-            return std::chrono::seconds(n);
-        }
+        ns = static_cast<int64_t>(static_cast<uint64_t>(*n) * 1000000000u);
     }
-    // Mirrors the handler's default: a random time in [min, 2*min), so that
-    // clients do not all reconnect at once.
+    if (ns != 0) {
+        return std::chrono::nanoseconds(ns);
+    }
     static thread_local std::minstd_rand rng{std::random_device{}()};
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(minTimeout);
     std::uniform_int_distribution<long long> spread(0, std::max<long long>(ms.count() - 1, 0));
@@ -62,14 +67,13 @@ void watchResource(Scope s, std::chrono::seconds minRequestTimeout) {
         // /watch/namespaces/<ns>/<resource>/<name>: the one object.
         fieldSelector = "metadata.name=" + s->info.name;
     }
-    if (!registry::parseSelectors(s->store.kind(), q.get("labelSelector").value_or(""),
+    // The query's integers are converted before the selectors are parsed.
+    int64_t limit = 0;
+    std::optional<std::chrono::nanoseconds> timeout;
+    if (!parseListIntegers(q, &limit, &err) ||
+        !(timeout = watchTimeout(q, minRequestTimeout, &err)) ||
+        !registry::parseSelectors(s->store.kind(), q.get("labelSelector").value_or(""),
                                   fieldSelector, selectors, &err)) {
-        s->fail(err);
-        return;
-    }
-    bool timeoutOk = true;
-    std::chrono::milliseconds timeout = watchTimeout(q, minRequestTimeout, &err, &timeoutOk);
-    if (!timeoutOk) {
         s->fail(err);
         return;
     }
@@ -100,10 +104,10 @@ void watchResource(Scope s, std::chrono::seconds minRequestTimeout) {
                               "resourceVersionMatch"});
         }
         if (match != "NotOlderThan") {
-            causes.push_back({"FieldValueNotSupported",
-                              "Unsupported value: \"" + match +
-                                  "\": supported values: \"NotOlderThan\"",
-                              "resourceVersionMatch"});
+            causes.push_back(
+                {"FieldValueNotSupported",
+                 "Unsupported value: \"" + match + "\": supported values: \"NotOlderThan\"",
+                 "resourceVersionMatch"});
         }
         if (q.has("continue")) {
             causes.push_back({"FieldValueForbidden",
@@ -129,7 +133,7 @@ void watchResource(Scope s, std::chrono::seconds minRequestTimeout) {
     storage::cacher::Cacher& cacher = *s->store.cacher();
     WatchStart start;
     start.bookmarks = bookmarks;
-    start.timeout = timeout;
+    start.timeout = std::chrono::ceil<std::chrono::milliseconds>(*timeout);
     bool legacyInitial = !sendInitialEvents && (rv.empty() || revision == 0);
     start.initialEvents = legacyInitial || sendInitialEvents.value_or(false);
     start.initialEventsEnd = sendInitialEvents.value_or(false) && bookmarks;
@@ -149,17 +153,22 @@ void watchResource(Scope s, std::chrono::seconds minRequestTimeout) {
         // sendInitialEvents=false without a resourceVersion starts now.
         start.revision = rv.empty() ? cache->revision() : revision;
     }
-    std::string scope = s->store.selectionPrefix(s->info.namespace_, selectors.fieldSelector);
-    auto stream = std::make_shared<WatchStream>(s->store.loop(), cacher, *cache, s->store.kind(),
-                                                std::move(scope), std::move(selectors), s->render,
-                                                start);
     server::HttpResponse resp;
     resp.status = 200;
-    resp.contentType = std::string(s->render.output.form == OutputForm::Protobuf
-                                       ? kProtobufWatchMediaType
-                                       : kJsonMediaType);
-    resp.stream = std::move(stream);
+    resp.contentType = std::string(
+        s->render.output.form == OutputForm::Protobuf ? kProtobufWatchMediaType : kJsonMediaType);
     resp.compressible = false;
+    if (timeout->count() < 0) {
+        // Over before it began: kube's watch ends at once, before (or racing)
+        // its first event.
+        s->respond(std::move(resp));
+        return;
+    }
+    std::string scope = s->store.selectionPrefix(s->info.namespace_, selectors.fieldSelector);
+    auto stream =
+        std::make_shared<WatchStream>(s->store.loop(), cacher, *cache, s->store.kind(),
+                                      std::move(scope), std::move(selectors), s->render, start);
+    resp.stream = std::move(stream);
     s->respond(std::move(resp));
 }
 
