@@ -20,13 +20,11 @@ namespace {
 
 using registry::validation::goQuote;
 
-// kube hands the decoder's error to the client as it is: a 500 without a
-// reason or details.
+// A body that is not DeleteOptions is the client's error: 400 with the
+// decoder's message. (kube-apiserver 1.26 hands the decoder's error on as a
+// 500 without a reason; a 500 would tell clients the server failed.)
 meta::Status decodeFailure(std::string message) {
-    meta::Status s;
-    s.code = 500;
-    s.message = std::move(message);
-    return s;
+    return meta::Status::badRequest(std::move(message));
 }
 
 // Whether kube's meta scheme (metainternalversion/scheme) registers `kind`

@@ -33,7 +33,9 @@ namespace patch = kube::registry::patch;
 
 namespace {
 
-constexpr int kDepth = 10000;
+// As deep as a client can send: the parser's limit, less the levels that wrap
+// the deep value in the tests' documents and patches.
+constexpr int kDepth = json::kMaxNestingDepth - 8;
 
 json::Document parse(std::string_view text) {
     json::Document d;
