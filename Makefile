@@ -240,10 +240,12 @@ fuzz-build: deps $(FUZZ_TARGETS)
 # One target's run: $(1) the target, $(2) its scratch folder, $(3) seconds,
 # $(4) more options (make test's run has a fixed -seed: the same inputs each time).
 # The seeds are copied there first (libFuzzer adds what it finds to the
-# folder it is given); it runs them all, then fuzzes. Prints one line.
+# folder it is given), with the inputs of fixed findings (fuzz/regressions/);
+# it runs them all, then fuzzes. Prints one line.
 define fuzz_run
 n=$$(basename $(1) _fuzzer); run=$(2)/$$n; \
-rm -rf $$run && mkdir -p $$run/corpus $$run/artifacts && cp fuzz/corpus/$$n/* $$run/corpus/; \
+rm -rf $$run && mkdir -p $$run/corpus $$run/artifacts && cp fuzz/corpus/$$n/* $$run/corpus/ && \
+    { [ ! -d fuzz/regressions/$$n ] || cp fuzz/regressions/$$n/* $$run/corpus/; }; \
 if $(FUZZ_ENV) $(1) $(FUZZ_OPTS) $(4) -max_total_time=$(3) -artifact_prefix=$$run/artifacts/ \
         $$run/corpus >$$run/log 2>&1; then \
     echo "fuzz $$n: ok, $$(awk '/stat::number_of_executed_units/ {print $$2}' $$run/log) runs" \

@@ -85,8 +85,10 @@ call(GET => $base) for 1 .. 4;
 sleep 1;
 
 # Each worker holds at most the cap of history, plus the live objects (one
-# 900 KB ConfigMap), plus a little slack for the allocator's own tables.
-my $bound_kib = ($cap + 900 * 1024 + 4 * 1024 * 1024) / 1024;
+# 900 KB ConfigMap), plus slack for the allocator's tables and caches and the
+# last request's buffers (measured +18 to +22 MiB beside a busy suite; main
+# grew by 157 MiB before the cap).
+my $bound_kib = ($cap + 900 * 1024 + 8 * 1024 * 1024) / 1024;
 for my $pid (@workers) {
     my $grew = rss_anon_kib($pid) - $before{$pid};
     diag(sprintf 'worker %d: private memory +%.1f MiB after %d PUTs of 900 KB', $pid,
