@@ -71,7 +71,7 @@ ngx_http_kube_status_for(ngx_uint_t code, ngx_http_kube_loc_conf_t *klcf,
         Status s = Status::badRequest(
             code == NGX_HTTP_LENGTH_REQUIRED ? "Length Required"
             : code == NGX_HTTP_NOT_IMPLEMENTED
-                ? "Not Implemented: unsupported transfer encoding"
+                ? "Unsupported transfer encoding"
                 : "HTTP Version Not Supported");
         s.code = static_cast<int>(code);
         return s;

@@ -148,7 +148,7 @@ is over kube_max_request_body_size
 --- error_code: 501
 --- response_body_json eval
 { kind => 'Status', reason => 'BadRequest', code => 501,
-  message => 'Not Implemented: unsupported transfer encoding' }
+  message => 'Unsupported transfer encoding' }
 
 
 
