@@ -72,6 +72,29 @@ inline std::string_view view(const Value& v) {
     return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view();
 }
 
+// Removes the members of object `obj` for which drop(index, member) holds,
+// in one pass that keeps the others' order: O(n), where erasing them one by
+// one shifts the rest each time.
+template <class Drop>
+void eraseMembersIf(Value& obj, Drop drop) {
+    auto begin = obj.MemberBegin();
+    rapidjson::SizeType n = obj.MemberCount();
+    rapidjson::SizeType kept = 0;
+    for (rapidjson::SizeType i = 0; i < n; ++i) {
+        if (drop(i, static_cast<const Value::Member&>(*(begin + i)))) {
+            continue;
+        }
+        if (kept != i) {
+            (begin + kept)->name.Swap((begin + i)->name);
+            (begin + kept)->value.Swap((begin + i)->value);
+        }
+        ++kept;
+    }
+    if (kept < n) {
+        obj.EraseMember(begin + kept, obj.MemberEnd());
+    }
+}
+
 // Appends `s` to `out` as a JSON string literal (with quotes and escapes).
 void appendQuoted(std::string& out, std::string_view s);
 

@@ -94,20 +94,10 @@ void MemberIndex::compact(json::Value& obj) {
     if (erased_ == 0) {
         return;
     }
-    auto begin = obj.MemberBegin();
-    rapidjson::SizeType kept = 0;
-    for (rapidjson::SizeType i = 0; i < size_; ++i) {
-        if (removed_[i]) {
-            continue;
-        }
-        if (kept != i) {
-            (begin + kept)->name.Swap((begin + i)->name);
-            (begin + kept)->value.Swap((begin + i)->value);
-        }
-        ++kept;
-    }
-    obj.EraseMember(begin + kept, obj.MemberEnd());
-    size_ = kept;
+    json::eraseMembersIf(obj, [&](rapidjson::SizeType i, const json::Value::Member&) {
+        return i < removed_.size() && removed_[i];
+    });
+    size_ = obj.MemberCount();
     erased_ = 0;
     // Built again when next needed.
     indexed_ = false;

@@ -61,22 +61,9 @@ void dropRepeated(DedupFrame& f) {
     if (!f.v->IsObject() || f.dropped.empty()) {
         return;
     }
-    auto begin = f.v->MemberBegin();
-    rapidjson::SizeType n = f.v->MemberCount();
-    rapidjson::SizeType kept = 0;
-    for (rapidjson::SizeType i = 0; i < n; ++i) {
-        if (i < f.dropped.size() && f.dropped[i]) {
-            continue;
-        }
-        if (kept != i) {
-            (begin + kept)->name.Swap((begin + i)->name);
-            (begin + kept)->value.Swap((begin + i)->value);
-        }
-        ++kept;
-    }
-    if (kept < n) {
-        f.v->EraseMember(begin + kept, f.v->MemberEnd());
-    }
+    json::eraseMembersIf(*f.v, [&](rapidjson::SizeType i, const json::Value::Member&) {
+        return i < f.dropped.size() && f.dropped[i];
+    });
 }
 
 // The member just walked (value and all) is done: a repetition replaces the

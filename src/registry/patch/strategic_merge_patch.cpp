@@ -838,28 +838,6 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
                                  mergeKey, isMap, out);
 }
 
-// Removes the members of `obj` that `drop` names, in one pass, keeping the
-// others' order.
-template <typename Drop>
-void eraseMembersIf(json::Value& obj, Drop drop) {
-    auto begin = obj.MemberBegin();
-    rapidjson::SizeType n = obj.MemberCount();
-    rapidjson::SizeType kept = 0;
-    for (rapidjson::SizeType i = 0; i < n; ++i) {
-        if (drop(json::view((begin + i)->name))) {
-            continue;
-        }
-        if (kept != i) {
-            (begin + kept)->name.Swap((begin + i)->name);
-            (begin + kept)->value.Swap((begin + i)->value);
-        }
-        ++kept;
-    }
-    if (kept < n) {
-        obj.EraseMember(begin + kept, obj.MemberEnd());
-    }
-}
-
 // applyRetainKeysDirective.
 Result applyRetainKeys(json::Value& original, const json::Value& patch) {
     const json::Value* retain = json::member(patch, kRetainKeys);
@@ -885,7 +863,9 @@ Result applyRetainKeys(json::Value& original, const json::Value& patch) {
             return bad;
         }
     }
-    eraseMembersIf(original, [&](std::string_view name) { return !isListed(name); });
+    json::eraseMembersIf(original, [&](rapidjson::SizeType, const json::Value::Member& m) {
+        return !isListed(json::view(m.name));
+    });
     return std::nullopt;
 }
 
@@ -1062,7 +1042,9 @@ Result openMap(json::Value& original, const json::Value& patch, const PatchSchem
     if (const json::Value* d = json::member(patch, kDirective)) {
         if (isString(d, kReplace)) {
             original = copyOf(patch, a);
-            eraseMembersIf(original, [](std::string_view name) { return name == kDirective; });
+            json::eraseMembersIf(original, [](rapidjson::SizeType, const json::Value::Member& m) {
+                return json::view(m.name) == kDirective;
+            });
             return std::nullopt;
         }
         if (isString(d, kDelete)) {
