@@ -212,7 +212,8 @@ std::optional<std::string> parse(std::string_view text, Document& doc) {
         rapidjson::MemoryStream ms(text.data(), text.size());
         rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> is(ms);
         rapidjson::Reader reader;
-        rapidjson::ParseResult r = reader.Parse<rapidjson::kParseIterativeFlag>(is, handler);
+        rapidjson::ParseResult r = reader.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag>(
+            is, handler);
         if (!r) {
             if (r.Code() == rapidjson::kParseErrorTermination && handler.tooDeep()) {
                 error = describeChar(text, r.Offset()) + " exceeded max depth";

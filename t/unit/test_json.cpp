@@ -5,6 +5,7 @@
 // serialization, the stored encoding and protobuf) without running out of
 // stack.
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -260,6 +261,29 @@ void kind_and_api_version_must_be_strings(void**) {
         kube::endpoints::decodeObject("null", kube::endpoints::InputForm::Json, kind, &err).get());
 }
 
+// Numbers are read correctly rounded, as Go's strconv.ParseFloat reads them
+// (glibc's strtod is too), however many digits they have; what is written
+// reads back to the same double.
+void numbers_are_read_correctly_rounded(void** /*state*/) {
+    const char* texts[] = {
+        "8888888888888888888888888888888800124759417562692",  // fuzz/regressions/json
+        "0.1000000000000000055511151231257827021181583404541015625",
+        "2.2250738585072011e-308",
+        "1.7976931348623157e308",
+        "9007199254740993.0",
+        "1.00000000000000011102230246251565404236316680908203125",
+    };
+    for (const char* text : texts) {
+        json::Document doc;
+        assert_false(json::parse(text, doc).has_value());
+        assert_true(doc.IsDouble());
+        assert_true(doc.GetDouble() == std::strtod(text, nullptr));
+        json::Document again;
+        assert_false(json::parse(json::serialize(doc), again).has_value());
+        assert_true(again.GetDouble() == doc.GetDouble());
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -274,6 +298,7 @@ int main() {
         cmocka_unit_test(ten_thousand_levels_pass_every_walker),
         cmocka_unit_test(a_level_too_many_is_refused_in_each_form),
         cmocka_unit_test(kind_and_api_version_must_be_strings),
+        cmocka_unit_test(numbers_are_read_correctly_rounded),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
