@@ -165,15 +165,16 @@ try {
     klcf = static_cast<ngx_http_kube_loc_conf_t *>(
         ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
 
+    kube::authz::Attributes attrs =
+        kube::authz::attributesOf(ctx->user, ctx->info);
     kube::authz::Result res =
-        ngx_http_kube_authorizer(klcf->authorization_mode)
-            .authorize(ctx->user, ctx->info);
+        ngx_http_kube_authorizer(klcf->authorization_mode).authorize(attrs);
 
     if (res.decision == kube::authz::Decision::Allow) {
         return NGX_OK;
     }
 
-    std::string msg = kube::authz::forbiddenMessage(ctx->user, ctx->info);
+    std::string msg = kube::authz::forbiddenMessage(attrs);
     if (!res.reason.empty()) {
         msg += ": " + res.reason;
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@ struct UserInfo {
     std::string name;
     std::string uid;
     std::vector<std::string> groups;
+    // Extra attributes an authenticator adds (kube's user.Info.GetExtra):
+    // keys are lowercase, e.g. "authentication.kubernetes.io/pod-name".
+    std::map<std::string, std::vector<std::string>> extra;
 
     bool authenticated() const { return !name.empty(); }
 };

@@ -21,7 +21,7 @@ std::string entryText(X509_NAME_ENTRY* entry) {
 }  // namespace
 
 UserInfo anonymousUser() {
-    return UserInfo{kAnonymousUser, "", {kAllUnauthenticated}};
+    return UserInfo{kAnonymousUser, "", {kAllUnauthenticated}, {}};
 }
 
 UserInfo userFromCertificate(X509* cert) {

@@ -7,7 +7,7 @@ namespace {
 // Mirrors authorizerfactory.alwaysAllowAuthorizer.
 class AlwaysAllow : public Authorizer {
   public:
-    Result authorize(const authn::UserInfo&, const endpoints::RequestInfo&) const override {
+    Result authorize(const Attributes&) const override {
         return {Decision::Allow, ""};
     }
 };
@@ -15,7 +15,7 @@ class AlwaysAllow : public Authorizer {
 // Mirrors authorizerfactory.alwaysDenyAuthorizer.
 class AlwaysDeny : public Authorizer {
   public:
-    Result authorize(const authn::UserInfo&, const endpoints::RequestInfo&) const override {
+    Result authorize(const Attributes&) const override {
         return {Decision::NoOpinion, "Everything is forbidden."};
     }
 };
@@ -36,18 +36,33 @@ std::unique_ptr<Authorizer> makeAuthorizer(Mode mode) {
     return nullptr;
 }
 
-std::string forbiddenMessage(const authn::UserInfo& user, const endpoints::RequestInfo& info) {
-    std::string msg = "User " + quote(user.name) + " cannot " + info.verb;
-    if (!info.isResourceRequest) {
-        return msg + " path " + quote(info.path);
+Attributes attributesOf(const authn::UserInfo& user, const endpoints::RequestInfo& info) {
+    Attributes attrs;
+    attrs.user = user;
+    attrs.verb = info.verb;
+    attrs.isResourceRequest = info.isResourceRequest;
+    attrs.namespace_ = info.namespace_;
+    attrs.apiGroup = info.apiGroup;
+    attrs.apiVersion = info.apiVersion;
+    attrs.resource = info.resource;
+    attrs.subresource = info.subresource;
+    attrs.name = info.name;
+    attrs.path = info.path;
+    return attrs;
+}
+
+std::string forbiddenMessage(const Attributes& attrs) {
+    std::string msg = "User " + quote(attrs.user.name) + " cannot " + attrs.verb;
+    if (!attrs.isResourceRequest) {
+        return msg + " path " + quote(attrs.path);
     }
-    std::string resource = info.resource;
-    if (!info.subresource.empty()) {
-        resource += "/" + info.subresource;
+    std::string resource = attrs.resource;
+    if (!attrs.subresource.empty()) {
+        resource += "/" + attrs.subresource;
     }
-    msg += " resource " + quote(resource) + " in API group " + quote(info.apiGroup);
-    if (!info.namespace_.empty()) {
-        return msg + " in the namespace " + quote(info.namespace_);
+    msg += " resource " + quote(resource) + " in API group " + quote(attrs.apiGroup);
+    if (!attrs.namespace_.empty()) {
+        return msg + " in the namespace " + quote(attrs.namespace_);
     }
     return msg + " at the cluster scope";
 }

@@ -48,7 +48,7 @@ void serve(kube::server::Server& srv, kube::testing::FakeLoop& loop, std::string
     req.method = "GET";
     req.path = path;
     auto info = kube::endpoints::resolveRequestInfo(req.method, req.path, "");
-    kube::authn::UserInfo user{"tester", "", {}};
+    kube::authn::UserInfo user{"tester", "", {}, {}};
     req.info = &info;
     req.user = &user;
     srv.serve(req, [&answer](HttpResponse&& r) {
