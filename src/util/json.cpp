@@ -6,7 +6,10 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/reader.h>
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -83,6 +86,7 @@ class BoundedHandler {
     explicit BoundedHandler(Handler& next) : next_(next) {}
 
     bool tooDeep() const { return tooDeep_; }
+    bool numberTooBig() const { return numberTooBig_; }
 
     bool Null() { return next_.Null(); }
     bool Bool(bool b) { return next_.Bool(b); }
@@ -91,8 +95,37 @@ class BoundedHandler {
     bool Int64(int64_t i) { return next_.Int64(i); }
     bool Uint64(uint64_t u) { return next_.Uint64(u); }
     bool Double(double d) { return next_.Double(d); }
-    bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
-        return next_.RawNumber(s, n, copy);
+    // The reader hands numbers over as text (kParseNumbersAsStringsFlag) and
+    // they are converted here, correctly rounded as Go's strconv does:
+    // integers that fit 64 bits stay integers, the rest become doubles.
+    bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+        const char* end = s + n;
+        if (std::find_if(s, end, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) ==
+            end) {
+            if (*s == '-') {
+                int64_t i = 0;
+                if (std::from_chars(s, end, i).ec == std::errc()) {
+                    return next_.Int64(i);
+                }
+            } else {
+                uint64_t u = 0;
+                if (std::from_chars(s, end, u).ec == std::errc()) {
+                    return next_.Uint64(u);
+                }
+            }
+        }
+        double d = 0;
+        if (std::from_chars(s, end, d).ec == std::errc()) {
+            return next_.Double(d);
+        }
+        // Out of range: past the largest double is an error, as in Go; below
+        // the smallest it is zero (or the nearest subnormal).
+        d = std::strtod(std::string(s, n).c_str(), nullptr);
+        if (std::isinf(d)) {
+            numberTooBig_ = true;
+            return false;
+        }
+        return next_.Double(d);
     }
     bool String(const char* s, rapidjson::SizeType n, bool copy) {
         return valid(s, n) ? next_.String(s, n, copy) : next_.String(fixed_.data(), size(), true);
@@ -134,6 +167,7 @@ class BoundedHandler {
     std::string fixed_;
     int depth_ = 0;
     bool tooDeep_ = false;
+    bool numberTooBig_ = false;
 };
 
 bool isHex4(std::string_view s, size_t i) {
@@ -212,10 +246,13 @@ std::optional<std::string> parse(std::string_view text, Document& doc) {
         rapidjson::MemoryStream ms(text.data(), text.size());
         rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> is(ms);
         rapidjson::Reader reader;
-        rapidjson::ParseResult r = reader.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag>(
-            is, handler);
+        rapidjson::ParseResult r =
+            reader.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag>(
+                is, handler);
         if (!r) {
-            if (r.Code() == rapidjson::kParseErrorTermination && handler.tooDeep()) {
+            if (r.Code() == rapidjson::kParseErrorTermination && handler.numberTooBig()) {
+                error = goMessage(rapidjson::kParseErrorNumberTooBig, text, r.Offset());
+            } else if (r.Code() == rapidjson::kParseErrorTermination && handler.tooDeep()) {
                 error = describeChar(text, r.Offset()) + " exceeded max depth";
             } else {
                 error = goMessage(r.Code(), text, r.Offset());
