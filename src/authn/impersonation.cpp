@@ -1,55 +1,20 @@
 #include "authn/impersonation.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 namespace kube::authn {
 
 namespace {
 
-constexpr std::string_view kUserHeader = "impersonate-user";
-constexpr std::string_view kGroupHeader = "impersonate-group";
-constexpr std::string_view kUidHeader = "impersonate-uid";
-constexpr std::string_view kExtraPrefix = "impersonate-extra-";
+constexpr std::string_view kUserHeader = "Impersonate-User";
+constexpr std::string_view kGroupHeader = "Impersonate-Group";
+constexpr std::string_view kUidHeader = "Impersonate-Uid";
+constexpr std::string_view kExtraPrefix = "Impersonate-Extra-";
 constexpr std::string_view kServiceAccountPrefix = "system:serviceaccount:";
 constexpr std::string_view kAuthenticationGroup = "authentication.k8s.io";
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
-
 bool startsWith(std::string_view s, std::string_view prefix) {
     return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
-}
-
-int hexValue(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-// url.PathUnescape, or the key unchanged when it is not a valid escape (kube's
-// unescapeExtraKey).
-std::string unescapeExtraKey(const std::string& key) {
-    std::string out;
-    out.reserve(key.size());
-    for (size_t i = 0; i < key.size(); i++) {
-        if (key[i] != '%') {
-            out += key[i];
-            continue;
-        }
-        if (i + 2 >= key.size() || hexValue(key[i + 1]) < 0 || hexValue(key[i + 2]) < 0) {
-            return key;
-        }
-        out += static_cast<char>(hexValue(key[i + 1]) * 16 + hexValue(key[i + 2]));
-        i += 2;
-    }
-    return out;
 }
 
 // serviceaccount.SplitUsername: "system:serviceaccount:<ns>:<name>", both
@@ -100,15 +65,15 @@ std::string describe(const ImpersonationRequest& r) {
 }  // namespace
 
 bool isImpersonationHeader(std::string_view name) {
-    std::string n = lower(name);
-    return n == kUserHeader || n == kGroupHeader || n == kUidHeader || startsWith(n, kExtraPrefix);
+    return headerNameEquals(name, kUserHeader) || headerNameEquals(name, kGroupHeader) ||
+           headerNameEquals(name, kUidHeader) || headerNameHasPrefix(name, kExtraPrefix);
 }
 
 ImpersonationParse parseImpersonation(const std::vector<Header>& headers) {
     ImpersonationParse out;
     // Go's Header.Get: the first value; an empty one is no user.
     for (const auto& [name, value] : headers) {
-        if (lower(name) == kUserHeader) {
+        if (headerNameEquals(name, kUserHeader)) {
             if (!value.empty()) {
                 ImpersonationRequest r;
                 if (splitServiceAccount(value, &r.namespace_, &r.name)) {
@@ -125,24 +90,24 @@ ImpersonationParse parseImpersonation(const std::vector<Header>& headers) {
     bool hasUser = !out.requests.empty();
     bool others = false;
     for (const auto& [name, value] : headers) {
-        if (lower(name) == kGroupHeader) {
+        if (headerNameEquals(name, kGroupHeader)) {
             others = true;
             out.requests.push_back({ImpersonationRequest::Kind::Group, "", std::string(value), ""});
         }
     }
     for (const auto& [name, value] : headers) {
-        std::string n = lower(name);
-        if (startsWith(n, kExtraPrefix)) {
+        if (headerNameHasPrefix(name, kExtraPrefix)) {
             others = true;
             out.requests.push_back({ImpersonationRequest::Kind::UserExtra, "", std::string(value),
-                                    unescapeExtraKey(n.substr(kExtraPrefix.size()))});
+                                    extraKeyOf(name.substr(kExtraPrefix.size()))});
         }
     }
     for (const auto& [name, value] : headers) {
-        if (lower(name) == kUidHeader) {
+        if (headerNameEquals(name, kUidHeader)) {
             if (!value.empty()) {
                 others = true;
-                out.requests.push_back({ImpersonationRequest::Kind::Uid, "", std::string(value), ""});
+                out.requests.push_back(
+                    {ImpersonationRequest::Kind::Uid, "", std::string(value), ""});
             }
             break;
         }
@@ -199,7 +164,8 @@ UserInfo impersonatedUser(const std::vector<ImpersonationRequest>& requests) {
             case ImpersonationRequest::Kind::ServiceAccount:
                 user.name = std::string(kServiceAccountPrefix) + r.namespace_ + ":" + r.name;
                 if (!groupsSpecified) {
-                    user.groups = {"system:serviceaccounts", "system:serviceaccounts:" + r.namespace_};
+                    user.groups = {"system:serviceaccounts",
+                                   "system:serviceaccounts:" + r.namespace_};
                 }
                 break;
             case ImpersonationRequest::Kind::User:

@@ -3,9 +3,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
+#include "authn/headers.hpp"
 #include "authn/user.hpp"
 #include "authz/authorizer.hpp"
 
@@ -22,9 +22,6 @@ struct ImpersonationRequest {
     std::string name;        // the user, account, group, extra value or uid
     std::string extraKey;    // UserExtra: the key, lowercased and unescaped
 };
-
-// A request header as received: its name in any case, its value.
-using Header = std::pair<std::string_view, std::string_view>;
 
 struct ImpersonationParse {
     std::vector<ImpersonationRequest> requests;  // empty: no impersonation
