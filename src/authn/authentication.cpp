@@ -12,6 +12,18 @@ bool isSpace(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
+// utilerrors.NewAggregate's message: one error as it is, more in brackets.
+std::string aggregate(const std::vector<std::string>& errors) {
+    if (errors.size() == 1) {
+        return errors[0];
+    }
+    std::string out = "[";
+    for (size_t i = 0; i < errors.size(); i++) {
+        out += (i ? ", " : "") + errors[i];
+    }
+    return out + "]";
+}
+
 // One step of the token union: authenticator `i` onwards.
 struct UnionState {
     std::string token;
@@ -122,17 +134,7 @@ void Authentication::authenticateToken(std::string_view token,
             state->done(AuthResult::notMine());
             return;
         }
-        std::string all;
-        if (state->errors.size() == 1) {
-            all = state->errors[0];
-        } else {
-            all = "[";
-            for (size_t k = 0; k < state->errors.size(); k++) {
-                all += (k ? ", " : "") + state->errors[k];
-            }
-            all += "]";
-        }
-        state->done(AuthResult::failed(all));
+        state->done(AuthResult::failed(aggregate(state->errors)));
     };
     // The step function lives as long as a pending callback holds it.
     auto keep = step;
@@ -159,11 +161,7 @@ void Authentication::authenticateRequest(const RequestCredentials& creds,
         if (token) {
             errors.push_back(kInvalidBearerToken);
         }
-        if (errors.empty()) {
-            done(AuthResult::notMine());
-        } else {
-            done(AuthResult::failed(errors.size() == 1 ? errors[0] : "[" + errors[0] + ", " + errors[1] + "]"));
-        }
+        done(errors.empty() ? AuthResult::notMine() : AuthResult::failed(aggregate(errors)));
         return;
     }
     authenticateToken(*token, {}, [errors, done = std::move(done)](AuthResult&& r) mutable {
@@ -173,11 +171,11 @@ void Authentication::authenticateRequest(const RequestCredentials& creds,
             return;
         }
         // bearertoken: a token no authenticator took is an error of its own
-        errors.push_back(r.outcome == AuthResult::Outcome::Failed
-                             ? std::string(kInvalidBearerToken) + ", " + r.error
-                             : kInvalidBearerToken);
-        std::string all = errors.size() == 1 ? errors[0] : errors[0] + ", " + errors[1];
-        done(AuthResult::failed("[" + all + "]"));
+        errors.push_back(kInvalidBearerToken);
+        if (r.outcome == AuthResult::Outcome::Failed) {
+            errors.push_back(r.error);
+        }
+        done(AuthResult::failed(aggregate(errors)));
     });
 }
 
