@@ -84,6 +84,79 @@ void finishMember(DedupFrame& f) {
 
 }  // namespace
 
+namespace {
+
+// A scalar as the parser would have produced it, into `out`.
+void emitScalar(const json::Value& v, json::Document& out) {
+    if (v.IsString()) {
+        out.String(v.GetString(), v.GetStringLength(), true);
+    } else if (v.IsBool()) {
+        out.Bool(v.GetBool());
+    } else if (v.IsUint()) {
+        out.Uint(v.GetUint());
+    } else if (v.IsInt()) {
+        out.Int(v.GetInt());
+    } else if (v.IsUint64()) {
+        out.Uint64(v.GetUint64());
+    } else if (v.IsInt64()) {
+        out.Int64(v.GetInt64());
+    } else if (v.IsNumber()) {
+        out.Double(v.GetDouble());
+    } else {
+        out.Null();
+    }
+}
+
+// The walk of copyValue, as RapidJSON's parser builds a document: each
+// object and array is allocated once at its final size (AddMember would
+// give every object room for 16 members).
+struct CopyWalk {
+    const json::Value& v;
+    CopyFilter filter;
+
+    bool operator()(json::Document& out) const {
+        struct Frame {
+            const json::Value* src;
+            rapidjson::SizeType next;
+            rapidjson::SizeType kept;
+        };
+        std::vector<Frame> stack;
+        auto open = [&](const json::Value& c) {
+            c.IsObject() ? out.StartObject() : out.StartArray();
+            stack.push_back({&c, 0, 0});
+        };
+        open(v);
+        while (!stack.empty()) {
+            Frame& f = stack.back();
+            bool object = f.src->IsObject();
+            rapidjson::SizeType n = object ? f.src->MemberCount() : f.src->Size();
+            if (f.next == n) {
+                object ? out.EndObject(f.kept) : out.EndArray(f.kept);
+                stack.pop_back();
+                continue;
+            }
+            rapidjson::SizeType i = f.next++;
+            const json::Value& child = object ? (f.src->MemberBegin() + i)->value : (*f.src)[i];
+            if ((object && filter.nulls && child.IsNull()) || isDirective(child, filter)) {
+                continue;
+            }
+            ++f.kept;
+            if (object) {
+                const json::Value& name = (f.src->MemberBegin() + i)->name;
+                out.Key(name.GetString(), name.GetStringLength(), true);
+            }
+            if (child.IsObject() || child.IsArray()) {
+                open(child);  // `f` is not used after this
+            } else {
+                emitScalar(child, out);
+            }
+        }
+        return true;
+    }
+};
+
+}  // namespace
+
 std::optional<json::Value> copyValue(const json::Value& v, json::Allocator& a, CopyFilter filter) {
     if (isDirective(v, filter)) {
         return std::nullopt;
@@ -91,48 +164,13 @@ std::optional<json::Value> copyValue(const json::Value& v, json::Allocator& a, C
     if (!v.IsObject() && !v.IsArray()) {
         return json::Value(v, a);
     }
-    struct Frame {
-        const json::Value* src;
-        rapidjson::SizeType next;
-        json::Value out;
-    };
-    std::vector<Frame> stack;
-    stack.push_back({&v, 0, json::Value(v.GetType())});
-    while (true) {
-        Frame& f = stack.back();
-        bool object = f.src->IsObject();
-        rapidjson::SizeType n = object ? f.src->MemberCount() : f.src->Size();
-        if (f.next == n) {
-            json::Value done(std::move(f.out));
-            stack.pop_back();
-            if (stack.empty()) {
-                return std::optional<json::Value>(std::move(done));
-            }
-            Frame& parent = stack.back();
-            if (parent.src->IsObject()) {
-                const json::Value& name = (parent.src->MemberBegin() + (parent.next - 1))->name;
-                parent.out.AddMember(json::Value(name, a), done, a);
-            } else {
-                parent.out.PushBack(done, a);
-            }
-            continue;
-        }
-        rapidjson::SizeType i = f.next++;
-        const json::Value& child = object ? (f.src->MemberBegin() + i)->value : (*f.src)[i];
-        if ((object && filter.nulls && child.IsNull()) || isDirective(child, filter)) {
-            continue;
-        }
-        if (child.IsObject() || child.IsArray()) {
-            stack.push_back({&child, 0, json::Value(child.GetType())});
-            continue;
-        }
-        json::Value copy(child, a);
-        if (object) {
-            f.out.AddMember(json::Value((f.src->MemberBegin() + i)->name, a), copy, a);
-        } else {
-            f.out.PushBack(copy, a);
-        }
-    }
+    // Built in `a`, which the document only borrows.
+    json::Document out(&a);
+    CopyWalk walk{v, filter};
+    out.Populate(walk);
+    json::Value copy;
+    copy.Swap(out);
+    return std::optional<json::Value>(std::move(copy));
 }
 
 std::string childPath(const std::string& path, std::string_view key) {

@@ -1,5 +1,6 @@
 #include "registry/patch/strategic_merge_patch.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -7,6 +8,7 @@
 #include "registry/patch/go_format.hpp"
 #include "registry/patch/member_index.hpp"
 #include "registry/patch/patch_document.hpp"
+#include "registry/patch/scalar_ids.hpp"
 #include "registry/patch/scalar_key.hpp"
 
 namespace kube::registry::patch {
@@ -26,8 +28,7 @@ constexpr std::string_view kSetElementOrder = "$setElementOrder";
 constexpr std::string_view kMapType = "map[string]interface {}";
 
 using Result = std::optional<Error>;
-// Values owned by the patched document's allocator, and views of values.
-using Items = std::vector<json::Value>;
+// Views of values.
 using Refs = std::vector<const json::Value*>;
 
 Error badRequest(std::string message) {
@@ -82,35 +83,8 @@ Refs refs(const json::Value& array) {
     return out;
 }
 
-Refs refs(const Items& items) {
-    Refs out;
-    out.reserve(items.size());
-    for (const json::Value& v : items) {
-        out.push_back(&v);
-    }
-    return out;
-}
-
 json::Value copyOf(const json::Value& v, json::Allocator& a) {
     return *copyValue(v, a);
-}
-
-Items copies(const Refs& from, json::Allocator& a) {
-    Items out;
-    out.reserve(from.size());
-    for (const json::Value* v : from) {
-        out.push_back(copyOf(*v, a));
-    }
-    return out;
-}
-
-json::Value toArray(Items& items, json::Allocator& a) {
-    json::Value out(rapidjson::kArrayType);
-    out.Reserve(static_cast<rapidjson::SizeType>(items.size()), a);
-    for (json::Value& v : items) {
-        out.PushBack(v, a);
-    }
-    return out;
 }
 
 // A patch object's members by name, looked up once it is wide.
@@ -146,42 +120,166 @@ class PatchMembers {
     bool built_ = false;
 };
 
-// The values of a list that Go's == can match, found by value: where each
-// is first, or whether one is there.
-class ValueIndex {
+// What the list code compares an item by, as ids of the merge's ScalarIds.
+// `order` is what index() compares: the item itself, or for lists of
+// objects its merge key (a missing key and a non-object are nil). `match`
+// is what findMapInSliceBasedOnKeyValue compares: the merge key, kNone
+// when it is missing. Worked out once per item, they travel with it.
+struct Keys {
+    int order = ScalarIds::kNone;
+    int match = ScalarIds::kNone;
+    bool object = false;
+    // For lists of objects: the item has the merge key, a $patch member,
+    // a {"$patch": "delete"}.
+    bool hasKey = false;
+    bool directive = false;
+    bool deletes = false;
+};
+
+// The Keys of `item` but its ids, and in `*key` the value they are the
+// ids of (nullptr: nil).
+void shapeOf(const json::Value& item, std::string_view mergeKey, bool isMap, Keys* k,
+             const json::Value** key) {
+    k->object = item.IsObject();
+    if (!isMap) {
+        *key = &item;
+        return;
+    }
+    *key = nullptr;
+    if (!k->object) {
+        return;
+    }
+    // The first member of each name, as RapidJSON finds it, in one pass.
+    const json::Value* d = nullptr;
+    for (const auto& m : item.GetObject()) {
+        std::string_view name = json::view(m.name);
+        if (!*key && name == mergeKey) {
+            *key = &m.value;
+        } else if (!d && name == kDirective) {
+            d = &m.value;
+        }
+    }
+    k->hasKey = *key != nullptr;
+    k->directive = d != nullptr;
+    k->deletes = isString(d, kDelete);
+}
+
+void setIds(Keys* k, int id, bool isMap) {
+    k->order = id;
+    k->match = !isMap || k->hasKey ? id : ScalarIds::kNone;
+}
+
+Keys keysOf(const json::Value& item, std::string_view mergeKey, bool isMap, ScalarIds& ids) {
+    Keys k;
+    const json::Value* key = nullptr;
+    shapeOf(item, mergeKey, isMap, &k, &key);
+    setIds(&k, ids.of(key), isMap);
+    return k;
+}
+
+// The Keys of `n` items, item(i) each: the values are hashed first, so
+// that the table slots of the next few can be loaded while one is interned.
+constexpr size_t kPrefetchAhead = 8;
+
+template <typename ItemAt>
+void keysOfAll(size_t n, ItemAt item, std::string_view mergeKey, bool isMap, ScalarIds& ids,
+               Keys* out) {
+    constexpr size_t kAhead = kPrefetchAhead;
+    std::vector<const json::Value*> values(n);
+    std::vector<uint64_t> hashes(n);
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = Keys();
+        shapeOf(item(i), mergeKey, isMap, &out[i], &values[i]);
+        hashes[i] = ScalarIds::hash(values[i]);
+    }
+    ids.reserve(static_cast<size_t>(ids.count()) + n);
+    for (size_t i = 0; i < n; ++i) {
+        if (i + kAhead < n) {
+            ids.prefetch(hashes[i + kAhead]);
+        }
+        setIds(&out[i], ids.of(values[i], hashes[i]), isMap);
+    }
+}
+
+// A list of values owned by the patched document's allocator, each with
+// its Keys for one merge key and kind of list.
+struct Item {
+    json::Value value;
+    Keys keys;
+};
+using Items = std::vector<Item>;
+
+// A list seen in place (the live object's, the patch's), with its Keys.
+struct KeyedRefs {
+    Refs refs;
+    std::vector<Keys> keys;
+};
+
+KeyedRefs keyed(Refs l, std::string_view mergeKey, bool isMap, ScalarIds& ids) {
+    KeyedRefs out{std::move(l), {}};
+    out.keys.resize(out.refs.size());
+    keysOfAll(
+        out.refs.size(), [&](size_t i) -> const json::Value& { return *out.refs[i]; }, mergeKey,
+        isMap, ids, out.keys.data());
+    return out;
+}
+
+// The items' Keys worked out again, for another merge key or kind.
+void rekey(Items& items, std::string_view mergeKey, bool isMap, ScalarIds& ids) {
+    std::vector<Keys> keys(items.size());
+    keysOfAll(
+        items.size(), [&](size_t i) -> const json::Value& { return items[i].value; }, mergeKey,
+        isMap, ids, keys.data());
+    for (size_t i = 0; i < items.size(); ++i) {
+        items[i].keys = keys[i];
+    }
+}
+
+Items copies(const KeyedRefs& from, json::Allocator& a) {
+    Items out;
+    out.reserve(from.refs.size());
+    for (size_t i = 0; i < from.refs.size(); ++i) {
+        out.push_back({copyOf(*from.refs[i], a), from.keys[i]});
+    }
+    return out;
+}
+
+json::Value toArray(Items& items, json::Allocator& a) {
+    json::Value out(rapidjson::kArrayType);
+    out.Reserve(static_cast<rapidjson::SizeType>(items.size()), a);
+    for (Item& i : items) {
+        out.PushBack(i.value, a);
+    }
+    return out;
+}
+
+// index() over a whole list at once: the first position of each `order`
+// id, so that an item's place is a vector lookup (kube scans the list
+// each time).
+class Positions {
   public:
-    // `values[i]` for each position i (nullptr: nil).
-    explicit ValueIndex(std::vector<const json::Value*> values) : values_(std::move(values)) {
-        index_.reserve(values_.size());
-        for (size_t i = 0; i < values_.size(); ++i) {
-            add(static_cast<int>(i));
+    explicit Positions(const std::vector<Keys>& l) {
+        for (size_t i = 0; i < l.size(); ++i) {
+            int id = l[i].order;
+            if (id < 0) {
+                continue;
+            }
+            if (static_cast<size_t>(id) >= first_.size()) {
+                first_.resize(static_cast<size_t>(id) + 1, -1);
+            }
+            if (first_[id] < 0) {
+                first_[id] = static_cast<int>(i);
+            }
         }
     }
 
-    // The first position holding `v`, or -1.
-    int find(const json::Value* v) const {
-        if (!isGoScalar(v)) {
-            return -1;
-        }
-        return index_.find(goScalarHash(v), [&](int h) { return goScalarEqual(values_[h], v); });
-    }
-
-    // Appends a position holding `v`.
-    void append(const json::Value* v) {
-        values_.push_back(v);
-        add(static_cast<int>(values_.size() - 1));
+    // index(l, item): the first position of an item with these keys, or -1.
+    int of(const Keys& k) const {
+        return k.order >= 0 && static_cast<size_t>(k.order) < first_.size() ? first_[k.order] : -1;
     }
 
   private:
-    void add(int i) {
-        const json::Value* v = values_[i];
-        if (isGoScalar(v) && find(v) < 0) {
-            index_.insert(goScalarHash(v), i);
-        }
-    }
-
-    std::vector<const json::Value*> values_;
-    FlatIndex index_;
+    std::vector<int> first_;
 };
 
 std::string goStrings(const std::vector<std::string>& s) {
@@ -228,72 +326,39 @@ std::optional<std::string> extractKey(std::string_view s, std::string_view prefi
     return std::string(s.substr(slash + 1));
 }
 
-// What index() compares: an item itself, or for objects its merge key value
-// (a missing key, a null and a non-object all count as Go's nil).
-const json::Value* orderValue(const json::Value& item, std::string_view mergeKey, bool isMap) {
-    if (!isMap) {
-        return &item;
-    }
-    return item.IsObject() ? json::member(item, mergeKey) : nullptr;
-}
-
-// index() over a whole list at once: where each value is first found, so
-// that an item's place is a hash lookup (kube scans the list each time).
-class Positions {
-  public:
-    Positions(const Refs& l, std::string_view mergeKey, bool isMap)
-        : mergeKey_(mergeKey), isMap_(isMap), values_(orderValues(l, mergeKey, isMap)) {}
-
-    // index(l, item): the first position of `item`'s value, or -1.
-    int of(const json::Value& item) const {
-        return values_.find(orderValue(item, mergeKey_, isMap_));
-    }
-
-  private:
-    static std::vector<const json::Value*> orderValues(const Refs& l, std::string_view mergeKey,
-                                                       bool isMap) {
-        std::vector<const json::Value*> out;
-        out.reserve(l.size());
-        for (const json::Value* v : l) {
-            out.push_back(orderValue(*v, mergeKey, isMap));
-        }
-        return out;
-    }
-
-    std::string_view mergeKey_;
-    bool isMap_;
-    ValueIndex values_;
-};
-
 // findMapInSliceBasedOnKeyValue over a whole list of objects at once: the
 // first object whose merge key is present with a value, and the first item
 // that is not an object (kube's scan fails there unless it found the value
 // first).
 class KeyedItems {
   public:
-    KeyedItems(const Refs& l, std::string_view key) : key_(key), keys_({}) {
-        for (size_t i = 0; i < l.size(); ++i) {
-            append(*l[i]);
+    explicit KeyedItems(const std::vector<Keys>& l) {
+        for (const Keys& k : l) {
+            append(k);
         }
     }
-    KeyedItems(const KeyedItems&) = delete;
-    KeyedItems& operator=(const KeyedItems&) = delete;
 
     // An item after the others.
-    void append(const json::Value& item) {
-        if (notMap_ < 0 && !item.IsObject()) {
+    void append(const Keys& k) {
+        if (notMap_ < 0 && !k.object) {
             notMap_ = size_;
         }
         // An absent key, and every item after one that is not an object,
         // is never found: nothing is a match for an invalid value.
-        const json::Value* v = notMap_ < 0 ? json::member(item, key_) : nullptr;
-        keys_.append(v ? v : &invalid_);
+        if (notMap_ < 0 && k.match >= 0) {
+            if (static_cast<size_t>(k.match) >= first_.size()) {
+                first_.resize(static_cast<size_t>(k.match) + 1, -1);
+            }
+            if (first_[k.match] < 0) {
+                first_[k.match] = size_;
+            }
+        }
         ++size_;
     }
 
-    // The index of the first object whose key is `value`, or -1.
-    Result find(const json::Value& value, int* index) const {
-        *index = keys_.find(&value);
+    // The index of the first object whose key has id `match`, or -1.
+    Result find(int match, int* index) const {
+        *index = match >= 0 && static_cast<size_t>(match) < first_.size() ? first_[match] : -1;
         if (*index < 0 && notMap_ >= 0) {
             return other("value for key " + std::to_string(notMap_) + " is not a map");
         }
@@ -301,12 +366,9 @@ class KeyedItems {
     }
 
   private:
-    std::string_view key_;
-    ValueIndex keys_;
+    std::vector<int> first_;
     int size_ = 0;
     int notMap_ = -1;
-    // Stands for a missing key: an object, equal to nothing.
-    const json::Value invalid_{rapidjson::kObjectType};
 };
 
 // Go's sort.SliceStable, step for step: insertion-sorted blocks of 20, then
@@ -466,38 +528,68 @@ std::string goLists(const std::vector<Refs>& lists) {
     return out + "]";
 }
 
-// sliceElementType: the one Go type of every item of the lists.
-Result sliceElementType(const std::vector<Refs>& lists, std::string* type) {
-    std::optional<std::string> prev;
-    for (const Refs& l : lists) {
-        for (const json::Value* v : l) {
-            std::string t = goTypeName(*v);
+// Which of Go's types goTypeName() names `v` by, without building the name.
+int goKind(const json::Value& v) {
+    if (v.IsObject()) {
+        return 1;
+    }
+    if (v.IsArray()) {
+        return 2;
+    }
+    if (v.IsString()) {
+        return 3;
+    }
+    if (v.IsBool()) {
+        return 4;
+    }
+    if (v.IsInt64() || v.IsUint64()) {
+        return 5;
+    }
+    return v.IsNumber() ? 6 : 0;
+}
+
+// sliceElementType: the one Go type of every item of the two lists.
+Result sliceElementType(const Refs& first, const Refs& second, std::string* type) {
+    const json::Value* prev = nullptr;
+    for (const Refs* l : {&first, &second}) {
+        for (const json::Value* v : *l) {
             if (!prev) {
-                prev = t;
+                prev = v;
                 if (v->IsArray()) {
                     return Error{Error::Kind::Unprocessable, "lists of lists are not supported"};
                 }
-            } else if (*prev != t) {
-                return other("list element types are not identical: " + goLists(lists));
+            } else if (goKind(*prev) != goKind(*v)) {
+                return other("list element types are not identical: " + goLists({first, second}));
             }
         }
     }
     if (!prev) {
         return other("no elements in any of the given slices");
     }
-    *type = *prev;
+    *type = goTypeName(*prev);
     return std::nullopt;
 }
 
-Result validateMergeKeyInLists(std::string_view mergeKey, const std::vector<Refs>& lists) {
-    for (const Refs& l : lists) {
-        for (const json::Value* item : l) {
-            if (!item->IsObject()) {
-                return badArgType(kMapType, *item);
-            }
-            if (!json::member(*item, mergeKey)) {
-                return noMergeKey(*item, mergeKey);
-            }
+// validateMergeKeyInLists for one list.
+Result validateMergeKeys(std::string_view mergeKey, const Items& items) {
+    for (const Item& i : items) {
+        if (!i.keys.object) {
+            return badArgType(kMapType, i.value);
+        }
+        if (!i.keys.hasKey) {
+            return noMergeKey(i.value, mergeKey);
+        }
+    }
+    return std::nullopt;
+}
+
+Result validateMergeKeys(std::string_view mergeKey, const KeyedRefs& l) {
+    for (size_t i = 0; i < l.refs.size(); ++i) {
+        if (!l.keys[i].object) {
+            return badArgType(kMapType, *l.refs[i]);
+        }
+        if (!l.keys[i].hasKey) {
+            return noMergeKey(*l.refs[i], mergeKey);
         }
     }
     return std::nullopt;
@@ -507,35 +599,60 @@ bool isDeleteItem(const json::Value& v) {
     return v.IsObject() && isString(json::member(v, kDirective), kDelete);
 }
 
+// sort.SliceStable with normalizeSliceOrder's predicate. While every item
+// is in the order list the predicate is a strict weak order, and any stable
+// sort by place gives Go's result; sorted input needs no sort at all.
+void sortByPlace(std::vector<GoStableSort::Entry>& entries) {
+    bool placed = true;
+    bool sorted = true;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        placed = placed && entries[i].rank >= 0;
+        sorted = sorted && (i == 0 || entries[i - 1].rank <= entries[i].rank);
+    }
+    if (placed && sorted) {
+        return;
+    }
+    if (placed) {
+        std::stable_sort(entries.begin(), entries.end(),
+                         [](const auto& x, const auto& y) { return x.rank < y.rank; });
+        return;
+    }
+    GoStableSort(entries).run();
+}
+
 // normalizeSliceOrder: `toSort` in the order of `order` (items it lacks
 // where Go's sort leaves them), objects marked for deletion last.
-Result normalizeSliceOrder(Items& toSort, const Refs& order, std::string_view mergeKey,
+Result normalizeSliceOrder(Items& toSort, const KeyedRefs& order, std::string_view mergeKey,
                            bool isMap) {
     Items toDelete;
     if (isMap) {
-        if (auto e = validateMergeKeyInLists(mergeKey, {refs(toSort), order})) {
+        if (auto e = validateMergeKeys(mergeKey, toSort)) {
+            return e;
+        }
+        if (auto e = validateMergeKeys(mergeKey, order)) {
             return e;
         }
         Items keep;
-        for (json::Value& v : toSort) {
-            (isDeleteItem(v) ? toDelete : keep).push_back(std::move(v));
+        keep.reserve(toSort.size());
+        for (Item& i : toSort) {
+            (i.keys.deletes ? toDelete : keep).push_back(std::move(i));
         }
         toSort = std::move(keep);
     }
-    Positions places(order, mergeKey, isMap);
+    Positions places(order.keys);
     std::vector<GoStableSort::Entry> entries;
     entries.reserve(toSort.size());
     for (size_t i = 0; i < toSort.size(); ++i) {
-        entries.push_back({places.of(toSort[i]), static_cast<int>(i)});
+        entries.push_back({places.of(toSort[i].keys), static_cast<int>(i)});
     }
-    GoStableSort(entries).run();
+    sortByPlace(entries);
     Items sorted;
     sorted.reserve(toSort.size() + toDelete.size());
     for (const GoStableSort::Entry& e : entries) {
         sorted.push_back(std::move(toSort[e.pos]));
     }
-    for (json::Value& v : toDelete) {
-        sorted.push_back(std::move(v));
+    for (Item& i : toDelete) {
+        sorted.push_back(std::move(i));
     }
     toSort = std::move(sorted);
     return std::nullopt;
@@ -543,8 +660,8 @@ Result normalizeSliceOrder(Items& toSort, const Refs& order, std::string_view me
 
 // normalizeElementOrder: patch items in the patch's order, the others in
 // the live object's, then interleaved (mergeSortedSlice).
-Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& patchOrder,
-                             const Refs& serverOrder, std::string_view mergeKey, bool isMap,
+Result normalizeElementOrder(Items patchItems, Items serverOnly, const KeyedRefs& patchOrder,
+                             const KeyedRefs& serverOrder, std::string_view mergeKey, bool isMap,
                              Items* out) {
     if (auto e = normalizeSliceOrder(patchItems, patchOrder, mergeKey, isMap)) {
         return e;
@@ -553,68 +670,56 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const Refs& pat
         return e;
     }
     // Each item's place in the live list, looked up once.
-    Positions places(serverOrder, mergeKey, isMap);
-    std::vector<int> left;
-    left.reserve(serverOnly.size());
-    for (const json::Value& v : serverOnly) {
-        left.push_back(places.of(v));
-    }
-    std::vector<int> right;
-    right.reserve(patchItems.size());
-    for (const json::Value& v : patchItems) {
-        right.push_back(places.of(v));
-    }
+    Positions places(serverOrder.keys);
     out->clear();
     out->reserve(serverOnly.size() + patchItems.size());
     size_t i = 0;
     size_t j = 0;
+    int li = i < serverOnly.size() ? places.of(serverOnly[i].keys) : -1;
+    int ri = j < patchItems.size() ? places.of(patchItems[j].keys) : -1;
     while (i < serverOnly.size() || j < patchItems.size()) {
-        if (i >= serverOnly.size()) {
-            out->push_back(std::move(patchItems[j++]));
-        } else if (j >= patchItems.size()) {
+        bool left = j >= patchItems.size() || (i < serverOnly.size() && li >= 0 && ri >= 0 && li < ri);
+        if (left) {
             out->push_back(std::move(serverOnly[i++]));
+            li = i < serverOnly.size() ? places.of(serverOnly[i].keys) : -1;
         } else {
-            int li = left[i];
-            int ri = right[j];
-            if (li >= 0 && ri >= 0 && li < ri) {
-                out->push_back(std::move(serverOnly[i++]));
-            } else {
-                out->push_back(std::move(patchItems[j++]));
-            }
+            out->push_back(std::move(patchItems[j++]));
+            ri = j < patchItems.size() ? places.of(patchItems[j].keys) : -1;
         }
     }
     return std::nullopt;
 }
 
-// partition{Primitives,Maps}ByPresentInList.
-Result partition(Items& merged, const Refs& by, std::string_view mergeKey, bool isMap,
-                 Items* present, Items* absent) {
-    std::optional<ValueIndex> values;
+// partition{Primitives,Maps}ByPresentInList: `merged` and `by` keyed alike.
+Result partition(Items& merged, const std::vector<Keys>& by, std::string_view mergeKey,
+                 bool isMap, Items* present, Items* absent) {
+    std::optional<Positions> values;
     std::optional<KeyedItems> keyed;
     if (isMap) {
-        keyed.emplace(by, mergeKey);
+        keyed.emplace(by);
     } else {
         values.emplace(by);
     }
-    for (json::Value& v : merged) {
+    present->reserve(merged.size());
+    absent->reserve(merged.size());
+    for (Item& i : merged) {
         bool found = false;
         if (!isMap) {
-            found = values->find(&v) >= 0;
+            found = values->of(i.keys) >= 0;
         } else {
-            if (!v.IsObject()) {
-                return badArgType(kMapType, v);
+            if (!i.keys.object) {
+                return badArgType(kMapType, i.value);
             }
-            const json::Value* key = json::member(v, mergeKey);
-            if (!key) {
-                return noMergeKey(v, mergeKey);
+            if (!i.keys.hasKey) {
+                return noMergeKey(i.value, mergeKey);
             }
             int index = -1;
-            if (auto e = keyed->find(*key, &index)) {
+            if (auto e = keyed->find(i.keys.match, &index)) {
                 return e;
             }
             found = index >= 0;
         }
-        (found ? present : absent)->push_back(std::move(v));
+        (found ? present : absent)->push_back(std::move(i));
     }
     return std::nullopt;
 }
@@ -622,7 +727,7 @@ Result partition(Items& merged, const Refs& by, std::string_view mergeKey, bool 
 // Go's deduplicateScalars: for each item in turn, every later equal item
 // is replaced by the last item (checked again in its place) and the list
 // shortens. The same moves, found through each value's positions instead
-// of comparing every pair.
+// of comparing every pair. The items are keyed as primitives.
 void deduplicateScalars(Items& s) {
     int n = static_cast<int>(s.size());
     if (n < 2) {
@@ -633,18 +738,18 @@ void deduplicateScalars(Items& s) {
     std::vector<int> idAt(n);
     std::vector<int> count(n, 0);
     {
-        FlatIndex first;
-        first.reserve(n);
+        std::vector<int> first;
         for (int p = 0; p < n; ++p) {
-            const json::Value* v = &s[p];
+            int v = s[p].keys.order;
             int id = p;
-            if (isGoScalar(v)) {
-                size_t h = goScalarHash(v);
-                id = first.find(h, [&](int q) { return goScalarEqual(&s[q], v); });
-                if (id < 0) {
-                    id = p;
-                    first.insert(h, p);
+            if (v >= 0) {
+                if (static_cast<size_t>(v) >= first.size()) {
+                    first.resize(static_cast<size_t>(v) + 1, -1);
                 }
+                if (first[v] < 0) {
+                    first[v] = p;
+                }
+                id = first[v];
             }
             idAt[p] = id;
             ++count[id];
@@ -659,6 +764,9 @@ void deduplicateScalars(Items& s) {
     int length = n - 1;
     for (int i = 0; i < length; ++i) {
         int id = idAt[i];
+        if (count[id] < 2) {
+            continue;
+        }
         std::set<int>& same = where[id];
         for (auto it = same.upper_bound(i); it != same.end() && *it <= length;
              it = same.upper_bound(i)) {
@@ -672,7 +780,7 @@ void deduplicateScalars(Items& s) {
                     break;
                 }
                 int last = idAt[length];
-                s[j] = s[length].Move();
+                s[j] = std::move(s[length]);
                 if (count[last] > 1) {
                     where[last].erase(length);
                 }
@@ -694,94 +802,120 @@ Result mergeMap(json::Value& original, const json::Value& patch, const PatchSche
                 json::Allocator& a);
 
 // mergeSlice: a list with strategy "merge" (or a $deleteFromPrimitiveList).
+// The items come out keyed (in `ids`) for `mergeKey` and for the kind of
+// list `*isMapOut` says (lists of objects), and so do the items of
+// `original` into `originalKeys` when it is set (left empty when they were
+// not keyed); `original` is only read.
 Result mergeSlice(const json::Value& original, const json::Value& patch, const PatchSchema& schema,
-                  const std::string& mergeKey, bool isDeleteList, json::Allocator& a, Items* out) {
+                  const std::string& mergeKey, bool isDeleteList, json::Allocator& a,
+                  ScalarIds& ids, Items* out, bool* isMapOut,
+                  std::vector<Keys>* originalKeys = nullptr) {
     Refs originalRefs = refs(original);
     Refs patchRefs = refs(patch);
+    *isMapOut = false;
     if (originalRefs.empty() && patchRefs.empty()) {
         out->clear();
         return std::nullopt;
     }
     std::string type;
-    if (auto e = sliceElementType({originalRefs, patchRefs}, &type)) {
+    if (auto e = sliceElementType(originalRefs, patchRefs, &type)) {
         return e;
     }
     bool isMap = type == kMapType;
+    *isMapOut = isMap;
     Items merged;
-    Refs order;  // the live list, as the order of the items the patch does not name
-    Refs patchOrder;
+    KeyedRefs order;  // the live list, as the order of the items the patch does not name
+    KeyedRefs patchOrder;
     if (!isMap) {
         if (isDeleteList) {
-            // deleteFromSlice.
-            ValueIndex gone(patchRefs);
+            // deleteFromSlice, through a table of only what goes (small, so
+            // that looking up every item stays in the cache). The items are
+            // left unkeyed.
+            ScalarIds gone;
+            keyed(std::move(patchRefs), mergeKey, false, gone);
+            std::vector<uint64_t> hashes(originalRefs.size());
+            for (size_t i = 0; i < originalRefs.size(); ++i) {
+                hashes[i] = ScalarIds::hash(originalRefs[i]);
+            }
             out->clear();
-            for (const json::Value* v : originalRefs) {
-                if (gone.find(v) < 0) {
-                    out->push_back(copyOf(*v, a));
+            out->reserve(originalRefs.size());
+            for (size_t i = 0; i < originalRefs.size(); ++i) {
+                if (i + kPrefetchAhead < originalRefs.size()) {
+                    gone.prefetch(hashes[i + kPrefetchAhead]);
+                }
+                if (gone.find(originalRefs[i], hashes[i]) == ScalarIds::kNone) {
+                    out->push_back({copyOf(*originalRefs[i], a), {}});
                 }
             }
             return std::nullopt;
         }
-        merged = copies(originalRefs, a);
-        for (const json::Value* v : patchRefs) {
-            merged.push_back(copyOf(*v, a));
+        order = keyed(std::move(originalRefs), mergeKey, false, ids);
+        patchOrder = keyed(std::move(patchRefs), mergeKey, false, ids);
+        if (originalKeys) {
+            *originalKeys = order.keys;
+        }
+        merged = copies(order, a);
+        Items added = copies(patchOrder, a);
+        merged.reserve(merged.size() + added.size());
+        for (Item& i : added) {
+            merged.push_back(std::move(i));
         }
         deduplicateScalars(merged);
-        order = originalRefs;
-        patchOrder = patchRefs;
     } else {
         if (mergeKey.empty()) {
             return other("cannot merge lists without merge key for " + schema.name());
         }
-        // mergeSliceWithSpecialElements. `sources` holds what each item of
-        // `base` is a copy of.
-        Refs sources = originalRefs;
-        std::vector<bool> deleted(sources.size(), false);
-        // The items of each key: the first found through `byKey`, each
-        // linked to the next.
-        std::vector<const json::Value*> keys;
-        keys.reserve(sources.size());
-        for (const json::Value* v : sources) {
-            keys.push_back(json::member(*v, mergeKey));
+        // mergeSliceWithSpecialElements. The items of each key: the first
+        // found through `headOf` (by id), each linked to the next.
+        KeyedRefs sources = keyed(std::move(originalRefs), mergeKey, true, ids);
+        if (originalKeys) {
+            *originalKeys = sources.keys;
         }
-        std::vector<int> nextSame(sources.size(), -1);
-        std::vector<int> lastSame(sources.size(), -1);
-        FlatIndex byKey;
-        byKey.reserve(sources.size());
-        auto sameKey = [&](const json::Value* k) {
-            return [&keys, k](int h) { return goScalarEqual(keys[h], k); };
-        };
-        for (int i = 0; i < static_cast<int>(sources.size()); ++i) {
-            const json::Value* k = keys[i];
-            if (!k || !isGoScalar(k)) {
+        size_t n = sources.refs.size();
+        std::vector<bool> deleted(n, false);
+        std::vector<int> headOf;
+        std::vector<int> nextSame(n, -1);
+        std::vector<int> lastSame(n, -1);
+        for (int i = 0; i < static_cast<int>(n); ++i) {
+            int id = sources.keys[i].match;
+            if (id < 0) {
                 continue;
             }
-            int head = byKey.find(goScalarHash(k), sameKey(k));
+            if (static_cast<size_t>(id) >= headOf.size()) {
+                headOf.resize(static_cast<size_t>(id) + 1, -1);
+            }
+            int head = headOf[id];
             if (head < 0) {
-                byKey.insert(goScalarHash(k), i);
+                headOf[id] = i;
                 lastSame[i] = i;
             } else {
                 nextSame[lastSame[head]] = i;
                 lastSame[head] = i;
             }
         }
-        Refs plain;
+        KeyedRefs plain;
+        plain.refs.reserve(patchRefs.size());
+        plain.keys.reserve(patchRefs.size());
         bool replace = false;
-        for (const json::Value* v : patchRefs) {
+        KeyedRefs patchKeyed = keyed(std::move(patchRefs), mergeKey, true, ids);
+        for (size_t p = 0; p < patchKeyed.refs.size(); ++p) {
+            const json::Value* v = patchKeyed.refs[p];
+            const Keys& k = patchKeyed.keys[p];
+            if (!k.directive) {
+                plain.refs.push_back(v);
+                plain.keys.push_back(k);
+                continue;
+            }
             const json::Value* d = json::member(*v, kDirective);
-            if (!d) {
-                plain.push_back(v);
-            } else if (isString(d, kDelete)) {
-                const json::Value* key = json::member(*v, mergeKey);
-                if (!key) {
+            if (k.deletes) {
+                if (!k.hasKey) {
                     return noMergeKey(*v, mergeKey);
                 }
-                if (isGoScalar(key)) {
-                    int head = byKey.find(goScalarHash(key), sameKey(key));
-                    // A deleted head: its whole chain went before.
-                    for (int i = head; i >= 0 && !deleted[i]; i = nextSame[i]) {
-                        deleted[i] = true;
-                    }
+                int id = k.match;
+                int head = id >= 0 && static_cast<size_t>(id) < headOf.size() ? headOf[id] : -1;
+                // A deleted head: its whole chain went before.
+                for (int i = head; i >= 0 && !deleted[i]; i = nextSame[i]) {
+                    deleted[i] = true;
                 }
             } else if (isString(d, kReplace)) {
                 replace = true;
@@ -792,46 +926,52 @@ Result mergeSlice(const json::Value& original, const json::Value& patch, const P
             }
         }
         if (replace) {
-            sources = plain;
-            plain.clear();
+            sources = std::move(plain);
+            plain = KeyedRefs();
         } else {
-            Refs kept;
-            kept.reserve(sources.size());
-            for (size_t i = 0; i < sources.size(); ++i) {
+            KeyedRefs kept;
+            kept.refs.reserve(n);
+            kept.keys.reserve(n);
+            for (size_t i = 0; i < n; ++i) {
                 if (!deleted[i]) {
-                    kept.push_back(sources[i]);
+                    kept.refs.push_back(sources.refs[i]);
+                    kept.keys.push_back(sources.keys[i]);
                 }
             }
             sources = std::move(kept);
         }
         Items base = copies(sources, a);
-        order = sources;
         // mergeSliceWithoutSpecialElements.
-        KeyedItems keyed(sources, mergeKey);
-        for (const json::Value* v : plain) {
-            const json::Value* key = json::member(*v, mergeKey);
-            if (!key) {
-                return noMergeKey(*v, mergeKey);
+        KeyedItems keyedBase(sources.keys);
+        order = std::move(sources);
+        base.reserve(base.size() + plain.refs.size());
+        for (size_t p = 0; p < plain.refs.size(); ++p) {
+            const json::Value& v = *plain.refs[p];
+            const Keys& k = plain.keys[p];
+            if (!k.hasKey) {
+                return noMergeKey(v, mergeKey);
             }
             int index = -1;
-            if (auto e = keyed.find(*key, &index)) {
+            if (auto e = keyedBase.find(k.match, &index)) {
                 return e;
             }
             if (index >= 0) {
-                if (auto e = mergeMap(base[index], *v, schema, a)) {
+                Item& merging = base[index];
+                if (auto e = mergeMap(merging.value, v, schema, a)) {
                     return e;
                 }
+                merging.keys = keysOf(merging.value, mergeKey, true, ids);
             } else {
-                base.push_back(copyOf(*v, a));
-                keyed.append(*v);
+                base.push_back({copyOf(v, a), k});
+                keyedBase.append(k);
             }
         }
         merged = std::move(base);
-        patchOrder = plain;
+        patchOrder = std::move(plain);
     }
     Items patchItems;
     Items serverOnly;
-    if (auto e = partition(merged, patchOrder, mergeKey, isMap, &patchItems, &serverOnly)) {
+    if (auto e = partition(merged, patchOrder.keys, mergeKey, isMap, &patchItems, &serverOnly)) {
         return e;
     }
     return normalizeElementOrder(std::move(patchItems), std::move(serverOnly), patchOrder, order,
@@ -848,10 +988,13 @@ Result applyRetainKeys(json::Value& original, const json::Value& patch) {
     if (!retain->IsArray()) {
         return bad;
     }
-    ValueIndex listed(refs(*retain));
-    auto isListed = [&listed](std::string_view name) {
+    ScalarIds ids;
+    Positions listed(keyed(refs(*retain), "", false, ids).keys);
+    auto isListed = [&](std::string_view name) {
         json::Value key(rapidjson::StringRef(name.data(), name.size()));
-        return listed.find(&key) >= 0;
+        Keys k;
+        k.order = ids.of(&key);
+        return listed.of(k) >= 0;
     };
     for (const auto& m : patch.GetObject()) {
         std::string_view k = json::view(m.name);
@@ -980,41 +1123,70 @@ Result applySetElementOrder(json::Value& original, MemberIndex& members, const j
         if (auto e = validateOrder(patchRefs, order, mergeKey)) {
             return e;
         }
+        // The items are matched by their merge key when the field has one.
+        bool byKey = !mergeKey.empty();
+        ScalarIds ids;
         Items merged;
+        // Whether `merged` is keyed as a list of objects (mergeSlice keys
+        // by the lists' kind), or not keyed at all.
+        std::optional<bool> keyedAsMap;
+        // The live list's Keys when mergeSlice worked them out.
+        std::vector<Keys> originalKeys;
         if (originalList && !patchList) {
-            merged = copies(originalRefs, a);
+            merged = copies(keyed(originalRefs, mergeKey, byKey, ids), a);
+            keyedAsMap = byKey;
         } else if (!originalList && patchList) {
-            json::Value kept = *copyValue(*patchList, a, {.directives = true});
-            for (json::Value& v : kept.GetArray()) {
-                merged.push_back(std::move(v));
+            // The patch list as it is, directives dropped.
+            for (const json::Value* v : patchRefs) {
+                if (auto kept = copyValue(*v, a, {.directives = true})) {
+                    merged.push_back({std::move(*kept), {}});
+                }
             }
         } else if (originalList && patchList) {
             if (strategy == kMerge) {
+                bool isMap = false;
                 if (auto e = mergeSlice(*originalList, *patchList, meta.schema, mergeKey, false, a,
-                                        &merged)) {
+                                        ids, &merged, &isMap, &originalKeys)) {
                     return e;
                 }
+                keyedAsMap = isMap;
             } else {
-                merged = copies(patchRefs, a);
+                merged = copies(keyed(patchRefs, mergeKey, byKey, ids), a);
+                keyedAsMap = byKey;
             }
         } else {
             continue;
         }
+        if (keyedAsMap != byKey) {
+            rekey(merged, mergeKey, byKey, ids);
+        }
         std::string type;
         Items patchItems;
         Items serverOnly;
-        Refs orderRefs = refs(order);
-        if (auto e = partition(merged, orderRefs, mergeKey, !mergeKey.empty(), &patchItems,
+        KeyedRefs orderRefs = keyed(refs(order), mergeKey, byKey, ids);
+        if (auto e = partition(merged, orderRefs.keys, mergeKey, byKey, &patchItems,
                                &serverOnly)) {
             return e;
         }
-        if (auto e = sliceElementType({originalRefs, patchRefs}, &type)) {
+        if (auto e = sliceElementType(originalRefs, patchRefs, &type)) {
             return e;
         }
         // The live list stays the reference for the items the order omits.
+        bool isMap = type == kMapType;
+        if (isMap != byKey) {
+            rekey(patchItems, mergeKey, isMap, ids);
+            rekey(serverOnly, mergeKey, isMap, ids);
+            orderRefs = keyed(std::move(orderRefs.refs), mergeKey, isMap, ids);
+        }
+        KeyedRefs live;
+        if (keyedAsMap == isMap && originalKeys.size() == originalRefs.size()) {
+            live = {std::move(originalRefs), std::move(originalKeys)};
+        } else {
+            live = keyed(std::move(originalRefs), mergeKey, isMap, ids);
+        }
         Items both;
         if (auto e = normalizeElementOrder(std::move(patchItems), std::move(serverOnly), orderRefs,
-                                           originalRefs, mergeKey, type == kMapType, &both)) {
+                                           live, mergeKey, isMap, &both)) {
             return e;
         }
         members.set(original, *field, toArray(both, a), a);
@@ -1104,7 +1276,7 @@ Result mergeMap(json::Value& original, const json::Value& patch, const PatchSche
             continue;
         }
         json::Value* cur = f.members.find(obj, key);
-        if (!cur || goTypeName(*cur) != goTypeName(patchV)) {
+        if (!cur || goKind(*cur) != goKind(patchV)) {
             if (!isDeleteList) {
                 // The patch value as it is: nulls and directives dropped.
                 if (auto kept = copyValue(patchV, a, {.nulls = true, .directives = true})) {
@@ -1133,9 +1305,11 @@ Result mergeMap(json::Value& original, const json::Value& patch, const PatchSche
                 return e;
             }
         } else if (strategy == kMerge || isDeleteList) {
+            ScalarIds ids;
             Items merged;
+            bool isMap = false;
             if (auto e = mergeSlice(*cur, patchV, field.schema, field.meta.mergeKey, isDeleteList,
-                                    a, &merged)) {
+                                    a, ids, &merged, &isMap)) {
                 return e;
             }
             *cur = toArray(merged, a);
