@@ -292,7 +292,7 @@ const Value* member(const Value& v, std::string_view name) {
     if (!v.IsObject()) {
         return nullptr;
     }
-    auto it = v.FindMember(Value(rapidjson::StringRef(name.data(), name.size())));
+    auto it = v.FindMember(Value(ref(name)));
     return it == v.MemberEnd() ? nullptr : &it->value;
 }
 
@@ -326,7 +326,7 @@ void setMember(Value& obj, std::string_view name, Value value, Allocator& a) {
 
 void removeMember(Value& obj, std::string_view name) {
     if (obj.IsObject()) {
-        obj.RemoveMember(Value(rapidjson::StringRef(name.data(), name.size())));
+        obj.RemoveMember(Value(ref(name)));
     }
 }
 

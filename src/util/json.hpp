@@ -64,8 +64,16 @@ void setMember(Value& obj, std::string_view name, Value value, Allocator& a);
 // Removes member `name` if present.
 void removeMember(Value& obj, std::string_view name);
 
+// A string reference RapidJSON may read without copying, for lookups. A
+// default string_view has a null data pointer, which RapidJSON's StringRef
+// asserts on: it becomes "".
+inline rapidjson::GenericStringRef<char> ref(std::string_view s) {
+    return rapidjson::StringRef(s.data() ? s.data() : "",
+                                static_cast<rapidjson::SizeType>(s.size()));
+}
+
 inline Value stringValue(std::string_view s, Allocator& a) {
-    return Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+    return Value(ref(s), a);
 }
 
 inline std::string_view view(const Value& v) {

@@ -265,6 +265,31 @@ void kind_and_api_version_must_be_strings(void**) {
 // full-precision reader has undefined behaviour), as Go's strconv reads them
 // (glibc's strtod is too), however many digits they have; what is written
 // reads back to the same double.
+// A default std::string_view has a null data pointer; RapidJSON's StringRef
+// asserts on one (a throw here), so every lookup and copy by name treats it
+// as "".
+void null_views_are_empty_names(void**) {
+    json::Document doc;
+    assert_false(json::parse(R"({"":"empty","a":"b"})", doc).has_value());
+    std::string_view none;
+    assert_null(none.data());
+    const json::Value* m = json::member(static_cast<const json::Value&>(doc), none);
+    assert_non_null(m);
+    assert_string_equal(m->GetString(), "empty");
+    assert_string_equal(std::string(json::stringMember(doc, none)).c_str(), "empty");
+    assert_null(json::at(doc, {"a", none}));
+    json::Value s = json::stringValue(none, doc.GetAllocator());
+    assert_true(s.IsString());
+    assert_int_equal(s.GetStringLength(), 0);
+    json::setMember(doc, none, json::Value(1), doc.GetAllocator());
+    assert_string_equal(json::serialize(doc).c_str(), R"({"":1,"a":"b"})");
+    json::removeMember(doc, none);
+    assert_string_equal(json::serialize(doc).c_str(), R"({"a":"b"})");
+    json::Document empty;
+    empty.SetObject();
+    assert_null(json::member(empty, none));
+}
+
 void numbers_are_read_correctly_rounded(void** /*state*/) {
     const char* texts[] = {
         "8888888888888888888888888888888800124759417562692",  // fuzz/regressions/json
@@ -301,6 +326,7 @@ int main() {
         cmocka_unit_test(a_level_too_many_is_refused_in_each_form),
         cmocka_unit_test(kind_and_api_version_must_be_strings),
         cmocka_unit_test(numbers_are_read_correctly_rounded),
+        cmocka_unit_test(null_views_are_empty_names),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

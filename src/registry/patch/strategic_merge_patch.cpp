@@ -850,7 +850,7 @@ Result applyRetainKeys(json::Value& original, const json::Value& patch) {
     }
     ValueIndex listed(refs(*retain));
     auto isListed = [&listed](std::string_view name) {
-        json::Value key(rapidjson::StringRef(name.data(), name.size()));
+        json::Value key(json::ref(name));
         return listed.find(&key) >= 0;
     };
     for (const auto& m : patch.GetObject()) {
