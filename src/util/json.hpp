@@ -18,6 +18,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,7 +45,13 @@ std::optional<std::string> parse(std::string_view text, Document& doc);
 // Compact serialization (kube-apiserver's default output).
 std::string serialize(const Value& v);
 
-// Indented serialization (pretty=true, curl User-Agents).
+// Indented serialization (pretty=true, curl User-Agents), two spaces a level.
+// Indentation grows with depth times lines: a value whose indentation would
+// outgrow kPrettyGrowth times its compact text (plus kPrettySlack bytes) is
+// written compact instead, so that no client's object answers pretty with
+// hundreds of MB (10,000 levels would make ~100 MB; kube would write them).
+inline constexpr size_t kPrettyGrowth = 4;
+inline constexpr size_t kPrettySlack = 64 * 1024;
 std::string serializePretty(const Value& v);
 
 // Member lookup that tolerates non-objects: nullptr when `v` is not an object
