@@ -191,6 +191,15 @@ environment.
     wait_until(sub { ... }, $seconds) -> the first true value or undef
     pid_alive($pid)             running (zombies count as gone)
 
+The protobuf wire format (Test::Kube::Protobuf, exported here too), to write
+protobuf request bodies and read protobuf answers:
+
+    pb_varint($n), pb_int($number, $n), pb_bytes($number, $bytes)
+    pb_envelope($apiVersion, $kind, $raw)   "k8s\0" + runtime.Unknown
+    pb_fields($bytes) -> ([number, value], ...)
+    pb_msg($bytes) -> {number => last value, "number*" => [every value]}
+    pb_unwrap($body) -> {apiVersion, kind, raw, encoding, type} or undef
+
 Environment: KUBE_BUILD (where the module .so is, default <repo>/build),
 SANITIZE=1 (preload the ASan runtime instead of jemalloc; leak detection
 off unless ASAN_OPTIONS is set), TEST_NGINX_BINARY (default /usr/sbin/nginx),
@@ -220,14 +229,16 @@ use POSIX qw(WNOHANG);
 use Text::ParseWords qw(shellwords);
 use Time::HiRes qw(sleep time);
 
-our @EXPORT = qw(
+use Test::Kube::Protobuf;
+
+our @EXPORT = (qw(
     run_tests repeat_each workers log_level no_kube default_config
     add_block_preprocessor
     start_server new_server http_request kubectl kubectl_versions
     python_client client_cert untrusted_cert cert_dir run_command
     json_subset json_subset_ok wait_until pid_alive decode_json encode_json ABSENT
     done_testing note subtest explain BAIL_OUT
-);
+), @Test::Kube::Protobuf::EXPORT);
 
 our $RepoRoot = abs_path(dirname(abs_path(__FILE__)) . '/../../..');
 our $KubeBuild = $ENV{KUBE_BUILD} || "$RepoRoot/build";
