@@ -24,13 +24,6 @@ sub body_of {
     return eval { decode_json($r->{body}) } || {};
 }
 
-sub warnings_of {
-    my $r = shift;
-    my $w = $r->{headers}{warning};
-    return [] unless defined $w;
-    return ref $w ? $w : [$w];
-}
-
 is(call('POST', '/api/v1/namespaces', body => '{"metadata":{"name":"fv"}}')->{status},
     201, 'namespace fv');
 my $cms = '/api/v1/namespaces/fv/configmaps';

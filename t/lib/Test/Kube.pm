@@ -190,6 +190,7 @@ environment.
     json_subset($got, $want) -> undef or a message; json_subset_ok(...)
     wait_until(sub { ... }, $seconds) -> the first true value or undef
     pid_alive($pid)             running (zombies count as gone)
+    warnings_of($response)      its Warning header values, as an array ref
 
 The protobuf wire format (Test::Kube::Protobuf, exported here too), to write
 protobuf request bodies and read protobuf answers:
@@ -237,6 +238,7 @@ our @EXPORT = (qw(
     start_server new_server http_request kubectl kubectl_versions
     python_client client_cert untrusted_cert cert_dir run_command
     json_subset json_subset_ok wait_until pid_alive decode_json encode_json ABSENT
+    warnings_of
     done_testing note subtest explain BAIL_OUT
 ), @Test::Kube::Protobuf::EXPORT);
 
@@ -292,6 +294,12 @@ sub ABSENT() { return \&ABSENT }
 }
 
 sub decode_json { return $JSON->decode($_[0]) }
+
+sub warnings_of {
+    my $w = $_[0]{headers}{warning};
+    return [] unless defined $w;
+    return ref $w ? $w : [$w];
+}
 sub encode_json { return $JSON->encode($_[0]) }
 
 sub repeat_each {
