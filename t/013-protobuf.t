@@ -38,28 +38,6 @@ sub json_of {
     return eval { decode_json($text) } || {};
 }
 
-# The protobuf wire format, just enough to build envelopes by hand.
-sub varint {
-    my $n = shift;
-    my $out = '';
-    while ($n >= 0x80) {
-        $out .= chr(($n & 0x7f) | 0x80);
-        $n >>= 7;
-    }
-    return $out . chr($n);
-}
-
-sub field {
-    my ($number, $bytes) = @_;
-    return varint(($number << 3) | 2) . varint(length $bytes) . $bytes;
-}
-
-sub envelope {
-    my ($api_version, $kind, $raw) = @_;
-    return "k8s\0" . field(1, field(1, $api_version) . field(2, $kind)) . field(2, $raw)
-        . field(3, '') . field(4, '');
-}
-
 sub pb_post {
     my ($path, $body) = @_;
     my $r = $s->request('POST', $path,
@@ -293,9 +271,9 @@ sub workload_generators {
 
 # --- raw protobuf requests --------------------------------------------------------
 my $path = '/api/v1/namespaces/pb-1-32/configmaps';
-my $cm_raw = field(1, field(1, 'raw') . field(3, 'pb-1-32'))
-    . field(2, field(1, 'k') . field(2, 'v'));
-my ($st, $o) = pb_post($path, envelope('v1', 'ConfigMap', $cm_raw));
+my $cm_raw = pb_bytes(1, pb_bytes(1, 'raw') . pb_bytes(3, 'pb-1-32'))
+    . pb_bytes(2, pb_bytes(1, 'k') . pb_bytes(2, 'v'));
+my ($st, $o) = pb_post($path, pb_envelope('v1', 'ConfigMap', $cm_raw));
 is($st, 201, 'a protobuf ConfigMap by hand: 201');
 json_subset_ok($o, { kind => 'ConfigMap', metadata => { name => 'raw' }, data => { k => 'v' } },
     'a protobuf ConfigMap by hand: the created object, in JSON');
@@ -321,15 +299,15 @@ like($o->{message},
     qr/provided data does not appear to be a protobuf message, expected prefix \[107 56 115 0\]/,
     'no magic: the message');
 
-my $full = envelope('v1', 'ConfigMap', $cm_raw);
+my $full = pb_envelope('v1', 'ConfigMap', $cm_raw);
 ($st, $o) = pb_post($path, substr($full, 0, length($full) - 12));
 is($st, 400, 'truncated: 400');
 like($o->{message},
     qr/^the object provided is unrecognized \(must be of type ConfigMap\): unexpected EOF \(6b38/,
     'truncated: unexpected EOF');
 
-my $ns_raw = field(1, field(1, 'wrong-kind'));
-($st, $o) = pb_post($path, envelope('v1', 'Namespace', $ns_raw));
+my $ns_raw = pb_bytes(1, pb_bytes(1, 'wrong-kind'));
+($st, $o) = pb_post($path, pb_envelope('v1', 'Namespace', $ns_raw));
 is($st, 400, 'a Namespace posted as a ConfigMap: 400');
 is($o->{message}, 'Namespace in version "v1" cannot be handled as a ConfigMap: the kind of the '
     . 'object (Namespace) does not match the kind of the resource (ConfigMap)',
@@ -340,58 +318,6 @@ is($s->request('GET', '/api/v1/namespaces/wrong-kind')->{status}, 404,
     'no Namespace made from the wrong-kind body');
 
 # --- protobuf responses -------------------------------------------------------------
-# A generic reader of the wire format: [number, value] for every field
-# (varints as numbers, length-delimited fields as bytes).
-sub pb_fields {
-    my $bytes = shift;
-    my @out;
-    my $read_varint = sub {
-        my ($n, $shift) = (0, 0);
-        while (1) {
-            die "truncated varint\n" if $bytes eq '';
-            my $b = ord substr($bytes, 0, 1, '');
-            $n |= ($b & 0x7f) << $shift;
-            return $n unless $b & 0x80;
-            $shift += 7;
-        }
-    };
-    while ($bytes ne '') {
-        my $tag = $read_varint->();
-        my ($number, $type) = ($tag >> 3, $tag & 7);
-        if ($type == 0) {
-            push @out, [ $number, $read_varint->() ];
-        } elsif ($type == 2) {
-            my $len = $read_varint->();
-            die "truncated field $number\n" if length $bytes < $len;
-            push @out, [ $number, substr($bytes, 0, $len, '') ];
-        } else {
-            die "unexpected wire type $type\n";
-        }
-    }
-    return @out;
-}
-
-# The fields of a message as a hash: the last value of each number, and
-# every value of repeated ones under "$number*".
-sub pb_msg {
-    my %m;
-    for my $f (pb_fields(shift)) {
-        $m{ $f->[0] } = $f->[1];
-        push @{ $m{"$f->[0]*"} }, $f->[1];
-    }
-    return \%m;
-}
-
-# "k8s\0" + runtime.Unknown -> {apiVersion, kind, raw}, or undef.
-sub pb_envelope {
-    my $body = shift;
-    return undef unless defined $body && substr($body, 0, 4) eq "k8s\0";
-    my $u = eval { pb_msg(substr($body, 4)) } or return undef;
-    my $tm = pb_msg($u->{1} // '');
-    return { apiVersion => $tm->{1}, kind => $tm->{2}, raw => $u->{2},
-        encoding => $u->{3}, type => $u->{4} };
-}
-
 # ObjectMeta -> the fields the tests compare.
 sub pb_meta {
     my $m = pb_msg(shift // '');
@@ -417,7 +343,7 @@ sub pb_configmap {
 
 # A Status envelope -> its fields.
 sub pb_status {
-    my $env = pb_envelope(shift) or return {};
+    my $env = pb_unwrap(shift) or return {};
     my $m = pb_msg($env->{raw});
     my $d = defined $m->{5} ? pb_msg($m->{5}) : undef;
     return { kind => $env->{kind}, apiVersion => $env->{apiVersion}, status => $m->{2},
@@ -437,7 +363,7 @@ my $cm_path = "$path/raw";
 $r = pb_get($cm_path);
 is($r->{status}, 200, 'GET with kubectl\'s typed Accept: 200');
 is($r->{headers}{'content-type'}, $PB, 'GET: the protobuf media type');
-my $env = pb_envelope($r->{body});
+my $env = pb_unwrap($r->{body});
 ok($env, 'GET: the body is a k8s envelope') or diag(unpack 'H*', $r->{body});
 is_deeply([ @{$env}{qw(apiVersion kind encoding type)} ], [ 'v1', 'ConfigMap', '', '' ],
     'GET: typeMeta v1 ConfigMap, the empty contentEncoding and contentType written out');
@@ -454,7 +380,7 @@ is_deeply($cm_pb->{data}, { k => 'v' }, 'GET: the data');
 $r = pb_get($path);
 is($r->{status}, 200, 'LIST in protobuf: 200');
 is($r->{headers}{'content-type'}, $PB, 'LIST: the protobuf media type');
-$env = pb_envelope($r->{body});
+$env = pb_unwrap($r->{body});
 is($env && $env->{kind}, 'ConfigMapList', 'LIST: kind ConfigMapList');
 my $list = pb_msg($env->{raw} // '');
 my $lm = pb_msg($list->{1} // '');
@@ -464,12 +390,13 @@ my @json_names = map { $_->{metadata}{name} }
     @{ json_of($s->request('GET', $path)->{body})->{items} || [] };
 is_deeply(\@pb_names, \@json_names, 'LIST: the same items as the JSON list, in order');
 
-my $new_raw = field(1, field(1, 'pb-created')) . field(2, field(1, 'x') . field(2, 'y'));
+my $new_raw = pb_bytes(1, pb_bytes(1, 'pb-created'))
+    . pb_bytes(2, pb_bytes(1, 'x') . pb_bytes(2, 'y'));
 $r = $s->request('POST', $path, headers => { 'Content-Type' => $PB, Accept => $KUBECTL_ACCEPT },
-    body => envelope('v1', 'ConfigMap', $new_raw));
+    body => pb_envelope('v1', 'ConfigMap', $new_raw));
 is($r->{status}, 201, 'CREATE with a protobuf body and Accept: 201');
 is($r->{headers}{'content-type'}, $PB, 'CREATE: answered in protobuf');
-$env = pb_envelope($r->{body});
+$env = pb_unwrap($r->{body});
 my $created = pb_configmap($env->{raw} // '');
 is($created->{metadata}{name}, 'pb-created', 'CREATE: the created object');
 like($created->{metadata}{uid} // '', qr/^[0-9a-f-]{36}$/, 'CREATE: with its uid');
@@ -541,7 +468,7 @@ while (length $stream >= 4) {
     my $n = unpack 'N', substr($stream, 0, 4, '');
     last if length $stream < $n;
     my $ev = pb_msg(substr($stream, 0, $n, ''));
-    my $obj = pb_envelope(pb_msg($ev->{2} // '')->{1});
+    my $obj = pb_unwrap(pb_msg($ev->{2} // '')->{1});
     my $cm = pb_configmap($obj ? $obj->{raw} : '');
     push @events, join ' ', $ev->{1} // '?', $obj ? $obj->{kind} : 'no-envelope',
         $cm->{metadata}{name} // '', $cm->{data}{v} // '';
@@ -553,7 +480,7 @@ is_deeply(\@events, [ 'ADDED ConfigMap a a', 'ADDED ConfigMap b b', 'ADDED Confi
 
 $r = $s->request('DELETE', "/api/v1/namespaces/$wns/configmaps", headers => { Accept => $PB });
 is($r->{status}, 200, 'DELETE a collection in protobuf: 200');
-$env = pb_envelope($r->{body});
+$env = pb_unwrap($r->{body});
 is($env && $env->{kind}, 'ConfigMapList', 'DELETE a collection: the deleted objects as a list');
 my @deleted = @{ pb_msg($env->{raw} // '')->{'2*'} || [] };
 is_deeply([ map { pb_configmap($_)->{metadata}{name} } @deleted ], [ 'a', 'b', 'c' ],
@@ -576,10 +503,9 @@ is($made, 300, '300 ConfigMaps of 2 KiB');
 $r = pb_get("/api/v1/namespaces/$lns/configmaps", $PB);
 is($r->{status}, 200, 'the large list in protobuf: 200');
 ok(!defined $r->{headers}{'content-length'}, 'the large list: streamed (no Content-Length)');
-$env = pb_envelope($r->{body});
+$env = pb_unwrap($r->{body});
 is($env && $env->{kind}, 'ConfigMapList', 'the large list: one ConfigMapList envelope');
-is(length($r->{body}), 4 + length(field(1, field(1, 'v1') . field(2, 'ConfigMapList'))
-        . field(2, $env->{raw} // '') . field(3, '') . field(4, '')),
+is(length($r->{body}), length(pb_envelope('v1', 'ConfigMapList', $env->{raw} // '')),
     'the large list: the envelope\'s lengths cover the body exactly');
 $list = pb_msg($env->{raw} // '');
 my @items = map { pb_configmap($_) } @{ $list->{'2*'} || [] };

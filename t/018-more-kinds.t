@@ -150,36 +150,20 @@ is($o->{message}, 'NetworkPolicy.networking.k8s.io "bad" is invalid: '
     'POST networkpolicy with an empty peer: kube\'s message');
 
 # --- protobuf bodies of both kinds -------------------------------------------------------
-sub varint {
-    my $n = shift;
-    my $out = '';
-    while ($n >= 0x80) {
-        $out .= chr(($n & 0x7f) | 0x80);
-        $n >>= 7;
-    }
-    return $out . chr($n);
-}
-
-sub field {
-    my ($number, $bytes) = @_;
-    return varint(($number << 3) | 2) . varint(length $bytes) . $bytes;
-}
-
 sub pb_post {
     my ($path, $api_version, $kind, $raw) = @_;
-    my $body = "k8s\0" . field(1, field(1, $api_version) . field(2, $kind)) . field(2, $raw)
-        . field(3, '') . field(4, '');
     my $r = $s->request('POST', $path,
         headers => { 'Content-Type' => 'application/vnd.kubernetes.protobuf',
             Accept => 'application/json' },
-        body => $body);
+        body => pb_envelope($api_version, $kind, $raw));
     return ($r->{status}, json_of($r->{body}), $r->{body});
 }
 
 # metadata{name}, spec{limits[{type: Container, max{cpu: "1"}}]}
-my $max_cpu = field(2, field(1, 'cpu') . field(2, field(1, '1')));
+my $max_cpu = pb_bytes(2, pb_bytes(1, 'cpu') . pb_bytes(2, pb_bytes(1, '1')));
 ($st, $o, $raw) = pb_post($lr_path, 'v1', 'LimitRange',
-    field(1, field(1, 'pb-lr')) . field(2, field(1, field(1, 'Container') . $max_cpu)));
+    pb_bytes(1, pb_bytes(1, 'pb-lr'))
+        . pb_bytes(2, pb_bytes(1, pb_bytes(1, 'Container') . $max_cpu)));
 is($st, 201, 'protobuf limitrange: 201') or diag($raw);
 json_subset_ok($o, { metadata => { name => 'pb-lr' }, spec => { limits => [ {
     type => 'Container', max => { cpu => '1' }, default => { cpu => '1' },
@@ -187,7 +171,7 @@ json_subset_ok($o, { metadata => { name => 'pb-lr' }, spec => { limits => [ {
 
 # metadata{name}, spec{podSelector{}}
 ($st, $o, $raw) = pb_post($np_path, 'networking.k8s.io/v1', 'NetworkPolicy',
-    field(1, field(1, 'pb-np')) . field(2, field(1, '')));
+    pb_bytes(1, pb_bytes(1, 'pb-np')) . pb_bytes(2, pb_bytes(1, '')));
 is($st, 201, 'protobuf networkpolicy: 201') or diag($raw);
 json_subset_ok($o, { metadata => { name => 'pb-np' },
     spec => { podSelector => {}, policyTypes => ['Ingress'] } },

@@ -37,13 +37,6 @@ sub patch_as {
     return call(PATCH => $path, $body, $type{$kind});
 }
 
-sub warnings_of {
-    my $r = shift;
-    my $w = $r->{headers}{warning};
-    return [] unless defined $w;
-    return ref $w ? $w : [$w];
-}
-
 my ($st, $o, $r) = call(POST => '/api/v1/namespaces', '{"metadata":{"name":"patching"}}');
 is($st, 201, 'namespace patching');
 my $cms = '/api/v1/namespaces/patching/configmaps';

@@ -87,45 +87,6 @@ is_deeply([ map { "$_->{name}:$_->{type}" } @{ $o->{columnDefinitions} } ],
     'GET scale as a Table: kube\'s Scale columns');
 is_deeply([ @{ $o->{rows}[0]{cells} }[0 .. 2] ], [ 'web', 2, 0 ], 'GET scale as a Table: the row');
 
-# The protobuf wire format, just enough to write a Scale and read one.
-sub varint {
-    my $n = shift;
-    my $out = '';
-    while ($n >= 0x80) {
-        $out .= chr(($n & 0x7f) | 0x80);
-        $n >>= 7;
-    }
-    return $out . chr($n);
-}
-sub bytes_field { my ($n, $b) = @_; return varint(($n << 3) | 2) . varint(length $b) . $b }
-sub int_field { my ($n, $v) = @_; return varint($n << 3) . varint($v) }
-sub envelope {
-    my ($api_version, $kind, $raw) = @_;
-    return "k8s\0" . bytes_field(1, bytes_field(1, $api_version) . bytes_field(2, $kind))
-        . bytes_field(2, $raw);
-}
-sub pb_msg {
-    my $bytes = shift;
-    my %m;
-    my $read = sub {
-        my ($n, $shift) = (0, 0);
-        while (1) {
-            die "truncated\n" if $bytes eq '';
-            my $b = ord substr($bytes, 0, 1, '');
-            $n |= ($b & 0x7f) << $shift;
-            return $n unless $b & 0x80;
-            $shift += 7;
-        }
-    };
-    while ($bytes ne '') {
-        my $tag = $read->();
-        my ($number, $wire) = ($tag >> 3, $tag & 7);
-        die "wire type $wire\n" unless $wire == 0 || $wire == 2;
-        $m{$number} = $wire == 0 ? $read->() : substr($bytes, 0, $read->(), '');
-    }
-    return \%m;
-}
-
 my $PB = 'application/vnd.kubernetes.protobuf';
 $r = $s->request(GET => $scale, headers => { Accept => "$PB,application/json" });
 is($r->{status}, 200, 'GET scale in protobuf: 200');
@@ -209,8 +170,8 @@ is_deeply([ $st, $o->{message} ], [ 400, 'Scale in version "v1" cannot be handle
 ($st, $o) = call(PUT => $scale, "metadata:\n  name: web\nspec:\n  replicas: 7\n",
     'Content-Type' => 'application/yaml');
 is_deeply([ $st, $o->{spec}{replicas} ], [ 200, 7 ], 'PUT of a Scale in YAML');
-my $pbBody = envelope('autoscaling/v1', 'Scale',
-    bytes_field(1, bytes_field(1, 'web') . bytes_field(3, 'sub')) . bytes_field(2, int_field(1, 4)));
+my $pbBody = pb_envelope('autoscaling/v1', 'Scale',
+    pb_bytes(1, pb_bytes(1, 'web') . pb_bytes(3, 'sub')) . pb_bytes(2, pb_int(1, 4)));
 $r = $s->request(PUT => $scale, headers => { 'Content-Type' => $PB }, body => $pbBody);
 is($r->{status}, 200, 'PUT of a Scale in protobuf: 200');
 is(eval { decode_json($r->{body})->{spec}{replicas} }, 4, '... the count it carries is stored');

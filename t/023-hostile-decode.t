@@ -93,36 +93,17 @@ is($r->{status}, 201, 'a 10,000-deep fieldsV1 in JSON is decoded') or diag(subst
 
 # --- protobuf ---------------------------------------------------------------
 
-sub varint {
-    my $n = shift;
-    my $out = '';
-    while ($n >= 0x80) {
-        $out .= chr(($n & 0x7f) | 0x80);
-        $n >>= 7;
-    }
-    return $out . chr($n);
-}
-
-sub field { my ($number, $bytes) = @_; return varint(($number << 3) | 2) . varint(length $bytes) . $bytes }
-sub int_field { my ($number, $n) = @_; return varint($number << 3) . varint($n) }
-
-sub envelope {
-    my ($api_version, $kind, $raw) = @_;
-    return "k8s\0" . field(1, field(1, $api_version) . field(2, $kind)) . field(2, $raw)
-        . field(3, '') . field(4, '');
-}
-
 # ConfigMap: metadata = 1 (name = 1, managedFields = 17), data = 2 (a map).
 sub configmap_pb {
     my ($name, $data, $fieldsv1) = @_;
-    my $meta = field(1, $name);
+    my $meta = pb_bytes(1, $name);
     if (defined $fieldsv1) {
-        $meta .= field(17, field(1, 'm') . field(2, 'Update') . field(3, 'v1')
-            . field(6, 'FieldsV1') . field(7, field(1, $fieldsv1)));
+        $meta .= pb_bytes(17, pb_bytes(1, 'm') . pb_bytes(2, 'Update') . pb_bytes(3, 'v1')
+            . pb_bytes(6, 'FieldsV1') . pb_bytes(7, pb_bytes(1, $fieldsv1)));
     }
-    my $raw = field(1, $meta);
-    $raw .= field(2, field(1, $_) . field(2, $data->{$_})) for sort keys %$data;
-    return envelope('v1', 'ConfigMap', $raw);
+    my $raw = pb_bytes(1, $meta);
+    $raw .= pb_bytes(2, pb_bytes(1, $_) . pb_bytes(2, $data->{$_})) for sort keys %$data;
+    return pb_envelope('v1', 'ConfigMap', $raw);
 }
 
 my $deep_fields = ('{"f:a":' x 100000) . '{}' . ('}' x 100000);
@@ -247,14 +228,14 @@ $i = 0;
 for my $t (@times) {
     my ($text, $secs, $nanos) = @$t;
     $i++;
-    my $ts = varint(1 << 3) . varint(twos($secs)) . int_field(2, $nanos);
-    my $body = envelope('coordination.k8s.io/v1', 'Lease',
-        field(1, field(1, "p$i")) . field(2, field(3, $ts)));
+    my $ts = pb_varint(1 << 3) . pb_varint(twos($secs)) . pb_int(2, $nanos);
+    my $body = pb_envelope('coordination.k8s.io/v1', 'Lease',
+        pb_bytes(1, pb_bytes(1, "p$i")) . pb_bytes(2, pb_bytes(3, $ts)));
     ($r, $o) = call(POST => $leases, $body, $PB, Accept => 'application/json');
     is($r->{status}, 201, "protobuf Lease at $text") or diag($r->{body});
     is($o->{spec}{acquireTime}, $text, '... shown exactly') or diag($r->{headers}{'content-type'} . ' ' . $r->{body});
     $r = $s->request(GET => "$leases/p$i", headers => { Accept => $PB });
-    my $want = varint(1 << 3) . varint(twos($secs));
+    my $want = pb_varint(1 << 3) . pb_varint(twos($secs));
     ok(index($r->{body}, $want) >= 0, '... and sent back in protobuf with the same seconds');
 }
 

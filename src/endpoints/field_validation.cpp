@@ -477,16 +477,4 @@ SchemaCheck checkAgainstSchema(json::Value& obj, json::Allocator& a, std::string
     return out;
 }
 
-std::string warningHeader(std::string_view text) {
-    std::string out = "299 - \"";
-    for (char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-        }
-        out += c;
-    }
-    out += '"';
-    return out;
-}
-
 }  // namespace kube::endpoints

@@ -46,8 +46,4 @@ struct SchemaCheck {
 SchemaCheck checkAgainstSchema(util::json::Value& obj, util::json::Allocator& a,
                                std::string_view apiVersion, std::string_view kind);
 
-// The value of one `Warning` response header for `text`, as kube's warning
-// recorder writes it: `299 - "<text with \ and " escaped>"`.
-std::string warningHeader(std::string_view text);
-
 }  // namespace kube::endpoints

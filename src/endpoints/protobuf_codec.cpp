@@ -25,6 +25,7 @@
 #include "kapi/rbac.pb.h"
 #include "kapi/runtime.pb.h"
 #include "kapi/scheduling.pb.h"
+#include "registry/schema_fields.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
 
@@ -466,6 +467,17 @@ std::optional<std::string> parseProtobufEnvelope(std::string_view body, Protobuf
     out->kind = unknown.typemeta().kind();
     out->raw = std::move(*unknown.mutable_raw());
     return std::nullopt;
+}
+
+void prepareProtobufSchemas() {
+    std::vector<const pb::Descriptor*> roots;
+    for (const pb::FileDescriptor* file : schemaFiles()) {
+        for (int i = 0; i < file->message_type_count(); ++i) {
+            roots.push_back(file->message_type(i));
+        }
+    }
+    registry::prepareSchemaFields(roots);
+    messagesByKind();
 }
 
 bool hasProtobufSchema(std::string_view apiVersion, std::string_view kind) {

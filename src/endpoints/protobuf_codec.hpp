@@ -32,6 +32,11 @@ struct ProtobufEnvelope {
 // [107 56 115 0]", "unexpected EOF", ...).
 std::optional<std::string> parseProtobufEnvelope(std::string_view body, ProtobufEnvelope* out);
 
+// Builds, once, the tables the codec and the schema walkers read lazily
+// otherwise (messages by kind, each message's members): called at start-up,
+// so that no request, on the loop or a pool thread, builds or waits for them.
+void prepareProtobufSchemas();
+
 // Whether the schema has a message for apiVersion + kind (its `gvk` option).
 bool hasProtobufSchema(std::string_view apiVersion, std::string_view kind);
 

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include <atomic>
 #include <mutex>
 
 #include "kapi/opts.pb.h"
@@ -11,6 +12,13 @@ namespace kube::registry {
 namespace pb = google::protobuf;
 
 namespace {
+
+using Table = std::unordered_map<const pb::Descriptor*, SchemaFields>;
+
+// Written once by prepareSchemaFields, then only read: `gReady` publishes it.
+Table gTable;
+std::atomic<bool> gReady{false};
+std::once_flag gPrepare;
 
 void collect(const pb::Descriptor* d, SchemaFields& out) {
     for (int i = 0; i < d->field_count(); ++i) {
@@ -29,11 +37,37 @@ void collect(const pb::Descriptor* d, SchemaFields& out) {
 
 }  // namespace
 
+void prepareSchemaFields(const std::vector<const pb::Descriptor*>& roots) {
+    std::call_once(gPrepare, [&roots] {
+        std::vector<const pb::Descriptor*> todo(roots.begin(), roots.end());
+        while (!todo.empty()) {
+            const pb::Descriptor* d = todo.back();
+            todo.pop_back();
+            auto [it, added] = gTable.try_emplace(d);
+            if (!added) {
+                continue;
+            }
+            collect(d, it->second);
+            for (int i = 0; i < d->field_count(); ++i) {
+                if (const pb::Descriptor* m = d->field(i)->message_type()) {
+                    todo.push_back(m);
+                }
+            }
+        }
+        gReady.store(true, std::memory_order_release);
+    });
+}
+
 const SchemaFields& schemaFields(const pb::Descriptor* message) {
-    static std::mutex mu;
-    static std::unordered_map<const pb::Descriptor*, SchemaFields> cache;
-    std::lock_guard lock(mu);
-    auto [it, added] = cache.try_emplace(message);
+    if (gReady.load(std::memory_order_acquire)) {
+        if (auto it = gTable.find(message); it != gTable.end()) {
+            return it->second;
+        }
+    }
+    // Not prepared (a unit test that never started a server): this thread's
+    // own table, so that no thread ever waits for another.
+    thread_local Table local;
+    auto [it, added] = local.try_emplace(message);
     if (added) {
         collect(message, it->second);
     }

@@ -22,8 +22,17 @@ struct SchemaFields {
     std::unordered_map<std::string, const google::protobuf::FieldDescriptor*> byName;
 };
 
-// The members of `message`, built once per message (any thread may call);
-// descriptors live as long as the program.
+// Builds the members of `roots` and of every message reachable from them
+// through message-typed fields, once (later calls do nothing). Call it at
+// start-up, before requests are served: schemaFields() then reads a table
+// no thread writes, and neither the event loop nor a pool thread ever waits
+// on a lock for it.
+void prepareSchemaFields(const std::vector<const google::protobuf::Descriptor*>& roots);
+
+// The members of `message`; any thread may call, and none waits. A message
+// prepareSchemaFields did not reach (only in unit tests that prepare
+// nothing) is built into a table of the calling thread. Descriptors live as
+// long as the program.
 const SchemaFields& schemaFields(const google::protobuf::Descriptor* message);
 
 }  // namespace kube::registry

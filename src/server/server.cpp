@@ -89,6 +89,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
       openapi_(scheme_, kGitVersion),
       cacher_(storage, loop, registry::withResourceVersion, options.watchCacheHistory),
       turns_(loop, kLargeResponseSlice) {
+    endpoints::prepareProtobufSchemas();
     registry::addBuiltinKinds(scheme_);
     for (const auto& k : scheme_.all()) {
         auto store = std::make_unique<registry::Store>(*k, storage_, loop_);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "util/utf8.hpp"
 
@@ -224,6 +225,44 @@ std::optional<std::string> replaceLoneSurrogates(std::string_view text) {
     return out;
 }
 
+// The bytes PrettyWriter's indentation adds to the compact text of `v`: a
+// newline and two spaces a level before each element and before the closing
+// bracket of a non-empty container, a space after each colon. Walks without
+// recursion, and stops counting once past `limit`.
+size_t indentation(const Value& v, size_t limit) {
+    struct Open {
+        const Value* container;
+        rapidjson::SizeType next = 0;
+    };
+    auto filled = [](const Value& c) {
+        return (c.IsArray() && !c.Empty()) || (c.IsObject() && c.MemberCount() > 0);
+    };
+    std::vector<Open> open;
+    if (filled(v)) {
+        open.push_back({&v});
+    }
+    size_t extra = 0;
+    while (!open.empty() && extra <= limit) {
+        Open& top = open.back();
+        size_t level = open.size();
+        bool object = top.container->IsObject();
+        rapidjson::SizeType size = object ? top.container->MemberCount() : top.container->Size();
+        if (top.next == size) {
+            extra += 1 + 2 * (level - 1);
+            open.pop_back();
+            continue;
+        }
+        const Value& child =
+            object ? (top.container->MemberBegin() + top.next)->value : (*top.container)[top.next];
+        top.next++;
+        extra += 1 + 2 * level + (object ? 1 : 0);
+        if (filled(child)) {
+            open.push_back({&child});
+        }
+    }
+    return extra;
+}
+
 template <class Writer>
 void writeTo(const Value& v, rapidjson::StringBuffer& buf) {
     Writer w(buf);
@@ -281,6 +320,11 @@ std::string serialize(const Value& v) {
 }
 
 std::string serializePretty(const Value& v) {
+    std::string compact = serialize(v);
+    size_t limit = kPrettyGrowth * compact.size() + kPrettySlack;
+    if (indentation(v, limit) > limit) {
+        return compact;
+    }
     rapidjson::StringBuffer buf;
     rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
     w.SetIndent(' ', 2);
@@ -292,7 +336,7 @@ const Value* member(const Value& v, std::string_view name) {
     if (!v.IsObject()) {
         return nullptr;
     }
-    auto it = v.FindMember(Value(rapidjson::StringRef(name.data(), name.size())));
+    auto it = v.FindMember(Value(ref(name)));
     return it == v.MemberEnd() ? nullptr : &it->value;
 }
 
@@ -326,7 +370,7 @@ void setMember(Value& obj, std::string_view name, Value value, Allocator& a) {
 
 void removeMember(Value& obj, std::string_view name) {
     if (obj.IsObject()) {
-        obj.RemoveMember(Value(rapidjson::StringRef(name.data(), name.size())));
+        obj.RemoveMember(Value(ref(name)));
     }
 }
 

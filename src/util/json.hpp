@@ -18,6 +18,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,7 +45,13 @@ std::optional<std::string> parse(std::string_view text, Document& doc);
 // Compact serialization (kube-apiserver's default output).
 std::string serialize(const Value& v);
 
-// Indented serialization (pretty=true, curl User-Agents).
+// Indented serialization (pretty=true, curl User-Agents), two spaces a level.
+// Indentation grows with depth times lines: a value whose indentation would
+// outgrow kPrettyGrowth times its compact text (plus kPrettySlack bytes) is
+// written compact instead, so that no client's object answers pretty with
+// hundreds of MB (10,000 levels would make ~100 MB; kube would write them).
+inline constexpr size_t kPrettyGrowth = 4;
+inline constexpr size_t kPrettySlack = 64 * 1024;
 std::string serializePretty(const Value& v);
 
 // Member lookup that tolerates non-objects: nullptr when `v` is not an object
@@ -64,8 +71,16 @@ void setMember(Value& obj, std::string_view name, Value value, Allocator& a);
 // Removes member `name` if present.
 void removeMember(Value& obj, std::string_view name);
 
+// A string reference RapidJSON may read without copying, for lookups. A
+// default string_view has a null data pointer, which RapidJSON's StringRef
+// asserts on: it becomes "".
+inline rapidjson::GenericStringRef<char> ref(std::string_view s) {
+    return rapidjson::StringRef(s.data() ? s.data() : "",
+                                static_cast<rapidjson::SizeType>(s.size()));
+}
+
 inline Value stringValue(std::string_view s, Allocator& a) {
-    return Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+    return Value(ref(s), a);
 }
 
 inline std::string_view view(const Value& v) {

@@ -1,6 +1,7 @@
 // Patches built to hurt: a strategic merge patch that de-duplicates a list
 // (a RapidJSON value once moved onto itself and ended the process), patches
 // and documents 10,000 levels deep (the parser's limit) for each patch type,
+// Go's printers of values embedded in patch errors walking 100,000 levels,
 // patches of 100,000 keys or items, which must take time linear in their
 // size (the generous bounds below fail at O(N²)), and JSON patch copies
 // that double the document until kube's 3 MiB of copies.
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "endpoints/protobuf_codec.hpp"
+#include "registry/patch/go_format.hpp"
 #include "registry/patch/json_patch.hpp"
 #include "registry/patch/merge_patch.hpp"
 #include "registry/patch/strategic_merge_patch.hpp"
@@ -180,6 +182,36 @@ std::string keys(int n, std::string_view prefix, std::string_view value) {
     return out;
 }
 
+// The values patch errors print come from the client; a value nested past
+// the parser's limit (built here, 100,000 levels) still prints without
+// recursion, as fmt's %v and as encoding/json.
+void go_printers_walk_100000_levels_without_recursion(void**) {
+    constexpr int kPairs = 50000;  // an object holding an array: two levels
+    json::Document d;
+    auto& a = d.GetAllocator();
+    json::Value v;
+    for (int i = 0; i < kPairs; ++i) {
+        json::Value list(rapidjson::kArrayType);
+        list.PushBack(v, a);
+        json::Value obj(rapidjson::kObjectType);
+        obj.AddMember("k", list, a);
+        v = obj;
+    }
+    std::string fmt, marshal;
+    for (int i = 0; i < kPairs; ++i) {
+        fmt += "map[k:[";
+        marshal += R"({"k":[)";
+    }
+    fmt += "<nil>";
+    marshal += "null";
+    for (int i = 0; i < kPairs; ++i) {
+        fmt += "]]";
+        marshal += "]}";
+    }
+    assert_true(patch::goValue(v) == fmt);
+    assert_true(patch::goMarshal(v) == marshal);
+}
+
 void merge_patch_of_100000_keys_takes_linear_time(void**) {
     int n = 100000;
     std::string doc = R"({"data":{)" + keys(n, "k", R"("v")") + "}}";
@@ -279,6 +311,7 @@ int main() {
         cmocka_unit_test(smp_10000_deep_applies_without_recursion),
         cmocka_unit_test(json_patch_values_10000_deep_are_added_copied_moved_and_tested),
         cmocka_unit_test(duplicate_keys_10000_deep_are_reported_with_their_path),
+        cmocka_unit_test(go_printers_walk_100000_levels_without_recursion),
         cmocka_unit_test(merge_patch_of_100000_keys_takes_linear_time),
         cmocka_unit_test(smp_of_merge_keyed_and_primitive_lists_of_100000_items_takes_linear_time),
         cmocka_unit_test(json_patch_of_10000_operations_on_100000_keys_takes_linear_time),

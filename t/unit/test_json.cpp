@@ -171,7 +171,7 @@ void ten_thousand_levels_pass_every_walker(void**) {
     copy.CopyFrom(*doc, copy.GetAllocator());
     std::string text = json::serialize(copy);
     assert_true(text.size() > 40000);
-    assert_true(json::serializePretty(*doc).size() > text.size());
+    assert_string_equal(json::serializePretty(*doc).c_str(), text.c_str());  // too deep to indent
     json::Document back;
     assert_false(json::parse(text, back).has_value());
     assert_true(back == *doc);
@@ -265,6 +265,65 @@ void kind_and_api_version_must_be_strings(void**) {
 // full-precision reader has undefined behaviour), as Go's strconv reads them
 // (glibc's strtod is too), however many digits they have; what is written
 // reads back to the same double.
+// A default std::string_view has a null data pointer; RapidJSON's StringRef
+// asserts on one (a throw here), so every lookup and copy by name treats it
+// as "".
+void null_views_are_empty_names(void**) {
+    json::Document doc;
+    assert_false(json::parse(R"({"":"empty","a":"b"})", doc).has_value());
+    std::string_view none;
+    assert_null(none.data());
+    const json::Value* m = json::member(static_cast<const json::Value&>(doc), none);
+    assert_non_null(m);
+    assert_string_equal(m->GetString(), "empty");
+    assert_string_equal(std::string(json::stringMember(doc, none)).c_str(), "empty");
+    assert_null(json::at(doc, {"a", none}));
+    json::Value s = json::stringValue(none, doc.GetAllocator());
+    assert_true(s.IsString());
+    assert_int_equal(s.GetStringLength(), 0);
+    json::setMember(doc, none, json::Value(1), doc.GetAllocator());
+    assert_string_equal(json::serialize(doc).c_str(), R"({"":1,"a":"b"})");
+    json::removeMember(doc, none);
+    assert_string_equal(json::serialize(doc).c_str(), R"({"a":"b"})");
+    json::Document empty;
+    empty.SetObject();
+    assert_null(json::member(empty, none));
+}
+
+// Pretty output indents two spaces a level, as PrettyWriter (and Go's
+// json.Indent) do, unless the indentation would outgrow the text: 10,000
+// levels would make ~100 MB of spaces, so they are answered compact.
+void pretty_output_falls_back_to_compact_when_indentation_would_outgrow_it(void**) {
+    json::Document d;
+    assert_false(json::parse(R"({"a":[1,{"b":{}}],"c":[],"d":"x"})", d).has_value());
+    assert_string_equal(json::serializePretty(d).c_str(),
+                        "{\n  \"a\": [\n    1,\n    {\n      \"b\": {}\n    }\n  ],\n"
+                        "  \"c\": [],\n  \"d\": \"x\"\n}");
+
+    // 100 levels: 20 KB of indentation for 200 bytes, within the slack.
+    assert_false(json::parse(nested(100, "1"), d).has_value());
+    std::string pretty = json::serializePretty(d);
+    assert_int_equal(pretty.size(), 201 + 100 * 100 * 2 + 200);
+    // 1,000 and 10,000 levels: compact, at once.
+    for (int levels : {1000, 10000}) {
+        assert_false(json::parse(nested(levels, "1"), d).has_value());
+        auto t0 = std::chrono::steady_clock::now();
+        std::string out = json::serializePretty(d);
+        auto took = std::chrono::steady_clock::now() - t0;
+        assert_string_equal(out.c_str(), nested(levels, "1").c_str());
+        assert_true(took < std::chrono::milliseconds(100));
+    }
+    // Wide and shallow stays pretty however large: 100,000 items of three
+    // levels, 2.3 MB of indentation for 600 KB.
+    std::string wide;
+    for (int i = 0; i < 100000; ++i) {
+        wide += i ? ",[[1]]" : "[[[1]]";
+    }
+    wide += "]";
+    assert_false(json::parse(wide, d).has_value());
+    assert_true(json::serializePretty(d).size() > 4 * wide.size());
+}
+
 void numbers_are_read_correctly_rounded(void** /*state*/) {
     const char* texts[] = {
         "8888888888888888888888888888888800124759417562692",  // fuzz/regressions/json
@@ -301,6 +360,8 @@ int main() {
         cmocka_unit_test(a_level_too_many_is_refused_in_each_form),
         cmocka_unit_test(kind_and_api_version_must_be_strings),
         cmocka_unit_test(numbers_are_read_correctly_rounded),
+        cmocka_unit_test(null_views_are_empty_names),
+        cmocka_unit_test(pretty_output_falls_back_to_compact_when_indentation_would_outgrow_it),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

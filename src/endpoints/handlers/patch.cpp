@@ -3,6 +3,7 @@
 
 #include "endpoints/field_validation.hpp"
 #include "endpoints/handlers/scope.hpp"
+#include "endpoints/warning.hpp"
 #include "endpoints/protobuf_codec.hpp"
 #include "registry/patch/go_format.hpp"
 #include "registry/patch/json_patch.hpp"
@@ -347,8 +348,8 @@ void patchResource(Scope s) {
                            return;
                        }
                        server::HttpResponse r = objectResponse(200, patched, s->render);
-                       for (const std::string& w : *warnings) {
-                           r.headers.emplace_back("Warning", warningHeader(w));
+                       for (const std::string& h : warningHeaders(*warnings)) {
+                           r.headers.emplace_back("Warning", h);
                        }
                        s->respond(std::move(r));
                    });

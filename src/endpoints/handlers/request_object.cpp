@@ -1,6 +1,7 @@
 #include "endpoints/decode.hpp"
 #include "endpoints/field_validation.hpp"
 #include "endpoints/handlers/scope.hpp"
+#include "endpoints/warning.hpp"
 #include "registry/validation.hpp"
 
 namespace kube::endpoints {
@@ -73,11 +74,12 @@ std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
         s->fail(meta::Status::badRequest(cannotHandle + "strict decoding error: " + all));
         return nullptr;
     }
-    // Warn: every answer to this request carries one Warning header per field.
+    // Warn: every answer to this request carries a Warning header per field,
+    // as many as kube's recorder lets through.
     s->respond = [respond = std::move(s->respond),
-                  warnings = std::move(check.strictErrors)](server::HttpResponse&& r) {
-        for (const std::string& w : warnings) {
-            r.headers.emplace_back("Warning", warningHeader(w));
+                  headers = warningHeaders(check.strictErrors)](server::HttpResponse&& r) {
+        for (const std::string& h : headers) {
+            r.headers.emplace_back("Warning", h);
         }
         respond(std::move(r));
     };

@@ -1,6 +1,6 @@
 #include "registry/scale.hpp"
-#include "endpoints/field_validation.hpp"
 #include "endpoints/handlers/scope.hpp"
+#include "endpoints/warning.hpp"
 
 namespace kube::endpoints {
 
@@ -19,8 +19,8 @@ void respondScale(const Scope& s, std::string_view stored,
     }
     server::HttpResponse r =
         objectResponse(200, json::serialize(registry::scaleFromObject(parent)), s->render);
-    for (const std::string& w : warnings) {
-        r.headers.emplace_back("Warning", warningHeader(w));
+    for (const std::string& h : warningHeaders(warnings)) {
+        r.headers.emplace_back("Warning", h);
     }
     s->respond(std::move(r));
 }

@@ -98,32 +98,8 @@ void marshalString(std::string& out, std::string_view s) {
     out += '"';
 }
 
-void marshal(std::string& out, const json::Value& v) {
-    if (v.IsObject()) {
-        out += '{';
-        bool first = true;
-        for (const auto* m : sortedMembers(v)) {
-            if (!first) {
-                out += ',';
-            }
-            first = false;
-            marshalString(out, json::view(m->name));
-            out += ':';
-            marshal(out, m->value);
-        }
-        out += '}';
-    } else if (v.IsArray()) {
-        out += '[';
-        bool first = true;
-        for (const auto& e : v.GetArray()) {
-            if (!first) {
-                out += ',';
-            }
-            first = false;
-            marshal(out, e);
-        }
-        out += ']';
-    } else if (v.IsString()) {
+void marshalScalar(std::string& out, const json::Value& v) {
+    if (v.IsString()) {
         marshalString(out, json::view(v));
     } else if (v.IsBool()) {
         out += v.GetBool() ? "true" : "false";
@@ -136,48 +112,97 @@ void marshal(std::string& out, const json::Value& v) {
     }
 }
 
+void marshalKey(std::string& out, std::string_view name) {
+    marshalString(out, name);
+    out += ':';
+}
+
+// fmt's %v of a decoded scalar.
+void printScalar(std::string& out, const json::Value& v) {
+    if (v.IsString()) {
+        out += json::view(v);
+    } else if (v.IsBool()) {
+        out += v.GetBool() ? "true" : "false";
+    } else if (isGoInt(v)) {
+        out += intText(v);
+    } else if (v.IsNumber()) {
+        out += validation::BadValue(v.GetDouble()).text();
+    } else {
+        out += "<nil>";
+    }
+}
+
+void printKey(std::string& out, std::string_view name) {
+    out += name;
+    out += ':';
+}
+
+// How one of Go's printers writes maps, slices and scalars.
+struct Printer {
+    std::string_view openMap;  // "map[" or "{"
+    char closeMap;             // ']' or '}'
+    char separator;            // between elements: ' ' or ','
+    void (*key)(std::string& out, std::string_view name);
+    void (*scalar)(std::string& out, const json::Value& v);
+};
+
+constexpr Printer kFmtPrinter{"map[", ']', ' ', printKey, printScalar};
+constexpr Printer kJsonPrinter{"{", '}', ',', marshalKey, marshalScalar};
+
+// Writes `root` as `p` does, keys sorted, without recursion: how deep a
+// value nests is up to the client that sent it.
+void print(std::string& out, const json::Value& root, const Printer& p) {
+    struct Open {
+        const json::Value* container;
+        std::vector<const json::Value::Member*> members;  // sorted; an object's
+        size_t next = 0;
+    };
+    std::vector<Open> open;
+    const json::Value* v = &root;
+    for (;;) {
+        if (v != nullptr) {
+            if (v->IsObject()) {
+                out += p.openMap;
+                open.push_back({v, sortedMembers(*v)});
+            } else if (v->IsArray()) {
+                out += '[';
+                open.push_back({v, {}});
+            } else {
+                p.scalar(out, *v);
+            }
+            v = nullptr;
+        }
+        if (open.empty()) {
+            return;
+        }
+        Open& top = open.back();
+        bool isObject = top.container->IsObject();
+        size_t size = isObject ? top.members.size() : top.container->Size();
+        if (top.next == size) {
+            out += isObject ? p.closeMap : ']';
+            open.pop_back();
+            continue;
+        }
+        if (top.next > 0) {
+            out += p.separator;
+        }
+        if (isObject) {
+            const json::Value::Member* m = top.members[top.next];
+            p.key(out, json::view(m->name));
+            v = &m->value;
+        } else {
+            v = &(*top.container)[static_cast<rapidjson::SizeType>(top.next)];
+        }
+        top.next++;
+    }
+}
+
 }  // namespace
 
 std::string goValue(const json::Value& v) {
-    if (v.IsObject()) {
-        std::string out = "map[";
-        bool first = true;
-        for (const auto* m : sortedMembers(v)) {
-            if (!first) {
-                out += ' ';
-            }
-            first = false;
-            out += json::view(m->name);
-            out += ':';
-            out += goValue(m->value);
-        }
-        return out + "]";
-    }
-    if (v.IsArray()) {
-        std::string out = "[";
-        bool first = true;
-        for (const auto& e : v.GetArray()) {
-            if (!first) {
-                out += ' ';
-            }
-            first = false;
-            out += goValue(e);
-        }
-        return out + "]";
-    }
-    if (v.IsString()) {
-        return std::string(json::view(v));
-    }
-    if (v.IsBool()) {
-        return v.GetBool() ? "true" : "false";
-    }
-    if (isGoInt(v)) {
-        return intText(v);
-    }
-    if (v.IsNumber()) {
-        return validation::BadValue(v.GetDouble()).text();
-    }
-    return "<nil>";
+    std::string out;
+    print(out, v, kFmtPrinter);
+    return out;
 }
 
 std::string goTypeName(const json::Value& v) {
@@ -204,7 +229,7 @@ std::string goTypeName(const json::Value& v) {
 
 std::string goMarshal(const json::Value& v) {
     std::string out;
-    marshal(out, v);
+    print(out, v, kJsonPrinter);
     return out;
 }
 

@@ -6,7 +6,8 @@
 
 // How Go prints the generic values (map[string]interface{}, []interface{},
 // string, int64, float64, bool, nil) that kube's patch code decodes JSON
-// into: its error messages embed them, and clients see those messages.
+// into: its error messages embed them, and clients see those messages. The
+// printers walk without recursion, however deep the value.
 namespace kube::registry::patch {
 
 // fmt's %v: `map[a:1 b:[x y]]` with keys sorted, strings bare, null as `<nil>`.

@@ -73,7 +73,7 @@ bool MemberIndex::erase(json::Value& obj, std::string_view name) {
         build(obj);
     }
     if (!indexed_) {
-        auto it = obj.FindMember(json::Value(rapidjson::StringRef(name.data(), name.size())));
+        auto it = obj.FindMember(json::Value(json::ref(name)));
         if (it == obj.MemberEnd()) {
             return false;
         }

@@ -991,7 +991,7 @@ Result applyRetainKeys(json::Value& original, const json::Value& patch) {
     ScalarIds ids;
     Positions listed(keyed(refs(*retain), "", false, ids).keys);
     auto isListed = [&](std::string_view name) {
-        json::Value key(rapidjson::StringRef(name.data(), name.size()));
+        json::Value key(json::ref(name));
         Keys k;
         k.order = ids.of(&key);
         return listed.of(k) >= 0;

@@ -190,6 +190,16 @@ environment.
     json_subset($got, $want) -> undef or a message; json_subset_ok(...)
     wait_until(sub { ... }, $seconds) -> the first true value or undef
     pid_alive($pid)             running (zombies count as gone)
+    warnings_of($response)      its Warning header values, as an array ref
+
+The protobuf wire format (Test::Kube::Protobuf, exported here too), to write
+protobuf request bodies and read protobuf answers:
+
+    pb_varint($n), pb_int($number, $n), pb_bytes($number, $bytes)
+    pb_envelope($apiVersion, $kind, $raw)   "k8s\0" + runtime.Unknown
+    pb_fields($bytes) -> ([number, value], ...)
+    pb_msg($bytes) -> {number => last value, "number*" => [every value]}
+    pb_unwrap($body) -> {apiVersion, kind, raw, encoding, type} or undef
 
 Environment: KUBE_BUILD (where the module .so is, default <repo>/build),
 SANITIZE=1 (preload the ASan runtime instead of jemalloc; leak detection
@@ -220,14 +230,17 @@ use POSIX qw(WNOHANG);
 use Text::ParseWords qw(shellwords);
 use Time::HiRes qw(sleep time);
 
-our @EXPORT = qw(
+use Test::Kube::Protobuf;
+
+our @EXPORT = (qw(
     run_tests repeat_each workers log_level no_kube default_config
     add_block_preprocessor
     start_server new_server http_request kubectl kubectl_versions
     python_client client_cert untrusted_cert cert_dir run_command
     json_subset json_subset_ok wait_until pid_alive decode_json encode_json ABSENT
+    warnings_of
     done_testing note subtest explain BAIL_OUT
-);
+), @Test::Kube::Protobuf::EXPORT);
 
 our $RepoRoot = abs_path(dirname(abs_path(__FILE__)) . '/../../..');
 our $KubeBuild = $ENV{KUBE_BUILD} || "$RepoRoot/build";
@@ -281,6 +294,12 @@ sub ABSENT() { return \&ABSENT }
 }
 
 sub decode_json { return $JSON->decode($_[0]) }
+
+sub warnings_of {
+    my $w = $_[0]{headers}{warning};
+    return [] unless defined $w;
+    return ref $w ? $w : [$w];
+}
 sub encode_json { return $JSON->encode($_[0]) }
 
 sub repeat_each {
