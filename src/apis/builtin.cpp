@@ -1,4 +1,5 @@
 #include "apis/apps/kinds.hpp"
+#include "apis/authorization/kinds.hpp"
 #include "apis/batch/kinds.hpp"
 #include "apis/coordination/kinds.hpp"
 #include "apis/core/kinds.hpp"
@@ -11,7 +12,8 @@
 namespace kube::registry {
 
 // Groups in kube-apiserver's discovery priority order (the aggregator's
-// apiVersionPriorities: "" 18000, apps 17800, batch 17400, networking.k8s.io
+// apiVersionPriorities: "" 18000, apps 17800, authorization.k8s.io 17600,
+// batch 17400, networking.k8s.io
 // 17200, policy 17100, rbac 17000, scheduling.k8s.io 16600, coordination
 // 16500); resources alphabetical inside a group-version, as kube's discovery
 // lists them.
@@ -38,6 +40,10 @@ void addBuiltinKinds(Scheme& scheme) {
              apps::deploymentKind,
              apps::replicaSetKind,
              apps::statefulSetKind,
+             apis::authorization::localSubjectAccessReviewKind,
+             apis::authorization::selfSubjectAccessReviewKind,
+             apis::authorization::selfSubjectRulesReviewKind,
+             apis::authorization::subjectAccessReviewKind,
              batch::cronJobKind,
              batch::jobKind,
              apis::networking::ingressKind,

@@ -9,7 +9,9 @@
 
 #include "admission/namespace_lifecycle.hpp"
 #include "admission/priority.hpp"
+#include "authz/rbac.hpp"
 #include "endpoints/discovery.hpp"
+#include "endpoints/handlers/scope.hpp"
 #include "openapi/service.hpp"
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
@@ -81,11 +83,17 @@ class Server {
 
     const registry::Scheme& scheme() const { return scheme_; }
 
+    // This worker's RBAC authorizer, following the watch caches of the RBAC
+    // kinds from start() on.
+    const authz::RbacAuthorizer& rbac() const { return *rbac_; }
+
   private:
     void serveApi(const HttpRequest& req, Responder respond);
     void serveResource(const HttpRequest& req, Responder respond);
     void serveNonResource(const HttpRequest& req, Responder respond);
     bool serveDiscovery(const HttpRequest& req, const Responder& respond);
+    void followRbac();
+    void serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope);
 
     util::EventLoop& loop_;
     storage::Interface& storage_;
@@ -98,6 +106,8 @@ class Server {
     std::unique_ptr<admission::NamespaceLifecycle> namespaces_;
     std::unique_ptr<admission::Priority> priority_;
     storage::cacher::Cacher cacher_;
+    // After cacher_: it unsubscribes from the caches before they go.
+    std::unique_ptr<authz::RbacAuthorizer> rbac_;
     util::Turns turns_;
     std::unique_ptr<storage::Compactor> compactor_;
     int startsPending_ = 0;
