@@ -295,6 +295,19 @@ sub review {
     is($o->{message}, 'no namespace on request', 'its message');
 }
 
+# Discovery lists the reviews as kube-apiserver 1.26 does.
+{
+    my $r = $s->request(GET => "$authz");
+    is($r->{body}, '{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"authorization.k8s.io/v1",'
+        . '"resources":[{"name":"localsubjectaccessreviews","singularName":"","namespaced":true,'
+        . '"kind":"LocalSubjectAccessReview","verbs":["create"]},{"name":"selfsubjectaccessreviews",'
+        . '"singularName":"","namespaced":false,"kind":"SelfSubjectAccessReview","verbs":["create"]},'
+        . '{"name":"selfsubjectrulesreviews","singularName":"","namespaced":false,'
+        . '"kind":"SelfSubjectRulesReview","verbs":["create"]},{"name":"subjectaccessreviews",'
+        . '"singularName":"","namespaced":false,"kind":"SubjectAccessReview","verbs":["create"]}]}',
+        'authorization.k8s.io/v1 discovery');
+}
+
 # kubectl auth can-i, with the current kubectl and an older one.
 for my $v ('1.32', grep { $_ eq '1.27' } kubectl_versions()) {
     my $as = { cert => $rita };
