@@ -45,17 +45,39 @@ std::string serviceAccountUser(const Subject& s, std::string_view bindingNamespa
     return u;
 }
 
-bool byName(const Binding* a, const Binding* b) {
-    return a->name != b->name ? a->name < b->name : a < b;
+}  // namespace
+
+bool RbacIndex::byName(const Binding* a, const Binding* b) {
+    int c = a->name.compare(b->name);
+    return c != 0 ? c < 0 : a < b;
 }
 
-void sortUnique(std::vector<const Binding*>& v) {
-    if (v.size() < 2) {
+const std::vector<const Binding*>& RbacIndex::Collected::bindings() {
+    if (lists_ == 1) {
+        return *only_;
+    }
+    // Several subjects' lists (the user's and groups'): merged in name
+    // order, a binding naming several of them visited once.
+    std::sort(merged_.begin(), merged_.end(), byName);
+    merged_.erase(std::unique(merged_.begin(), merged_.end()), merged_.end());
+    return merged_;
+}
+
+void RbacIndex::Collected::add(const std::vector<const Binding*>& list) {
+    if (list.empty()) {
         return;
     }
-    std::sort(v.begin(), v.end(), byName);
-    v.erase(std::unique(v.begin(), v.end()), v.end());
+    if (++lists_ == 1) {
+        only_ = &list;
+        return;
+    }
+    if (lists_ == 2) {
+        merged_.assign(only_->begin(), only_->end());
+    }
+    merged_.insert(merged_.end(), list.begin(), list.end());
 }
+
+namespace {
 
 }  // namespace
 
@@ -68,6 +90,9 @@ bool appliesToUser(const authn::UserInfo& user, const Subject& subject,
         return std::find(user.groups.begin(), user.groups.end(), subject.name) != user.groups.end();
     }
     if (subject.kind == "ServiceAccount") {
+        if (!subject.user.empty()) {
+            return subject.user == user.name;
+        }
         std::string u = serviceAccountUser(subject, bindingNamespace);
         return !u.empty() && u == user.name;
     }
@@ -109,9 +134,14 @@ void RbacIndex::putBinding(RbacResource resource, const json::Value& obj) {
     if (const json::Value* subjects = json::member(obj, "subjects"); subjects && subjects->IsArray()) {
         for (const json::Value& s : subjects->GetArray()) {
             if (s.IsObject()) {
-                b->subjects.push_back({std::string(json::stringMember(s, "kind")),
-                                       std::string(json::stringMember(s, "name")),
-                                       std::string(json::stringMember(s, "namespace"))});
+                Subject subject{std::string(json::stringMember(s, "kind")),
+                                std::string(json::stringMember(s, "name")),
+                                std::string(json::stringMember(s, "namespace")),
+                                {}};
+                if (subject.kind == "ServiceAccount") {
+                    subject.user = serviceAccountUser(subject, b->namespace_);
+                }
+                b->subjects.push_back(std::move(subject));
             }
         }
     }
@@ -177,7 +207,7 @@ void RbacIndex::index(const Binding& b, bool add) {
             key = s.name;
         } else if (s.kind == "ServiceAccount") {
             by = &users_;
-            key = serviceAccountUser(s, b.namespace_);
+            key = s.user;
         }
         if (!by || key.empty()) {
             continue;
@@ -186,9 +216,11 @@ void RbacIndex::index(const Binding& b, bool add) {
         std::vector<const Binding*>& list =
             b.namespace_.empty() ? bound.cluster : bound.namespaced[b.namespace_];
         if (add) {
-            // A binding naming the same subject twice is listed once.
-            if (std::find(list.begin(), list.end(), &b) == list.end()) {
-                list.push_back(&b);
+            // Kept in name order; a binding naming the same subject twice
+            // is listed once.
+            auto at = std::lower_bound(list.begin(), list.end(), &b, byName);
+            if (at == list.end() || *at != &b) {
+                list.insert(at, &b);
             }
             continue;
         }
@@ -203,20 +235,19 @@ void RbacIndex::index(const Binding& b, bool add) {
 }
 
 void RbacIndex::collect(const std::unordered_map<std::string, Bound>& by, const std::string& key,
-                        std::string_view namespace_, std::vector<const Binding*>& cluster,
-                        std::vector<const Binding*>& local) const {
+                        std::string_view namespace_, Collected& cluster, Collected& local) const {
     auto it = by.find(key);
     if (it == by.end()) {
         return;
     }
     const Bound& bound = it->second;
-    cluster.insert(cluster.end(), bound.cluster.begin(), bound.cluster.end());
-    if (namespace_.empty()) {
+    cluster.add(bound.cluster);
+    if (namespace_.empty() || bound.namespaced.empty()) {
         return;
     }
     auto ns = bound.namespaced.find(std::string(namespace_));
     if (ns != bound.namespaced.end()) {
-        local.insert(local.end(), ns->second.begin(), ns->second.end());
+        local.add(ns->second);
     }
 }
 
@@ -243,16 +274,14 @@ const std::vector<PolicyRule>* RbacIndex::roleRules(const Binding& b, std::strin
 
 void RbacIndex::visitRulesFor(const authn::UserInfo& user, std::string_view namespace_,
                               const Visitor& visit) const {
-    std::vector<const Binding*> cluster;
-    std::vector<const Binding*> local;
+    Collected cluster;
+    Collected local;
     collect(users_, user.name, namespace_, cluster, local);
     for (const std::string& g : user.groups) {
         collect(groups_, g, namespace_, cluster, local);
     }
-    sortUnique(cluster);
-    sortUnique(local);
-    for (const auto* list : {&cluster, &local}) {
-        for (const Binding* b : *list) {
+    for (Collected* c : {&cluster, &local}) {
+        for (const Binding* b : c->bindings()) {
             const Subject* subject = nullptr;
             for (const Subject& s : b->subjects) {
                 if (appliesToUser(user, s, b->namespace_)) {

@@ -17,6 +17,9 @@ struct Subject {
     std::string kind;  // User, Group, ServiceAccount
     std::string name;
     std::string namespace_;
+    // For a ServiceAccount, the user name it stands for in its binding
+    // (system:serviceaccount:<ns>:<name>), "" when it has no namespace.
+    std::string user;
 };
 
 // A RoleBinding (namespace_ set) or ClusterRoleBinding, as RBAC needs it.
@@ -27,6 +30,9 @@ struct Binding {
     std::string roleName;
     std::vector<Subject> subjects;
 };
+
+// kube's appliesToUser with the subject's kind already told apart.
+
 
 // The four RBAC resources.
 enum class RbacResource { Roles, ClusterRoles, RoleBindings, ClusterRoleBindings };
@@ -74,11 +80,23 @@ private:
         std::unordered_map<std::string, std::vector<const Binding*>> namespaced;
     };
 
+    // The bindings of the subjects a user matches, in name order, each once.
+    class Collected {
+    public:
+        void add(const std::vector<const Binding*>& list);
+        const std::vector<const Binding*>& bindings();
+
+    private:
+        int lists_ = 0;
+        const std::vector<const Binding*>* only_ = &merged_;
+        std::vector<const Binding*> merged_;
+    };
+
+    static bool byName(const Binding* a, const Binding* b);
     void putBinding(RbacResource resource, const util::json::Value& obj);
     void index(const Binding& b, bool add);
     void collect(const std::unordered_map<std::string, Bound>& by, const std::string& key,
-                 std::string_view namespace_, std::vector<const Binding*>& cluster,
-                 std::vector<const Binding*>& local) const;
+                 std::string_view namespace_, Collected& cluster, Collected& local) const;
     const std::vector<PolicyRule>* roleRules(const Binding& b, std::string* error) const;
 
     std::unordered_map<std::string, Rules> roles_;  // "<namespace>/<name>"
