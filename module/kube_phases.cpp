@@ -168,7 +168,8 @@ try {
         ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
 
     if (klcf->authorizer == NULL) {
-        return ngx_http_kube_internal_error(r, "authorization without authorizer");
+        return ngx_http_kube_internal_error(r,
+                                            "authorization without authorizer");
     }
 
     kube::authz::Attributes attrs =

@@ -131,7 +131,8 @@ void RbacIndex::putBinding(RbacResource resource, const json::Value& obj) {
         b->roleKind = json::stringMember(*ref, "kind");
         b->roleName = json::stringMember(*ref, "name");
     }
-    if (const json::Value* subjects = json::member(obj, "subjects"); subjects && subjects->IsArray()) {
+    const json::Value* subjects = json::member(obj, "subjects");
+    if (subjects && subjects->IsArray()) {
         for (const json::Value& s : subjects->GetArray()) {
             if (s.IsObject()) {
                 Subject subject{std::string(json::stringMember(s, "kind")),
