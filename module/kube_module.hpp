@@ -8,6 +8,7 @@
 
 #include "ngx.hpp"
 
+#include "authn/authentication.hpp"
 #include "authn/user.hpp"
 #include "endpoints/request_info.hpp"
 #include "server/http.hpp"
@@ -23,6 +24,14 @@ namespace kube::authz {
 class Authorizer;
 class AbacAuthorizer;
 }
+
+/* The authentication directives' C++ side (kube_authn_conf.cpp): files are
+ * read when their directive is parsed, so errors name its line; the result
+ * is immutable once the configuration is read, and the workers share it. */
+struct ngx_http_kube_authn_conf_t {
+    std::shared_ptr<kube::authn::AuthenticationConfig>   config;
+    std::shared_ptr<kube::authn::ServiceAccountOptions>  service_accounts;
+};
 
 struct ngx_http_kube_main_conf_t {
     ngx_str_t            storage_dir;       /* kube_storage lmdb:<dir> */
@@ -42,6 +51,13 @@ struct ngx_http_kube_main_conf_t {
     /* the core loc confs of the kube_api locations: their
      * client_body_temp_path is checked with the storage (kube_paths.cpp) */
     ngx_array_t          api_locations;
+    /* kube_token_auth_file, kube_service_account_*, kube_api_audiences,
+     * kube_authentication_config */
+    ngx_http_kube_authn_conf_t  *authn;
+    /* kube_service_account_max_token_expiration */
+    time_t               sa_max_expiration;
+    /* kube_service_account_extend_token_expiration */
+    ngx_flag_t           sa_extend_expiration;
 };
 
 struct ngx_http_kube_loc_conf_t {
@@ -70,6 +86,10 @@ struct ngx_http_kube_ctx_t {
     kube::endpoints::RequestInfo  info;
     kube::authn::UserInfo         user;
     bool                          authenticated = false;
+    /* the authenticators answered later (a store read was deferred): the
+     * PREACCESS handler runs again and finds their verdict here */
+    bool                          authn_pending = false;
+    bool                          authn_rejected = false;
     /* Our own answer went out: the error-page filter leaves it alone. */
     bool                          response_sent = false;
     /* The filter replaces an nginx error page with this Status JSON. */
@@ -105,6 +125,24 @@ ngx_int_t ngx_http_kube_authz_handler(ngx_http_request_t *r);
 void ngx_http_kube_authz_init_worker(ngx_cycle_t *cycle,
     kube::server::Server *server);
 void ngx_http_kube_authz_exit_worker();
+
+/* kube_authn_conf.cpp */
+ngx_int_t ngx_http_kube_authn_conf_create(ngx_conf_t *cf,
+    ngx_http_kube_main_conf_t *kmcf);
+char *ngx_http_kube_authn_conf_init(ngx_conf_t *cf,
+    ngx_http_kube_main_conf_t *kmcf);
+char *ngx_http_kube_token_auth_file(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+char *ngx_http_kube_service_account_issuer(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+char *ngx_http_kube_service_account_key_file(ngx_conf_t *cf,
+    ngx_command_t *cmd, void *conf);
+char *ngx_http_kube_api_audiences(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+char *ngx_http_kube_service_account_jwks_uri(ngx_conf_t *cf,
+    ngx_command_t *cmd, void *conf);
+char *ngx_http_kube_authentication_config(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
 
 /* kube_content.cpp */
 ngx_int_t ngx_http_kube_content_handler(ngx_http_request_t *r);

@@ -45,37 +45,82 @@ ngx_http_kube_filtered_ctx(ngx_http_request_t *r)
 }
 
 
-/* The user a verified client certificate names; an empty user when the
- * connection carries no certificate; nullopt for one that failed. */
-std::optional<kube::authn::UserInfo>
-ngx_http_kube_certificate_user(ngx_http_request_t *r)
+/* The user a verified client certificate names into `creds`; nothing when
+ * the connection carries no certificate. */
+void
+ngx_http_kube_certificate_user(ngx_http_request_t *r,
+    kube::authn::RequestCredentials &creds)
 {
 #if (NGX_HTTP_SSL)
     if (r->connection->ssl == NULL) {
-        return kube::authn::UserInfo{};
+        return;
     }
 
     SSL *ssl = r->connection->ssl->connection;
     X509 *cert = SSL_get1_peer_certificate(ssl);
     if (cert == NULL) {
-        return kube::authn::UserInfo{};
+        return;
     }
 
-    std::optional<kube::authn::UserInfo> user;
-    if (SSL_get_verify_result(ssl) == X509_V_OK) {
-        user = kube::authn::userFromCertificate(cert);
+    long verified = SSL_get_verify_result(ssl);
+    if (verified == X509_V_OK) {
+        creds.certificateUser = kube::authn::userFromCertificate(cert);
+        if (!creds.certificateUser->authenticated()) {
+            creds.certificateUser.reset();
+            creds.certificateError = "x509: subject with cn=\"\" is not allowed";
+        }
+
+    } else {
+        creds.certificateError = std::string("verifying certificate failed: ")
+                                 + X509_verify_cert_error_string(verified);
     }
 
     X509_free(cert);
+#endif
+}
 
-    if (user && !user->authenticated()) {
-        return std::nullopt;
+
+/* What the authenticators said, applied to the request: the user, the
+ * anonymous user, or a 401 (NGX_DONE once the Status is on its way). */
+ngx_int_t
+ngx_http_kube_authn_verdict(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
+    kube::authn::AuthResult &&res)
+{
+    ngx_http_kube_loc_conf_t  *klcf;
+
+    ctx->authn_pending = false;
+
+    if (res.ok()) {
+        ctx->user = std::move(res.user);
+        ctx->authenticated = true;
+        return NGX_DECLINED;
     }
 
-    return user;
-#else
-    return kube::authn::UserInfo{};
-#endif
+    klcf = static_cast<ngx_http_kube_loc_conf_t *>(
+        ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
+
+    if (res.outcome == kube::authn::AuthResult::Outcome::NotMine
+        && klcf->anonymous_auth)
+    {
+        ctx->user = kube::authn::anonymousUser();
+        ctx->authenticated = true;
+        return NGX_DECLINED;
+    }
+
+    if (res.outcome == kube::authn::AuthResult::Outcome::Failed) {
+        ngx_log_error(NGX_LOG_INFO, r->connection->log, 0,
+                      "kube-apiserver: unable to authenticate the request "
+                      "to \"%V\": %s", &r->uri, res.error.c_str());
+    } else {
+        ngx_log_error(NGX_LOG_INFO, r->connection->log, 0,
+                      "kube-apiserver: unauthenticated request to \"%V\"",
+                      &r->uri);
+    }
+
+    ctx->authn_rejected = true;
+
+    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
+        kube::meta::Status::unauthorized(), true));
 }
 
 
@@ -104,42 +149,95 @@ ngx_http_kube_internal_error(ngx_http_request_t *r, const char *what)
 }  // namespace
 
 
-/* mirrors filters.WithAuthentication with the x509 and anonymous
- * authenticators */
+/* mirrors filters.WithAuthentication over kube-apiserver's authenticator
+ * union (src/authn/authentication.hpp); a bound service-account token may
+ * need a store read that completes later, and the phase resumes then */
 ngx_int_t
 ngx_http_kube_authn_handler(ngx_http_request_t *r)
 try {
-    ngx_http_kube_ctx_t       *ctx;
-    ngx_http_kube_loc_conf_t  *klcf;
+    ngx_http_kube_ctx_t  *ctx;
 
     ctx = ngx_http_kube_filtered_ctx(r);
-    if (ctx == NULL) {
+    if (ctx == NULL || ctx->authenticated) {
         return NGX_DECLINED;
     }
 
-    std::optional<kube::authn::UserInfo> user =
-        ngx_http_kube_certificate_user(r);
-
-    if (user && user->authenticated()) {
-        ctx->user = std::move(*user);
-        ctx->authenticated = true;
-        return NGX_DECLINED;
+    if (ctx->authn_pending) {
+        return NGX_AGAIN;
     }
 
-    klcf = static_cast<ngx_http_kube_loc_conf_t *>(
-        ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
-
-    if (user && klcf->anonymous_auth) {
-        ctx->user = kube::authn::anonymousUser();
-        ctx->authenticated = true;
-        return NGX_DECLINED;
+    if (ctx->authn_rejected) {
+        return NGX_HTTP_UNAUTHORIZED;
     }
 
-    ngx_log_error(NGX_LOG_INFO, r->connection->log, 0,
-                  "kube-apiserver: unauthenticated request to \"%V\"", &r->uri);
+    kube::authn::RequestCredentials creds;
+    ngx_http_kube_certificate_user(r, creds);
 
-    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
-        kube::meta::Status::unauthorized(), true));
+    if (r->headers_in.authorization) {
+        ngx_str_t &v = r->headers_in.authorization->value;
+        creds.authorization = std::string_view(
+            reinterpret_cast<const char *>(v.data), v.len);
+    }
+
+    kube::server::Server *server = ngx_http_kube_server();
+    if (server == NULL) {
+        return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
+            kube::meta::Status::serviceUnavailable(
+                "the API server is not running")));
+    }
+
+    struct Pending {
+        bool inline_call = true;
+        std::optional<kube::authn::AuthResult> result;
+    };
+
+    auto pending = std::make_shared<Pending>();
+    if (!ctx->alive) {
+        ctx->alive = std::make_shared<ngx_http_request_t *>(r);
+    }
+    std::weak_ptr<ngx_http_request_t *> alive = ctx->alive;
+
+    server->authentication().authenticateRequest(creds,
+        [pending, alive](kube::authn::AuthResult &&res)
+    {
+        if (pending->inline_call) {
+            pending->result = std::move(res);
+            return;
+        }
+
+        auto holder = alive.lock();
+        if (!holder || *holder == nullptr) {
+            return;     /* the request is gone */
+        }
+
+        ngx_http_request_t *req = *holder;
+        ngx_connection_t *c = req->connection;
+        ngx_http_kube_ctx_t *rctx = ngx_http_kube_get_ctx(req);
+
+        try {
+            if (ngx_http_kube_authn_verdict(req, rctx, std::move(res))
+                == NGX_DECLINED)
+            {
+                ngx_http_core_run_phases(req);
+            }
+        } catch (...) {
+            ngx_log_error(NGX_LOG_ALERT, c->log, 0,
+                          "kube-apiserver: authentication: unexpected "
+                          "exception");
+            ngx_http_finalize_request(req, NGX_HTTP_INTERNAL_SERVER_ERROR);
+        }
+
+        ngx_http_run_posted_requests(c);
+    });
+
+    pending->inline_call = false;
+
+    if (!pending->result) {
+        ctx->authn_pending = true;
+        return NGX_AGAIN;
+    }
+
+    return ngx_http_kube_authn_verdict(r, ctx, std::move(*pending->result));
 
 } catch (...) {
     return ngx_http_kube_internal_error(r, "authentication");

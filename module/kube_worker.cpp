@@ -131,6 +131,7 @@ try {
         ngx_http_kube_wake_commit();
     });
 
+    w->server->setAuthentication(kmcf->authn->config);
     w->server->setMetricsSource(ngx_http_kube_metrics_text);
     w->server->start();
 

@@ -93,6 +93,69 @@ ngx_command_t ngx_http_kube_commands[] = {
       offsetof(ngx_http_kube_loc_conf_t, anonymous_auth),
       NULL },
 
+    { ngx_string("kube_token_auth_file"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_http_kube_token_auth_file,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("kube_service_account_issuer"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_http_kube_service_account_issuer,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("kube_service_account_key_file"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_http_kube_service_account_key_file,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("kube_service_account_signing_key_file"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_http_kube_service_account_key_file,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("kube_service_account_max_token_expiration"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_sec_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, sa_max_expiration),
+      NULL },
+
+    { ngx_string("kube_service_account_extend_token_expiration"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_FLAG,
+      ngx_conf_set_flag_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, sa_extend_expiration),
+      NULL },
+
+    { ngx_string("kube_service_account_jwks_uri"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_http_kube_service_account_jwks_uri,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("kube_api_audiences"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_1MORE,
+      ngx_http_kube_api_audiences,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("kube_authentication_config"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_http_kube_authentication_config,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
     { ngx_string("kube_authorization_mode"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_1MORE,
       ngx_http_kube_authorization_mode,
@@ -213,6 +276,7 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
      *     kmcf->thread_pool_name = { 0, NULL };
      *     kmcf->thread_pool = NULL;
      *     kmcf->enabled = 0;
+     *     kmcf->authn = NULL;
      */
 
     kmcf->map_size = NGX_CONF_UNSET_SIZE;
@@ -222,6 +286,12 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
     kmcf->watch_cache_resource_size = NGX_CONF_UNSET_SIZE;
     kmcf->compaction_interval = NGX_CONF_UNSET_MSEC;
     kmcf->min_request_timeout = NGX_CONF_UNSET;
+    kmcf->sa_max_expiration = NGX_CONF_UNSET;
+    kmcf->sa_extend_expiration = NGX_CONF_UNSET;
+
+    if (ngx_http_kube_authn_conf_create(cf, kmcf) != NGX_OK) {
+        return NULL;
+    }
 
     if (ngx_array_init(&kmcf->api_locations, cf->pool, 4,
                        sizeof(ngx_http_core_loc_conf_t *))
@@ -252,11 +322,13 @@ ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf)
     ngx_conf_init_value(kmcf->min_request_timeout,
                         kDefaultMinRequestTimeout);
 
+    ngx_conf_init_value(kmcf->sa_extend_expiration, 1);
+
     if (kmcf->thread_pool_name.data == NULL) {
         ngx_str_set(&kmcf->thread_pool_name, "default");
     }
 
-    return NGX_CONF_OK;
+    return ngx_http_kube_authn_conf_init(cf, kmcf);
 }
 
 

@@ -1,4 +1,5 @@
 #include "apis/apps/kinds.hpp"
+#include "apis/authentication/kinds.hpp"
 #include "apis/authorization/kinds.hpp"
 #include "apis/batch/kinds.hpp"
 #include "apis/coordination/kinds.hpp"
@@ -12,7 +13,8 @@
 namespace kube::registry {
 
 // Groups in kube-apiserver's discovery priority order (the aggregator's
-// apiVersionPriorities: "" 18000, apps 17800, authorization.k8s.io 17600,
+// apiVersionPriorities: "" 18000, apps 17800, authentication.k8s.io 17700,
+// authorization.k8s.io 17600,
 // batch 17400, networking.k8s.io
 // 17200, policy 17100, rbac 17000, scheduling.k8s.io 16600, coordination
 // 16500); resources alphabetical inside a group-version, as kube's discovery
@@ -40,6 +42,9 @@ void addBuiltinKinds(Scheme& scheme) {
              apps::deploymentKind,
              apps::replicaSetKind,
              apps::statefulSetKind,
+             apis::authentication::selfSubjectReviewV1Kind,
+             apis::authentication::tokenReviewKind,
+             apis::authentication::selfSubjectReviewV1beta1Kind,
              apis::authorization::localSubjectAccessReviewKind,
              apis::authorization::selfSubjectAccessReviewKind,
              apis::authorization::selfSubjectRulesReviewKind,

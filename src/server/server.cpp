@@ -1,7 +1,10 @@
 #include "server/server.hpp"
 
 #include <algorithm>
+#include <set>
 
+#include "apis/authentication/kinds.hpp"
+#include "endpoints/handlers/authentication.hpp"
 #include "endpoints/handlers/authorization.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/protobuf_codec.hpp"
@@ -72,7 +75,8 @@ Route routeFor(std::string_view path) {
     }
     if (path == "/version" || path == "/version/" || path == "/metrics" ||
         pathIs(path, "/healthz") || pathIs(path, "/livez") || pathIs(path, "/readyz") ||
-        openapi::Service::handles(path)) {
+        openapi::Service::handles(path) || path == "/.well-known/openid-configuration" ||
+        path == "/openid/v1/jwks") {
         return Route::NonResource;
     }
     return Route::None;
@@ -111,6 +115,82 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
                                         std::function<void(const meta::Status*)> done) {
         registry::deleteNamespaceContents(scheme_, storage_, std::string(name), std::move(done));
     });
+    setAuthentication(std::make_shared<authn::AuthenticationConfig>());
+}
+
+void Server::setAuthentication(std::shared_ptr<const authn::AuthenticationConfig> config) {
+    authentication_ = std::make_unique<authn::Authentication>(
+        std::move(config), getter_, [this] { return loop_.now(); });
+}
+
+void Server::StoreGetter::get(
+    std::string_view resource, std::string_view ns, std::string_view name,
+    std::function<void(const util::json::Value*, std::string_view)> done) const {
+    const registry::KindInfo* kind = server_.scheme_.find("", "v1", resource);
+    if (!kind) {
+        done(nullptr, std::string(resource) + " cannot be read");
+        return;
+    }
+    server_.stores_.at(kind)->get(
+        ns, name, [done = std::move(done)](const meta::Status* err, std::string_view obj) {
+            if (err) {
+                done(nullptr, err->message);
+                return;
+            }
+            json::Document doc;
+            if (json::parse(obj, doc)) {
+                done(nullptr, "stored object cannot be read");
+                return;
+            }
+            done(&doc, "");
+        });
+}
+
+// Mirrors serviceaccount's openidmetadata.go: the issuer's discovery
+// document and its keys, public and cacheable for an hour; 404 without an
+// issuer or keys.
+void Server::serveOpenIdMetadata(const HttpRequest& req, const Responder& respond) {
+    const authn::ServiceAccountOptions& sa = authentication_->serviceAccounts();
+    if (sa.issuers.empty() || sa.keys.empty()) {
+        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        return;
+    }
+    json::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    HttpResponse r;
+    if (req.path == "/openid/v1/jwks") {
+        json::Value keys(rapidjson::kArrayType);
+        for (const authn::KeyRef& k : sa.keys) {
+            keys.PushBack(k->toJwk(a), a);
+        }
+        doc.AddMember("keys", keys, a);
+        r.contentType = "application/jwk-set+json";
+    } else {
+        std::string jwks = sa.jwksUri.empty()
+                               ? "https://" + std::string(req.host) + "/openid/v1/jwks"
+                               : sa.jwksUri;
+        doc.AddMember("issuer", json::stringValue(sa.issuers.front(), a), a);
+        doc.AddMember("jwks_uri", json::stringValue(jwks, a), a);
+        json::Value types(rapidjson::kArrayType);
+        types.PushBack("id_token", a);
+        doc.AddMember("response_types_supported", types, a);
+        json::Value subjects(rapidjson::kArrayType);
+        subjects.PushBack("public", a);
+        doc.AddMember("subject_types_supported", subjects, a);
+        std::set<std::string> algs;
+        for (const authn::KeyRef& k : sa.keys) {
+            algs.insert(k->signingAlgorithm());
+        }
+        json::Value list(rapidjson::kArrayType);
+        for (const std::string& alg : algs) {
+            list.PushBack(json::stringValue(alg, a), a);
+        }
+        doc.AddMember("id_token_signing_alg_values_supported", list, a);
+        r.contentType = "application/json";
+    }
+    r.body = json::serialize(doc);
+    r.headers.emplace_back("Cache-Control", "public, max-age=3600");
+    respond(std::move(r));
 }
 
 void Server::start() {
@@ -209,6 +289,10 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
         return;
     }
     std::string_view path = req.path;
+    if (path == "/.well-known/openid-configuration" || path == "/openid/v1/jwks") {
+        serveOpenIdMetadata(req, respond);
+        return;
+    }
     if (path == "/metrics") {
         HttpResponse r = text(200, (metricsSource_ ? metricsSource_() : std::string()) +
                                        storage::cacher::metricsText(cacher_));
@@ -355,7 +439,9 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
     // What the request reads and writes: the kind, or the subresource's own
     // kind (a Scale).
     const registry::KindInfo* responseKind =
-        sub && sub->name == "scale" ? &registry::scaleKind() : kind;
+        sub && sub->name == "scale"   ? &registry::scaleKind()
+        : sub && sub->name == "token" ? &apis::authentication::tokenRequestKind()
+                                      : kind;
     meta::Status err;
     endpoints::OutputCapabilities can{
         tableVerb, endpoints::hasProtobufSchema(responseKind->apiVersion(), responseKind->kind)};
@@ -383,6 +469,14 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
                                 turns_, render, std::move(respond)});
     const std::string& verb = effective.verb;
     bool collection = effective.name.empty();
+    if (sub && sub->name == "token") {
+        if (verb != "create") {
+            scope->fail(meta::Status::methodNotSupported());
+            return;
+        }
+        endpoints::createToken(scope, *authentication_, getter_);
+        return;
+    }
     if (sub) {
         serveSubresource(*sub, scope);
         return;
@@ -419,6 +513,14 @@ void Server::serveReview(const registry::KindInfo& kind, const endpoints::Scope&
     if (info.verb != "create" || !info.name.empty() ||
         (kind.namespaced && info.namespace_.empty())) {
         scope->fail(meta::Status::methodNotSupported());
+        return;
+    }
+    if (kind.group == "authentication.k8s.io") {
+        if (kind.kind == "TokenReview") {
+            endpoints::createTokenReview(scope, *authentication_);
+        } else {
+            endpoints::createSelfSubjectReview(scope);
+        }
         return;
     }
     if (kind.group == "authorization.k8s.io") {

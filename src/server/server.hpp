@@ -9,6 +9,7 @@
 
 #include "admission/namespace_lifecycle.hpp"
 #include "admission/priority.hpp"
+#include "authn/authentication.hpp"
 #include "authz/rbac.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
@@ -29,7 +30,8 @@ namespace kube::server {
 enum class Route {
     None,         // not ours: the rest of nginx serves it
     Api,          // /api, /apis and below: discovery and resources
-    NonResource,  // /version, /healthz, /livez, /readyz, /metrics, /openapi/v2, /openapi/v3
+    NonResource,  // /version, /healthz, /livez, /readyz, /metrics, /openapi/v2, /openapi/v3,
+                  // the service-account issuer's /.well-known/openid-configuration, /openid/v1/jwks
 };
 
 Route routeFor(std::string_view path);
@@ -83,6 +85,13 @@ class Server {
 
     const registry::Scheme& scheme() const { return scheme_; }
 
+    // The authenticators kube_token_auth_file, kube_service_account_* and
+    // kube_authentication_config configure; they check bound tokens against
+    // this server's stores. Without a call, only TokenRequest's absence of a
+    // signing key and empty reviews are served.
+    void setAuthentication(std::shared_ptr<const authn::AuthenticationConfig> config);
+    const authn::Authentication& authentication() const { return *authentication_; }
+
     // This worker's RBAC authorizer, following the watch caches of the RBAC
     // kinds from start() on.
     const authz::RbacAuthorizer& rbac() const { return *rbac_; }
@@ -94,6 +103,19 @@ class Server {
     bool serveDiscovery(const HttpRequest& req, const Responder& respond);
     void followRbac();
     void serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope);
+    void serveOpenIdMetadata(const HttpRequest& req, const Responder& respond);
+
+    // Reads ServiceAccounts, Pods, Secrets and Nodes for token checks.
+    class StoreGetter : public authn::ObjectGetter {
+      public:
+        explicit StoreGetter(Server& server) : server_(server) {}
+        void get(std::string_view resource, std::string_view ns, std::string_view name,
+                 std::function<void(const util::json::Value*, std::string_view)> done)
+            const override;
+
+      private:
+        Server& server_;
+    };
 
     util::EventLoop& loop_;
     storage::Interface& storage_;
@@ -105,6 +127,8 @@ class Server {
     std::map<const registry::KindInfo*, std::unique_ptr<registry::Store>> stores_;
     std::unique_ptr<admission::NamespaceLifecycle> namespaces_;
     std::unique_ptr<admission::Priority> priority_;
+    StoreGetter getter_{*this};
+    std::unique_ptr<authn::Authentication> authentication_;
     storage::cacher::Cacher cacher_;
     // After cacher_: it unsubscribes from the caches before they go.
     std::unique_ptr<authz::RbacAuthorizer> rbac_;

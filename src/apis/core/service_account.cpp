@@ -1,3 +1,4 @@
+#include "apis/authentication/kinds.hpp"
 #include "apis/core/kinds.hpp"
 #include "registry/table_cells.hpp"
 
@@ -13,6 +14,7 @@ registry::KindInfo serviceAccountKind() {
     k.resource = "serviceaccounts";
     k.singular = "serviceaccount";
     k.shortNames = {"sa"};
+    k.subresources = {authentication::tokenSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::countColumn(
