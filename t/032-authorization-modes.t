@@ -243,3 +243,16 @@ POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews
 --- response_body_json
 {"status": {"resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
             "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}], "incomplete": false}}
+
+
+
+=== TEST 15: a missing policy file stops nginx with the OS's reason
+--- config
+    location / {
+        kube_api;
+        kube_authorization_mode ABAC;
+        kube_authorization_policy_file $TEST_NGINX_HTML_DIR/missing.jsonl;
+    }
+--- must_die
+--- error_log eval
+qr{open \S+/missing\.jsonl: No such file or directory}

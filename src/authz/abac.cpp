@@ -1,5 +1,7 @@
 #include "authz/abac.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -201,7 +203,8 @@ std::optional<AbacAuthorizer> AbacAuthorizer::parse(std::string_view text, std::
 std::optional<AbacAuthorizer> AbacAuthorizer::load(const std::string& path, std::string* error) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        *error = "open " + path + ": cannot be read";
+        // os.Open's error, as kube-apiserver reports it
+        *error = "open " + path + ": " + std::strerror(errno);
         return std::nullopt;
     }
     std::ostringstream text;
