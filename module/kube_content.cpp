@@ -118,6 +118,10 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
     req.body = *body;
     req.info = &ctx->info;
     req.user = &ctx->user;
+    /* the reviews (SubjectAccessReview...) ask the location's authorizer */
+    req.authorizer = static_cast<ngx_http_kube_loc_conf_t *>(
+        ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module))
+        ->authorizer;
 
     /* the answer may come during serve() or later from the loop */
     struct Pending {

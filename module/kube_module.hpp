@@ -20,8 +20,10 @@ namespace kube::module {
 class NginxStream;
 }
 
-#define NGX_HTTP_KUBE_ALWAYS_ALLOW  0
-#define NGX_HTTP_KUBE_ALWAYS_DENY   1
+namespace kube::authz {
+class Authorizer;
+class AbacAuthorizer;
+}
 
 /* The authentication directives' C++ side (kube_authn_conf.cpp): files are
  * read when their directive is parsed, so errors name its line; the result
@@ -61,8 +63,13 @@ struct ngx_http_kube_main_conf_t {
 struct ngx_http_kube_loc_conf_t {
     ngx_flag_t                 api;                 /* kube_api */
     ngx_flag_t                 anonymous_auth;      /* kube_anonymous_auth */
-    /* kube_authorization_mode */
-    ngx_uint_t                 authorization_mode;
+    /* kube_authorization_mode: kube::authz::Mode values, in order */
+    ngx_array_t               *authorization_modes;
+    /* kube_authorization_policy_file, read when the directive is */
+    ngx_str_t                  authorization_policy_file;
+    kube::authz::AbacAuthorizer  *abac;
+    /* this worker's union of the modes (kube_phases.cpp) */
+    const kube::authz::Authorizer  *authorizer;
     /* kube_max_request_body_size */
     size_t                     max_body_size;
     /* kube_stream_max_buffered */
@@ -115,6 +122,9 @@ ngx_int_t ngx_http_kube_reject(ngx_http_request_t *r,
 /* kube_phases.cpp */
 ngx_int_t ngx_http_kube_authn_handler(ngx_http_request_t *r);
 ngx_int_t ngx_http_kube_authz_handler(ngx_http_request_t *r);
+void ngx_http_kube_authz_init_worker(ngx_cycle_t *cycle,
+    kube::server::Server *server);
+void ngx_http_kube_authz_exit_worker();
 
 /* kube_authn_conf.cpp */
 ngx_int_t ngx_http_kube_authn_conf_create(ngx_conf_t *cf,

@@ -12,7 +12,10 @@
 #include "kube_module.hpp"
 
 #include "authn/x509.hpp"
+#include "authz/abac.hpp"
 #include "authz/authorizer.hpp"
+#include "authz/rbac.hpp"
+#include "authz/union.hpp"
 
 namespace {
 
@@ -121,16 +124,15 @@ ngx_http_kube_authn_verdict(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
 }
 
 
-const kube::authz::Authorizer &
-ngx_http_kube_authorizer(ngx_uint_t mode)
-{
-    using kube::authz::Mode;
+/* This worker's authorizers: AlwaysAllow and AlwaysDeny, and the union of
+ * each kube_api location's modes (the RBAC authorizer is the server's). */
+struct ngx_http_kube_authorizers_t {
+    std::unique_ptr<kube::authz::Authorizer>               allow;
+    std::unique_ptr<kube::authz::Authorizer>               deny;
+    std::vector<std::unique_ptr<kube::authz::Union>>       unions;
+};
 
-    static const auto allow = kube::authz::makeAuthorizer(Mode::AlwaysAllow);
-    static const auto deny = kube::authz::makeAuthorizer(Mode::AlwaysDeny);
-
-    return mode == NGX_HTTP_KUBE_ALWAYS_DENY ? *deny : *allow;
-}
+ngx_http_kube_authorizers_t  *ngx_http_kube_authorizers;
 
 
 ngx_int_t
@@ -263,10 +265,14 @@ try {
     klcf = static_cast<ngx_http_kube_loc_conf_t *>(
         ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
 
+    if (klcf->authorizer == NULL) {
+        return ngx_http_kube_internal_error(r,
+                                            "authorization without authorizer");
+    }
+
     kube::authz::Attributes attrs =
         kube::authz::attributesOf(ctx->user, ctx->info);
-    kube::authz::Result res =
-        ngx_http_kube_authorizer(klcf->authorization_mode).authorize(attrs);
+    kube::authz::Result res = klcf->authorizer->authorize(attrs);
 
     if (res.decision == kube::authz::Decision::Allow) {
         return NGX_OK;
@@ -290,4 +296,66 @@ try {
 
 } catch (...) {
     return ngx_http_kube_internal_error(r, "authorization");
+}
+
+
+/* Builds this worker's union of modes for every kube_api location. */
+void
+ngx_http_kube_authz_init_worker(ngx_cycle_t *cycle,
+    kube::server::Server *server)
+{
+    using kube::authz::Mode;
+
+    ngx_uint_t                  i, j, *modes;
+    ngx_http_core_loc_conf_t  **locs;
+    ngx_http_kube_loc_conf_t   *klcf;
+    ngx_http_kube_main_conf_t  *kmcf;
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_http_cycle_get_module_main_conf(cycle,
+                                            ngx_http_kube_apiserver_module));
+
+    auto a = std::make_unique<ngx_http_kube_authorizers_t>();
+    a->allow = kube::authz::makeAuthorizer(Mode::AlwaysAllow);
+    a->deny = kube::authz::makeAuthorizer(Mode::AlwaysDeny);
+
+    locs = static_cast<ngx_http_core_loc_conf_t **>(kmcf->api_locations.elts);
+
+    for (i = 0; i < kmcf->api_locations.nelts; i++) {
+        klcf = static_cast<ngx_http_kube_loc_conf_t *>(
+            locs[i]->loc_conf[ngx_http_kube_apiserver_module.ctx_index]);
+
+        std::vector<const kube::authz::Authorizer *> chain;
+        modes = static_cast<ngx_uint_t *>(klcf->authorization_modes->elts);
+
+        for (j = 0; j < klcf->authorization_modes->nelts; j++) {
+            switch (static_cast<Mode>(modes[j])) {
+            case Mode::AlwaysAllow:
+                chain.push_back(a->allow.get());
+                break;
+            case Mode::AlwaysDeny:
+                chain.push_back(a->deny.get());
+                break;
+            case Mode::ABAC:
+                chain.push_back(klcf->abac);
+                break;
+            case Mode::RBAC:
+                chain.push_back(&server->rbac());
+                break;
+            }
+        }
+
+        a->unions.push_back(std::make_unique<kube::authz::Union>(chain));
+        klcf->authorizer = a->unions.back().get();
+    }
+
+    ngx_http_kube_authorizers = a.release();
+}
+
+
+void
+ngx_http_kube_authz_exit_worker()
+{
+    delete ngx_http_kube_authorizers;
+    ngx_http_kube_authorizers = NULL;
 }

@@ -135,6 +135,8 @@ try {
     w->server->setMetricsSource(ngx_http_kube_metrics_text);
     w->server->start();
 
+    ngx_http_kube_authz_init_worker(cycle, w->server.get());
+
     w->reader_check.handler = ngx_http_kube_reader_check;
     w->reader_check.data = w.get();
     w->reader_check.log = cycle->log;
@@ -235,6 +237,8 @@ ngx_http_kube_exit_worker(ngx_cycle_t *cycle)
         ngx_http_kube_streams_release(cycle);
 
         ngx_http_kube_worker = NULL;
+
+        ngx_http_kube_authz_exit_worker();
 
         if (w->reader_check.timer_set) {
             ngx_del_timer(&w->reader_check);

@@ -8,6 +8,8 @@
 
 #include "kube_module.hpp"
 
+#include "authz/abac.hpp"
+
 namespace {
 
 /* kube-apiserver's --max-request-bytes default for API bodies: 3 MiB. */
@@ -39,17 +41,14 @@ char *ngx_http_kube_watch_cache_size(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 char *ngx_http_kube_authorization_mode(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
+char *ngx_http_kube_authorization_policy_file(ngx_conf_t *cf,
+    ngx_command_t *cmd, void *conf);
+char *ngx_http_kube_merge_authorization(ngx_conf_t *cf,
+    ngx_http_kube_loc_conf_t *prev, ngx_http_kube_loc_conf_t *conf);
 char *ngx_http_kube_positive_sec(ngx_conf_t *cf, void *post, void *data);
 ngx_int_t ngx_http_kube_init_module(ngx_cycle_t *cycle);
 ngx_int_t ngx_http_kube_init_process(ngx_cycle_t *cycle);
 void ngx_http_kube_exit_process(ngx_cycle_t *cycle);
-
-
-ngx_conf_enum_t ngx_http_kube_authorization_modes[] = {
-    { ngx_string("AlwaysAllow"), NGX_HTTP_KUBE_ALWAYS_ALLOW },
-    { ngx_string("AlwaysDeny"), NGX_HTTP_KUBE_ALWAYS_DENY },
-    { ngx_null_string, 0 }
-};
 
 
 ngx_conf_post_t ngx_http_kube_min_request_timeout_post = {
@@ -158,11 +157,18 @@ ngx_command_t ngx_http_kube_commands[] = {
       NULL },
 
     { ngx_string("kube_authorization_mode"),
-      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_1MORE,
       ngx_http_kube_authorization_mode,
       NGX_HTTP_LOC_CONF_OFFSET,
-      offsetof(ngx_http_kube_loc_conf_t, authorization_mode),
-      &ngx_http_kube_authorization_modes },
+      0,
+      NULL },
+
+    { ngx_string("kube_authorization_policy_file"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_http_kube_authorization_policy_file,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      NULL },
 
     { ngx_string("kube_max_request_body_size"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
@@ -342,10 +348,13 @@ ngx_http_kube_create_loc_conf(ngx_conf_t *cf)
      *
      *     klcf->api = 0;
      *     klcf->clcf = NULL;
+     *     klcf->authorization_policy_file = { 0, NULL };
+     *     klcf->abac = NULL;
+     *     klcf->authorizer = NULL;
      */
 
     klcf->anonymous_auth = NGX_CONF_UNSET;
-    klcf->authorization_mode = NGX_CONF_UNSET_UINT;
+    klcf->authorization_modes = static_cast<ngx_array_t *>(NGX_CONF_UNSET_PTR);
     klcf->max_body_size = NGX_CONF_UNSET_SIZE;
     klcf->stream_max_buffered = NGX_CONF_UNSET_SIZE;
     klcf->request_body_timeout = NGX_CONF_UNSET_MSEC;
@@ -363,9 +372,10 @@ ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
         static_cast<ngx_http_kube_loc_conf_t *>(child);
 
     ngx_conf_merge_value(conf->anonymous_auth, prev->anonymous_auth, 0);
-    ngx_conf_merge_uint_value(conf->authorization_mode,
-                              prev->authorization_mode,
-                              NGX_HTTP_KUBE_ALWAYS_ALLOW);
+
+    if (ngx_http_kube_merge_authorization(cf, prev, conf) != NGX_CONF_OK) {
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
     ngx_conf_merge_size_value(conf->max_body_size, prev->max_body_size,
                               kDefaultMaxBody);
     ngx_conf_merge_size_value(conf->stream_max_buffered,
@@ -569,26 +579,187 @@ invalid:
 }
 
 
-/* the enum slot, with an error that names the directive and the modes */
+/* kube_authorization_mode <mode> ...: kube-apiserver's --authorization-mode,
+ * the modes asked in order */
 char *
 ngx_http_kube_authorization_mode(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 {
-    char       *rv;
-    ngx_str_t  *value;
+    ngx_http_kube_loc_conf_t *klcf =
+        static_cast<ngx_http_kube_loc_conf_t *>(conf);
 
-    rv = ngx_conf_set_enum_slot(cf, cmd, conf);
-    if (rv != static_cast<char *>(NGX_CONF_ERROR)) {
-        return rv;
+    ngx_str_t   *value;
+    ngx_uint_t   i, j, *mode;
+
+    if (klcf->authorization_modes != NGX_CONF_UNSET_PTR) {
+        return const_cast<char *>("is duplicate");
+    }
+
+    klcf->authorization_modes = ngx_array_create(cf->pool, cf->args->nelts,
+                                                  sizeof(ngx_uint_t));
+    if (klcf->authorization_modes == NULL) {
+        return static_cast<char *>(NGX_CONF_ERROR);
     }
 
     value = static_cast<ngx_str_t *>(cf->args->elts);
 
-    ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
-                       "invalid value \"%V\" in \"%V\" directive, "
-                       "it must be \"AlwaysAllow\" or \"AlwaysDeny\"",
-                       &value[1], &cmd->name);
+    for (i = 1; i < cf->args->nelts; i++) {
+        std::string error;
+        std::optional<kube::authz::Mode> m = kube::authz::parseMode(
+            std::string_view(reinterpret_cast<char *>(value[i].data),
+                             value[i].len),
+            &error);
 
+        if (!m) {
+            ngx_conf_log_error(NGX_LOG_EMERG, cf, 0, "%s in \"%V\" directive",
+                               error.c_str(), &cmd->name);
+            return static_cast<char *>(NGX_CONF_ERROR);
+        }
+
+        for (j = 1; j < i; j++) {
+            if (value[j].len == value[i].len
+                && ngx_strncmp(value[j].data, value[i].data, value[i].len) == 0)
+            {
+                ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                                   "authorization mode \"%V\" is given twice "
+                                   "in \"%V\" directive",
+                                   &value[i], &cmd->name);
+                return static_cast<char *>(NGX_CONF_ERROR);
+            }
+        }
+
+        mode = static_cast<ngx_uint_t *>(
+            ngx_array_push(klcf->authorization_modes));
+        if (mode == NULL) {
+            return static_cast<char *>(NGX_CONF_ERROR);
+        }
+        *mode = static_cast<ngx_uint_t>(*m);
+    }
+
+    return NGX_CONF_OK;
+}
+
+
+void
+ngx_http_kube_delete_abac(void *data)
+{
+    delete static_cast<kube::authz::AbacAuthorizer *>(data);
+}
+
+
+/* kube_authorization_policy_file <path>: kube-apiserver's
+ * --authorization-policy-file, read now (a reload reads it again) */
+char *
+ngx_http_kube_authorization_policy_file(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf)
+try {
+    ngx_http_kube_loc_conf_t *klcf =
+        static_cast<ngx_http_kube_loc_conf_t *>(conf);
+
+    ngx_str_t           *value;
+    ngx_pool_cleanup_t  *cln;
+
+    if (klcf->authorization_policy_file.data) {
+        return const_cast<char *>("is duplicate");
+    }
+
+    value = static_cast<ngx_str_t *>(cf->args->elts);
+    klcf->authorization_policy_file = value[1];
+
+    if (ngx_conf_full_name(cf->cycle, &klcf->authorization_policy_file, 1)
+        != NGX_OK)
+    {
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    std::string path(
+        reinterpret_cast<char *>(klcf->authorization_policy_file.data),
+        klcf->authorization_policy_file.len);
+    std::string error;
+    std::optional<kube::authz::AbacAuthorizer> abac =
+        kube::authz::AbacAuthorizer::load(path, &error);
+
+    if (!abac) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0, "%s", error.c_str());
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    cln = ngx_pool_cleanup_add(cf->pool, 0);
+    if (cln == NULL) {
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    klcf->abac = new kube::authz::AbacAuthorizer(std::move(*abac));
+    cln->handler = ngx_http_kube_delete_abac;
+    cln->data = klcf->abac;
+
+    return NGX_CONF_OK;
+
+} catch (const std::exception &e) {
+    ngx_conf_log_error(NGX_LOG_EMERG, cf, 0, "\"%V\": %s", &cmd->name,
+                       e.what());
     return static_cast<char *>(NGX_CONF_ERROR);
+}
+
+
+/* the modes default to AlwaysAllow; ABAC and its policy file go together, as
+ * kube-apiserver's flags do */
+char *
+ngx_http_kube_merge_authorization(ngx_conf_t *cf,
+    ngx_http_kube_loc_conf_t *prev, ngx_http_kube_loc_conf_t *conf)
+{
+    ngx_uint_t   i, *modes, *mode;
+    ngx_flag_t   abac;
+
+    if (conf->authorization_policy_file.data == NULL) {
+        conf->authorization_policy_file = prev->authorization_policy_file;
+        conf->abac = prev->abac;
+    }
+
+    ngx_conf_merge_ptr_value(conf->authorization_modes,
+                             prev->authorization_modes, NULL);
+
+    if (conf->authorization_modes == NULL) {
+        conf->authorization_modes = ngx_array_create(cf->pool, 1,
+                                                     sizeof(ngx_uint_t));
+        if (conf->authorization_modes == NULL) {
+            return static_cast<char *>(NGX_CONF_ERROR);
+        }
+
+        mode = static_cast<ngx_uint_t *>(
+            ngx_array_push(conf->authorization_modes));
+        if (mode == NULL) {
+            return static_cast<char *>(NGX_CONF_ERROR);
+        }
+        *mode = static_cast<ngx_uint_t>(kube::authz::Mode::AlwaysAllow);
+    }
+
+    if (!conf->api) {
+        return NGX_CONF_OK;
+    }
+
+    abac = 0;
+    modes = static_cast<ngx_uint_t *>(conf->authorization_modes->elts);
+    for (i = 0; i < conf->authorization_modes->nelts; i++) {
+        if (modes[i] == static_cast<ngx_uint_t>(kube::authz::Mode::ABAC)) {
+            abac = 1;
+        }
+    }
+
+    if (abac && conf->abac == NULL) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "authorization mode \"ABAC\" requires "
+                           "\"kube_authorization_policy_file\"");
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    if (!abac && conf->abac != NULL) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "\"kube_authorization_policy_file\" requires "
+                           "authorization mode \"ABAC\"");
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    return NGX_CONF_OK;
 }
 
 

@@ -69,7 +69,7 @@ invalid parameter "map_size=lots"
     }
 --- must_die
 --- error_log
-invalid value "RBAC-ish" in "kube_authorization_mode" directive, it must be "AlwaysAllow" or "AlwaysDeny"
+unknown authorization mode "RBAC-ish", it must be "AlwaysAllow", "AlwaysDeny", "ABAC" or "RBAC" in "kube_authorization_mode" directive
 
 
 

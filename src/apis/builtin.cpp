@@ -1,5 +1,6 @@
 #include "apis/apps/kinds.hpp"
 #include "apis/authentication/kinds.hpp"
+#include "apis/authorization/kinds.hpp"
 #include "apis/batch/kinds.hpp"
 #include "apis/coordination/kinds.hpp"
 #include "apis/core/kinds.hpp"
@@ -13,6 +14,7 @@ namespace kube::registry {
 
 // Groups in kube-apiserver's discovery priority order (the aggregator's
 // apiVersionPriorities: "" 18000, apps 17800, authentication.k8s.io 17700,
+// authorization.k8s.io 17600,
 // batch 17400, networking.k8s.io
 // 17200, policy 17100, rbac 17000, scheduling.k8s.io 16600, coordination
 // 16500); resources alphabetical inside a group-version, as kube's discovery
@@ -43,6 +45,10 @@ void addBuiltinKinds(Scheme& scheme) {
              apis::authentication::selfSubjectReviewV1Kind,
              apis::authentication::tokenReviewKind,
              apis::authentication::selfSubjectReviewV1beta1Kind,
+             apis::authorization::localSubjectAccessReviewKind,
+             apis::authorization::selfSubjectAccessReviewKind,
+             apis::authorization::selfSubjectRulesReviewKind,
+             apis::authorization::subjectAccessReviewKind,
              batch::cronJobKind,
              batch::jobKind,
              apis::networking::ingressKind,

@@ -10,6 +10,12 @@ class AlwaysAllow : public Authorizer {
     Result authorize(const Attributes&) const override {
         return {Decision::Allow, ""};
     }
+    SubjectRules rulesFor(const authn::UserInfo&, std::string_view) const override {
+        SubjectRules all;
+        all.resourceRules.push_back({{"*"}, {"*"}, {"*"}, {}, {}});
+        all.nonResourceRules.push_back({{"*"}, {}, {}, {}, {"*"}});
+        return all;
+    }
 };
 
 // Mirrors authorizerfactory.alwaysDenyAuthorizer.
@@ -17,6 +23,9 @@ class AlwaysDeny : public Authorizer {
   public:
     Result authorize(const Attributes&) const override {
         return {Decision::NoOpinion, "Everything is forbidden."};
+    }
+    SubjectRules rulesFor(const authn::UserInfo&, std::string_view) const override {
+        return {};
     }
 };
 
@@ -26,14 +35,43 @@ std::string quote(std::string_view s) {
 
 }  // namespace
 
+std::optional<Mode> parseMode(std::string_view name, std::string* error) {
+    if (name == "AlwaysAllow") {
+        return Mode::AlwaysAllow;
+    }
+    if (name == "AlwaysDeny") {
+        return Mode::AlwaysDeny;
+    }
+    if (name == "ABAC") {
+        return Mode::ABAC;
+    }
+    if (name == "RBAC") {
+        return Mode::RBAC;
+    }
+    if (name == "Node" || name == "Webhook") {
+        *error = "authorization mode " + quote(name) + " is not supported yet";
+    } else {
+        *error = "unknown authorization mode " + quote(name) +
+                 ", it must be \"AlwaysAllow\", \"AlwaysDeny\", \"ABAC\" or \"RBAC\"";
+    }
+    return std::nullopt;
+}
+
 std::unique_ptr<Authorizer> makeAuthorizer(Mode mode) {
     switch (mode) {
         case Mode::AlwaysAllow:
             return std::make_unique<AlwaysAllow>();
         case Mode::AlwaysDeny:
             return std::make_unique<AlwaysDeny>();
+        case Mode::ABAC:
+        case Mode::RBAC:
+            return nullptr;
     }
     return nullptr;
+}
+
+bool isReadOnly(const Attributes& attrs) {
+    return attrs.verb == "get" || attrs.verb == "list" || attrs.verb == "watch";
 }
 
 Attributes attributesOf(const authn::UserInfo& user, const endpoints::RequestInfo& info) {

@@ -195,7 +195,9 @@ std::string Discovery::resourceList(std::string_view group, std::string_view ver
         if (!k->categories.empty()) {
             r.AddMember("categories", strings(k->categories, a), a);
         }
-        r.AddMember("storageVersionHash", json::stringValue(storageVersionHash(*k), a), a);
+        if (!k->review) {  // nothing stored, no storage version
+            r.AddMember("storageVersionHash", json::stringValue(storageVersionHash(*k), a), a);
+        }
         resources.PushBack(r, a);
         for (const registry::SubresourceInfo& s : k->subresources) {
             json::Value sr(rapidjson::kObjectType);

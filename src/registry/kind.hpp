@@ -75,6 +75,10 @@ struct KindInfo {
     std::vector<std::string> verbs = {"create", "delete", "deletecollection", "get",
                                       "list",   "patch",  "update",           "watch"};
     std::vector<SubresourceInfo> subresources;
+    // A review (SubjectAccessReview, TokenReview): a question the server
+    // answers on create from what it knows, never stored, with no other
+    // verb; the server routes it to the review's handler.
+    bool review = false;
     NameRule nameRule = NameRule::DNS1123Subdomain;
     // metadata.generation starts at 1 and is bumped when anything but
     // metadata and status changes (kinds with a spec).

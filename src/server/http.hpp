@@ -12,6 +12,10 @@
 #include "authn/user.hpp"
 #include "endpoints/request_info.hpp"
 
+namespace kube::authz {
+class Authorizer;
+}
+
 namespace kube::server {
 
 // One HTTP request as the module hands it to src/. Views point into nginx's
@@ -28,6 +32,9 @@ struct HttpRequest {
     std::string_view body;
     const endpoints::RequestInfo* info = nullptr;
     const authn::UserInfo* user = nullptr;
+    // The authorizer that admitted the request (the location's modes):
+    // access reviews ask it. Null when none is configured.
+    const authz::Authorizer* authorizer = nullptr;
 };
 
 // A part of a streamed response: bytes that `owner` keeps alive (null for

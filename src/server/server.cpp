@@ -5,6 +5,7 @@
 
 #include "apis/authentication/kinds.hpp"
 #include "endpoints/handlers/authentication.hpp"
+#include "endpoints/handlers/authorization.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/protobuf_codec.hpp"
 #include "registry/encoding.hpp"
@@ -88,6 +89,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
       discovery_(scheme_, kServedVerbs),
       openapi_(scheme_, kGitVersion),
       cacher_(storage, loop, registry::withResourceVersion, options.watchCacheHistory),
+      rbac_(std::make_unique<authz::RbacAuthorizer>()),
       turns_(loop, kLargeResponseSlice) {
     endpoints::prepareProtobufSchemas();
     registry::addBuiltinKinds(scheme_);
@@ -199,14 +201,14 @@ void Server::start() {
     // revisions since this worker started whichever worker it reaches.
     if (options_.watchCache) {
         for (auto& [kind, store] : stores_) {
-            // reviews are answered, never stored: nothing to watch
-            if (std::find(kind->verbs.begin(), kind->verbs.end(), "watch") == kind->verbs.end()) {
-                continue;
+            if (kind->review) {
+                continue;  // answered, never stored: nothing to watch
             }
             meta::Status ignored;
             store->watchCache(&ignored);
         }
     }
+    followRbac();
     const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     registry::Store& store = *stores_.at(ns);
     startsPending_ = static_cast<int>(std::size(kDefaultNamespaces));
@@ -224,6 +226,26 @@ void Server::start() {
                 }
             }
         });
+    }
+}
+
+// The RBAC authorizer reads the RBAC kinds from their watch caches, as
+// kube's reads them from its informers, whether or not lists are served
+// from the caches.
+void Server::followRbac() {
+    using authz::RbacResource;
+    const std::pair<const char*, RbacResource> kinds[] = {
+        {"roles", RbacResource::Roles},
+        {"clusterroles", RbacResource::ClusterRoles},
+        {"rolebindings", RbacResource::RoleBindings},
+        {"clusterrolebindings", RbacResource::ClusterRoleBindings},
+    };
+    for (const auto& [resource, which] : kinds) {
+        const registry::KindInfo* kind = scheme_.find("rbac.authorization.k8s.io", "v1", resource);
+        meta::Status err;
+        if (storage::cacher::WatchCache* cache = stores_.at(kind)->watchCache(&err)) {
+            rbac_->follow(which, *cache);
+        }
     }
 }
 
@@ -460,14 +482,8 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
         serveSubresource(*sub, scope);
         return;
     }
-    if (apis::authentication::isReview(*kind)) {
-        if (verb != "create" || !collection) {
-            scope->fail(meta::Status::methodNotSupported());
-        } else if (kind->kind == "TokenReview") {
-            endpoints::createTokenReview(scope, *authentication_);
-        } else {
-            endpoints::createSelfSubjectReview(scope);
-        }
+    if (kind->review) {
+        serveReview(*kind, scope);
         return;
     }
     if (verb == "get" && !collection) {
@@ -489,6 +505,34 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
     } else {
         scope->fail(meta::Status::methodNotSupported());
     }
+}
+
+// A review is created, answered and forgotten; each group's reviews have
+// their handler.
+void Server::serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope) {
+    const endpoints::RequestInfo& info = scope->info;
+    if (info.verb != "create" || !info.name.empty() ||
+        (kind.namespaced && info.namespace_.empty())) {
+        scope->fail(meta::Status::methodNotSupported());
+        return;
+    }
+    if (kind.group == "authentication.k8s.io") {
+        if (kind.kind == "TokenReview") {
+            endpoints::createTokenReview(scope, *authentication_);
+        } else {
+            endpoints::createSelfSubjectReview(scope);
+        }
+        return;
+    }
+    if (kind.group == "authorization.k8s.io") {
+        if (kind.kind == "SelfSubjectRulesReview") {
+            endpoints::createRulesReview(scope);
+        } else {
+            endpoints::createAccessReview(scope);
+        }
+        return;
+    }
+    scope->fail(meta::Status::methodNotSupported());
 }
 
 }  // namespace kube::server

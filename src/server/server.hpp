@@ -10,7 +10,9 @@
 #include "admission/namespace_lifecycle.hpp"
 #include "admission/priority.hpp"
 #include "authn/authentication.hpp"
+#include "authz/rbac.hpp"
 #include "endpoints/discovery.hpp"
+#include "endpoints/handlers/scope.hpp"
 #include "openapi/service.hpp"
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
@@ -90,11 +92,17 @@ class Server {
     void setAuthentication(std::shared_ptr<const authn::AuthenticationConfig> config);
     const authn::Authentication& authentication() const { return *authentication_; }
 
+    // This worker's RBAC authorizer, following the watch caches of the RBAC
+    // kinds from start() on.
+    const authz::RbacAuthorizer& rbac() const { return *rbac_; }
+
   private:
     void serveApi(const HttpRequest& req, Responder respond);
     void serveResource(const HttpRequest& req, Responder respond);
     void serveNonResource(const HttpRequest& req, Responder respond);
     bool serveDiscovery(const HttpRequest& req, const Responder& respond);
+    void followRbac();
+    void serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope);
     void serveOpenIdMetadata(const HttpRequest& req, const Responder& respond);
 
     // Reads ServiceAccounts, Pods, Secrets and Nodes for token checks.
@@ -122,6 +130,8 @@ class Server {
     StoreGetter getter_{*this};
     std::unique_ptr<authn::Authentication> authentication_;
     storage::cacher::Cacher cacher_;
+    // After cacher_: it unsubscribes from the caches before they go.
+    std::unique_ptr<authz::RbacAuthorizer> rbac_;
     util::Turns turns_;
     std::unique_ptr<storage::Compactor> compactor_;
     int startsPending_ = 0;

@@ -200,12 +200,13 @@ void legacy_group_list_names_every_group_with_its_preferred_version(void**) {
     assert_string_equal(at(r.body, {"apiVersion"}).c_str(), "v1");
     json::Document d = parse(r.body);
     const json::Value& groups = d["groups"];
-    assert_int_equal(groups.Size(), 8);
+    assert_int_equal(groups.Size(), 9);
     assert_string_equal(json::serialize(groups[0]).c_str(),
                         R"({"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],)"
                         R"("preferredVersion":{"groupVersion":"apps/v1","version":"v1"}})");
     const char* names[] = {"apps",
                            "authentication.k8s.io",
+                           "authorization.k8s.io",
                            "batch",
                            "networking.k8s.io",
                            "policy",

@@ -102,6 +102,7 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
     std::vector<std::string> want = {"",
                                      "apps",
                                      "authentication.k8s.io",
+                                     "authorization.k8s.io",
                                      "batch",
                                      "networking.k8s.io",
                                      "policy",
@@ -109,10 +110,13 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
                                      "scheduling.k8s.io",
                                      "coordination.k8s.io"};
     assert_true(names == want);
-    assert_int_equal(scheme().all().size(), 31);
+    assert_int_equal(scheme().all().size(), 35);
     std::set<std::string> resources;
     for (const auto& k : scheme().all()) {
         assert_true(resources.insert(k->group + "/" + k->version + "/" + k->resource).second);
+        if (k->review) {
+            continue;  // their singular names are as kube's discovery lists them
+        }
         assert_string_equal(k->singular.c_str(),
                             [&] {
                                 std::string s = k->kind;
@@ -132,6 +136,9 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
 
 void every_kind_has_a_name_column_and_an_age(void**) {
     for (const auto& k : scheme().all()) {
+        if (k->review) {
+            continue;  // never listed
+        }
         assert_false(k->columns.empty());
         int names = 0;
         bool age = false;

@@ -23,7 +23,4 @@ registry::SubresourceInfo tokenSubresource();
 // one. No store serves it.
 const registry::KindInfo& tokenRequestKind();
 
-// True for the kinds above that are answered, never stored.
-bool isReview(const registry::KindInfo& kind);
-
 }  // namespace kube::apis::authentication

@@ -21,6 +21,7 @@ registry::KindInfo review(std::string version, std::string kind, std::string res
     }
     k.namespaced = false;
     k.verbs = {"create"};
+    k.review = true;
     k.columns = {registry::cells::nameColumn(), registry::cells::ageColumn()};
     return k;
 }
@@ -52,13 +53,10 @@ const registry::KindInfo& tokenRequestKind() {
         registry::KindInfo k = review("v1", "TokenRequest", "token");
         k.namespaced = true;
         k.verbs = {};
+        k.review = false;
         return k;
     }();
     return kind;
-}
-
-bool isReview(const registry::KindInfo& kind) {
-    return kind.group == kGroup;
 }
 
 }  // namespace kube::apis::authentication
