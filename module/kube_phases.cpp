@@ -170,6 +170,9 @@ try {
     kube::authz::Result res =
         ngx_http_kube_authorizer(klcf->authorization_mode).authorize(attrs);
 
+    ngx_http_kube_audit_authorized(
+        r, res.decision == kube::authz::Decision::Allow, res.reason);
+
     if (res.decision == kube::authz::Decision::Allow) {
         return NGX_OK;
     }
