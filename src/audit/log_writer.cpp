@@ -2,9 +2,9 @@
 
 #include "audit/log_writer.hpp"
 
+#include <unistd.h>
 #include <cerrno>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace kube::audit {
 

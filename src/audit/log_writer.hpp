@@ -23,7 +23,7 @@ namespace kube::audit {
 // Threads: write(), reopen() and close() are called from one thread (the
 // event loop); counters may be read from any.
 class LogWriter {
-public:
+  public:
     // Writes to a duplicate of `fd`, which the caller keeps.
     LogWriter(int fd, size_t maxQueued);
     // Writes what is queued, then stops the thread.
@@ -50,7 +50,7 @@ public:
     // Lines written.
     uint64_t written() const { return written_.load(std::memory_order_relaxed); }
 
-private:
+  private:
     // Lines bound for one file.
     struct Segment {
         int fd = -1;

@@ -18,7 +18,7 @@ namespace {
 namespace json = util::json;
 
 constexpr std::array<std::string_view, 4> kLevelNames = {"None", "Metadata", "Request",
-                                                          "RequestResponse"};
+                                                         "RequestResponse"};
 constexpr std::array<std::string_view, kStageCount> kStageNames = {
     "RequestReceived", "ResponseStarted", "ResponseComplete", "Panic"};
 
@@ -32,8 +32,8 @@ struct DecodeError {
 [[noreturn]] void typeError(const json::Value& v, std::string_view structName,
                             std::string_view path, std::string_view goType) {
     throw DecodeError{"json: cannot unmarshal " + std::string(json::typeName(v)) +
-                      " into Go struct field " + std::string(structName) + "." +
-                      std::string(path) + " of type " + std::string(goType)};
+                      " into Go struct field " + std::string(structName) + "." + std::string(path) +
+                      " of type " + std::string(goType)};
 }
 
 std::string readString(const json::Value& v, std::string_view structName, std::string_view path,
@@ -190,7 +190,7 @@ std::string goStrings(const std::vector<std::string>& v) {
 
 // Validation errors collected as field.ErrorList does.
 class Errors {
-public:
+  public:
     void invalid(const std::string& path, const std::string& shown, std::string_view detail) {
         add(path + ": Invalid value: " + shown + ": " + std::string(detail));
     }
@@ -212,7 +212,7 @@ public:
         return out + "]";
     }
 
-private:
+  private:
     std::vector<std::string> list_;
 };
 
@@ -248,7 +248,8 @@ void validateRule(RawRule& raw, const std::string& path, Errors& errs) {
         }
         std::string at = path + ".nonResourceURLs[" + std::to_string(i) + "]";
         if (url.empty() || url[0] != '/') {
-            errs.invalid(at, goQuote(url), "non-resource URL rules must begin with a '/' character");
+            errs.invalid(at, goQuote(url),
+                         "non-resource URL rules must begin with a '/' character");
         }
         if (!url.empty() && url.find('*') < url.size() - 1) {
             errs.invalid(at, goQuote(url),
@@ -410,10 +411,12 @@ std::optional<Policy> Policy::load(std::string_view text, std::string* error) {
     }
 
     if (!doc.IsObject()) {
-        *error = "failed decoding: couldn't get version/kind; json parse error: json: cannot "
-                 "unmarshal " + std::string(json::typeName(doc)) +
-                 " into Go value of type struct { APIVersion string \"json:\\\"apiVersion,"
-                 "omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }";
+        *error =
+            "failed decoding: couldn't get version/kind; json parse error: json: cannot "
+            "unmarshal " +
+            std::string(json::typeName(doc)) +
+            " into Go value of type struct { APIVersion string \"json:\\\"apiVersion,"
+            "omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }";
         return std::nullopt;
     }
 
@@ -452,8 +455,8 @@ std::optional<Policy> Policy::load(std::string_view text, std::string* error) {
             } else if (name == "omitStages") {
                 omitStages = readStages(m.value, "Policy", "omitStages");
             } else if (name == "omitManagedFields") {
-                policy.omitManagedFields_ = readBool(m.value, "Policy", "omitManagedFields")
-                                                .value_or(false);
+                policy.omitManagedFields_ =
+                    readBool(m.value, "Policy", "omitManagedFields").value_or(false);
             }
         }
     } catch (const DecodeError& e) {

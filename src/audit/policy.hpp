@@ -23,7 +23,7 @@ std::string_view stageName(Stage stage);
 
 // A set of stages, one bit per Stage.
 class StageSet {
-public:
+  public:
     void add(Stage s) { bits_ |= 1u << static_cast<unsigned>(s); }
     bool has(Stage s) const { return (bits_ >> static_cast<unsigned>(s)) & 1u; }
     StageSet operator|(StageSet other) const {
@@ -33,7 +33,7 @@ public:
     }
     bool operator==(const StageSet&) const = default;
 
-private:
+  private:
     unsigned bits_ = 0;
 };
 
@@ -69,7 +69,7 @@ struct RequestAuditConfig {
 // policy.LoadPolicyFromBytes + policy.NewPolicyRuleEvaluator. Immutable once
 // loaded, so every worker thread may evaluate it.
 class Policy {
-public:
+  public:
     // Decodes a Policy from YAML or JSON and validates it as kube-apiserver
     // does; nullopt with `error` set to kube's message ("rules[0].level:
     // Unsupported value: ...", "loaded illegal policy with 0 rules") otherwise.
@@ -82,7 +82,7 @@ public:
 
     const std::vector<PolicyRule>& rules() const { return rules_; }
 
-private:
+  private:
     std::vector<PolicyRule> rules_;
     StageSet omitStages_;
     bool omitManagedFields_ = false;

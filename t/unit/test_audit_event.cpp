@@ -61,9 +61,9 @@ void events_are_kube_lines(void**) {
         "\n");
 
     json::Document body;
-    assert_true(a::decodeBody("application/json",
-                              "{\n  \"metadata\": {\"name\": \"cm1\"},\n  \"data\": {\"a\": \"b\"}\n}",
-                              body));
+    assert_true(a::decodeBody(
+        "application/json",
+        "{\n  \"metadata\": {\"name\": \"cm1\"},\n  \"data\": {\"a\": \"b\"}\n}", body));
     a::fillObjectRef(*ev.objectRef, body);
     ev.requestObject = a::eventObject(body, false);
     ev.stage = a::Stage::ResponseComplete;
@@ -90,12 +90,19 @@ void error_status_and_impersonated_user_as_kube_shows_them(void**) {
     ev.sourceIPs = {"127.0.0.1"};
 
     json::Document status;
-    assert_true(a::decodeBody("", R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps is forbidden: User \"nobody\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"h\"","reason":"Forbidden","details":{"kind":"configmaps"},"code":403})", status));
+    assert_true(a::decodeBody(
+        "",
+        R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps is forbidden: User \"nobody\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"h\"","reason":"Forbidden","details":{"kind":"configmaps"},"code":403})",
+        status));
     ev.responseStatus = a::responseStatusOf(403, &status);
 
     std::string line = a::serialize(ev);
-    assert_non_null(strstr(line.c_str(), R"("user":{"username":"admin","groups":["system:masters","system:authenticated"],"extra":{"scopes.example.com":["a","b"]}},"impersonatedUser":{"username":"nobody","groups":["g1","system:authenticated"]},"sourceIPs":["127.0.0.1"])"));
-    assert_non_null(strstr(line.c_str(), R"("responseStatus":{"metadata":{},"status":"Failure","message":"configmaps is forbidden: User \"nobody\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"h\"","reason":"Forbidden","details":{"kind":"configmaps"},"code":403})"));
+    assert_non_null(strstr(
+        line.c_str(),
+        R"("user":{"username":"admin","groups":["system:masters","system:authenticated"],"extra":{"scopes.example.com":["a","b"]}},"impersonatedUser":{"username":"nobody","groups":["g1","system:authenticated"]},"sourceIPs":["127.0.0.1"])"));
+    assert_non_null(strstr(
+        line.c_str(),
+        R"("responseStatus":{"metadata":{},"status":"Failure","message":"configmaps is forbidden: User \"nobody\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"h\"","reason":"Forbidden","details":{"kind":"configmaps"},"code":403})"));
 }
 
 void strings_are_escaped_as_go_escapes_them(void**) {
@@ -103,8 +110,9 @@ void strings_are_escaped_as_go_escapes_them(void**) {
     ev.requestURI = "/api/v1/namespaces/x/configmaps?watch=1&labelSelector=a<b>";
     ev.userAgent = std::string("tab\there \x01 \xff \xe2\x80\xa8 \"q\"");
     std::string line = a::serialize(ev);
-    assert_non_null(strstr(line.c_str(),
-                           R"("requestURI":"/api/v1/namespaces/x/configmaps?watch=1\u0026labelSelector=a\u003cb\u003e")"));
+    assert_non_null(strstr(
+        line.c_str(),
+        R"("requestURI":"/api/v1/namespaces/x/configmaps?watch=1\u0026labelSelector=a\u003cb\u003e")"));
     assert_non_null(strstr(line.c_str(), R"("userAgent":"tab\there \u0001 \ufffd \u2028 \"q\"")"));
 
     json::Document obj;
@@ -148,9 +156,13 @@ void source_ips_follow_utilnet(void**) {
 
 void omit_managed_fields_drops_them_from_objects_and_items(void**) {
     json::Document obj;
-    assert_true(a::decodeBody("application/json", R"({"kind":"ConfigMapList","items":[{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}],"metadata":{}})", obj));
-    assert_string_equal(a::eventObject(obj, true).c_str(),
-                        R"({"kind":"ConfigMapList","items":[{"metadata":{"name":"a"}}],"metadata":{}})");
+    assert_true(a::decodeBody(
+        "application/json",
+        R"({"kind":"ConfigMapList","items":[{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}],"metadata":{}})",
+        obj));
+    assert_string_equal(
+        a::eventObject(obj, true).c_str(),
+        R"({"kind":"ConfigMapList","items":[{"metadata":{"name":"a"}}],"metadata":{}})");
     json::Document yaml;
     assert_true(a::decodeBody("application/apply-patch+yaml", "metadata:\n  name: x\n", yaml));
     assert_string_equal(a::eventObject(yaml, true).c_str(), R"({"metadata":{"name":"x"}})");

@@ -162,8 +162,8 @@ void omit_stages_join_the_policy_and_the_rule(void**) {
 
 void omit_managed_fields_rule_overrides_the_policy(void**) {
     a::Policy p = load(kPolicy);
-    assert_true(p.evaluate(resource("b", {}, "get", "d", "", "secrets", "", "special"))
-                    .omitManagedFields);
+    assert_true(
+        p.evaluate(resource("b", {}, "get", "d", "", "secrets", "", "special")).omitManagedFields);
     assert_false(p.evaluate(resource("b", {}, "get", "d", "", "pods")).omitManagedFields);
 
     a::Policy q = load(R"({"apiVersion":"audit.k8s.io/v1","kind":"Policy",
@@ -175,16 +175,18 @@ void omit_managed_fields_rule_overrides_the_policy(void**) {
 }
 
 void no_matching_rule_is_level_none(void**) {
-    a::Policy p = load("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n"
-                       "- level: Metadata\n  users: [alice]\n");
+    a::Policy p = load(
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n"
+        "- level: Metadata\n  users: [alice]\n");
     assert_true(p.evaluate(resource("bob", {}, "get", "d", "", "pods")).level == a::Level::None);
     assert_true(p.evaluate(resource("alice", {}, "get", "d", "", "pods")).level ==
                 a::Level::Metadata);
 }
 
 void a_rule_with_namespaces_does_not_match_non_resource_urls(void**) {
-    a::Policy p = load("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n"
-                       "- level: None\n  namespaces: [x]\n- level: Request\n");
+    a::Policy p = load(
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n"
+        "- level: None\n  namespaces: [x]\n- level: Request\n");
     assert_true(p.evaluate(path("bob", "/version")).level == a::Level::Request);
 }
 
@@ -193,9 +195,8 @@ void invalid_policies_fail_with_kube_messages(void**) {
         loadError("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Foo\n").c_str(),
         "rules[0].level: Unsupported value: \"Foo\": supported values: \"None\", \"Metadata\", "
         "\"Request\", \"RequestResponse\"");
-    assert_string_equal(
-        loadError("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n").c_str(),
-        "loaded illegal policy with 0 rules");
+    assert_string_equal(loadError("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n").c_str(),
+                        "loaded illegal policy with 0 rules");
     assert_string_equal(
         loadError("apiVersion: audit.k8s.io/v2\nkind: Policy\nrules:\n- level: None\n").c_str(),
         "failed decoding: no kind \"Policy\" is registered for version \"audit.k8s.io/v2\" in "
@@ -234,8 +235,9 @@ void invalid_policies_fail_with_kube_messages(void**) {
 }
 
 void unknown_fields_are_ignored(void**) {
-    a::Policy p = load("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n"
-                       "  bogusField: 1\n");
+    a::Policy p = load(
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n"
+        "  bogusField: 1\n");
     assert_int_equal(p.rules().size(), 1);
 }
 
