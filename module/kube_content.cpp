@@ -157,6 +157,8 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
             ngx_log_error(NGX_LOG_ALERT, c->log, 0,
                           "kube-apiserver: unexpected exception "
                           "while answering");
+            ngx_http_kube_audit_panic(req, "unexpected exception while "
+                                           "answering");
             ngx_http_finalize_request(req, NGX_HTTP_INTERNAL_SERVER_ERROR);
         }
 
@@ -206,12 +208,14 @@ ngx_http_kube_body_handler(ngx_http_request_t *r)
                 kube::meta::Status::internalError("reading the request body")));
 
         } else {
+            ngx_http_kube_audit_request_body(r, *body);
             rc = ngx_http_kube_dispatch(r, ctx, body, &async);
         }
 
     } catch (...) {
         ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
                       "kube-apiserver: unexpected exception in the dispatcher");
+        ngx_http_kube_audit_panic(r, "unexpected exception in the dispatcher");
         rc = NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
@@ -368,5 +372,7 @@ try {
     ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
                   "kube-apiserver: unexpected exception in the content "
                   "handler");
+    ngx_http_kube_audit_panic(r, "unexpected exception in the content "
+                                 "handler");
     return NGX_HTTP_INTERNAL_SERVER_ERROR;
 }

@@ -169,9 +169,32 @@ void ngx_http_kube_streams_release(ngx_cycle_t *cycle);
 #define NGX_HTTP_KUBE_STREAM_GONE       3
 #define NGX_HTTP_KUBE_STREAM_END_REASONS  4
 
+/* apiserver_audit_error_total's plugin label: the log's write(2) failed,
+ * the writer's queue was full */
+#define NGX_HTTP_KUBE_AUDIT_PLUGIN_LOG       0
+#define NGX_HTTP_KUBE_AUDIT_PLUGIN_BUFFERED  1
+#define NGX_HTTP_KUBE_AUDIT_PLUGINS          2
+#define NGX_HTTP_KUBE_AUDIT_LEVELS           4
+
 ngx_int_t ngx_http_kube_metrics_add_zone(ngx_conf_t *cf);
 void ngx_http_kube_metrics_stream_end(ngx_uint_t reason);
+void ngx_http_kube_metrics_audit_event();
+void ngx_http_kube_metrics_audit_errors(ngx_uint_t plugin, ngx_atomic_int_t n);
+void ngx_http_kube_metrics_audit_level(ngx_uint_t level);
 std::string ngx_http_kube_metrics_text();
+
+/* kube_audit.cpp: the audit filter (ngx_http_kube_audit_module); each hook
+ * is a no-op for a request that is not audited */
+ngx_int_t ngx_http_kube_audit_add_handlers(ngx_conf_t *cf);
+void ngx_http_kube_audit_request_body(ngx_http_request_t *r,
+    std::string_view body);
+void ngx_http_kube_audit_response(ngx_http_request_t *r,
+    const kube::server::HttpResponse &resp);
+void ngx_http_kube_audit_authorized(ngx_http_request_t *r, bool allowed,
+    std::string_view reason);
+void ngx_http_kube_audit_impersonated(ngx_http_request_t *r,
+    const kube::authn::UserInfo &user);
+void ngx_http_kube_audit_panic(ngx_http_request_t *r, const char *what);
 
 /* kube_wake.cpp */
 ngx_int_t ngx_http_kube_wake_create(ngx_cycle_t *cycle);

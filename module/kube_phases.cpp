@@ -274,6 +274,9 @@ try {
         kube::authz::attributesOf(ctx->user, ctx->info);
     kube::authz::Result res = klcf->authorizer->authorize(attrs);
 
+    ngx_http_kube_audit_authorized(
+        r, res.decision == kube::authz::Decision::Allow, res.reason);
+
     if (res.decision == kube::authz::Decision::Allow) {
         return NGX_OK;
     }

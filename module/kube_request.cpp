@@ -182,6 +182,8 @@ ngx_http_kube_send(ngx_http_request_t *r,
 
     ctx->response_sent = true;
 
+    ngx_http_kube_audit_response(r, resp);
+
     /* a stream has no length: chunked on HTTP/1.1, DATA frames on h2 */
     r->headers_out.content_length_n = resp.stream ? -1 : resp.body.size();
 

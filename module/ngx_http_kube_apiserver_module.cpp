@@ -822,6 +822,11 @@ ngx_http_kube_init(ngx_conf_t *cf)
     }
     *h = ngx_http_kube_authz_handler;
 
+    /* audit runs right after authentication (pushed before it) */
+    if (ngx_http_kube_audit_add_handlers(cf) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
     h = static_cast<ngx_http_handler_pt *>(
         ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
     if (h == NULL) {

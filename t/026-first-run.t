@@ -32,7 +32,7 @@ sub listening {
     mkdir $home, 0700 or die "mkdir $home: $!";
     my $clone = "$home/clone";
     make_path("$clone/conf");
-    for my $f (qw(run.sh mkcerts.sh mkkubeconfig.sh nginx.conf)) {
+    for my $f (qw(run.sh mkcerts.sh mkkubeconfig.sh nginx.conf audit-policy.yaml)) {
         copy("$repo/conf/$f", "$clone/conf/$f") or die "copy $f: $!";
         chmod 0755, "$clone/conf/$f";
     }
