@@ -57,14 +57,12 @@ my $http_config = <<"EOF";
 kube_token_auth_file $certs/tokens.csv;
 kube_requestheader_client_ca_file $certs/front-proxy-ca.crt;
 kube_requestheader_allowed_names front-proxy;
-log_format remote '\$uri|\$http_x_remote_user|\$http_impersonate_user|\$http_x_remote_group';
 EOF
 
 # Extra keys carry "." and "%": header names nginx drops unless told not to.
 my $config = <<"EOF";
 ssl_trusted_certificate $certs/front-proxy-ca.crt;
 ignore_invalid_headers off;
-access_log logs/remote.log remote;
 location / {
     kube_api;
     kube_anonymous_auth on;
@@ -85,10 +83,11 @@ run_tests();
 # What the server's own log of request headers saw: the identity headers
 # were removed before anything else ran.
 {
-    my $s = start_server(tls => 1, http_config => $http_config, config => $config);
+    my $s = start_server(tls => 1,
+        http_config => $http_config . "log_format remote "
+            . "'\$uri|\$http_x_remote_user|\$http_impersonate_user|\$http_x_remote_group';\n",
+        config => "access_log logs/remote.log remote;\n$config");
     my $log = $s->root . '/logs/remote.log';
-    unlink $log;
-    $s->reload;
     my $r = $s->request('GET', '/api/v1/namespaces/default', cert => 'front-proxy',
         headers => {'X-Remote-User' => 'alice', 'Impersonate-User' => 'bob'});
     is($r->{status}, 200, 'the proxy, impersonating') or diag $r->{body};
@@ -404,3 +403,59 @@ Authorization header over large_client_header_buffers
 --- error_code: 400
 --- response_body_json
 {"kind": "Status", "code": 400}
+
+
+
+=== TEST 22: configured username and uid headers
+--- http_config
+kube_requestheader_client_ca_file $TEST_NGINX_CERT_DIR/front-proxy-ca.crt;
+kube_requestheader_username_headers X-User X-Remote-User;
+kube_requestheader_uid_headers X-Remote-Uid;
+--- cert: front-proxy
+--- request
+POST /apis/authentication.k8s.io/v1/selfsubjectreviews
+{}
+--- more_headers
+X-Remote-User: alice
+X-User: zed
+X-Remote-Uid: 7
+--- error_code: 201
+--- response_body_json
+{"status": {"userInfo": {"username": "zed", "uid": "7", "groups": ["system:authenticated"]}}}
+
+
+
+=== TEST 23: a request-header CA file without a certificate stops nginx
+--- http_config
+kube_requestheader_client_ca_file /dev/null;
+--- must_die
+--- error_log
+"kube_requestheader_client_ca_file": "/dev/null": no PEM certificate or CRL could be read
+
+
+
+=== TEST 24: a kube_requestheader_* list given twice stops nginx
+--- http_config
+kube_requestheader_client_ca_file $TEST_NGINX_CERT_DIR/front-proxy-ca.crt;
+kube_requestheader_allowed_names a;
+kube_requestheader_allowed_names b;
+--- must_die
+--- error_log
+"kube_requestheader_allowed_names" directive is duplicate
+
+
+
+=== TEST 25: without the CA file the headers mean nothing (and are warned about)
+--- http_config
+kube_requestheader_allowed_names front-proxy;
+--- cert: front-proxy
+--- request
+POST /apis/authentication.k8s.io/v1/selfsubjectreviews
+{}
+--- more_headers
+X-Remote-User: alice
+--- error_code: 201
+--- response_body_json
+{"status": {"userInfo": {"username": "front-proxy", "groups": ["system:authenticated"]}}}
+--- error_log
+"kube_requestheader_*" directives have no effect without "kube_requestheader_client_ca_file"
