@@ -207,8 +207,8 @@ ngx_http_kube_cert_verdict(ngx_http_request_t *r, SSL *ssl, X509 *cert,
  * Into `creds`: the x509 user a client certificate names and, when a
  * request-header CA is configured, the user an authenticating proxy names
  * in its headers, believed only over a connection whose certificate is the
- * proxy's; those headers are removed in every case. Returns false when out
- * of memory.
+ * proxy's. Returns false when the verdict has nowhere to be kept (OpenSSL
+ * gave no ex_data slot).
  */
 bool
 ngx_http_kube_connection_credentials(ngx_http_request_t *r,
