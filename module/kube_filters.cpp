@@ -287,6 +287,54 @@ ngx_http_kube_error_path(ngx_http_request_t *r)
     return raw.substr(0, raw.find('?'));
 }
 
+
+/*
+ * Why nginx's 400 was about the Authorization header, or NULL: one sent
+ * twice (nginx refuses a repeated unique header), or one over
+ * large_client_header_buffers (494, a 400 once error_page has it: the line
+ * nginx gave up on is the last one in its buffer, unfinished). Such
+ * credentials are not to be believed: the issue wants them a 401.
+ */
+const char *
+ngx_http_kube_bad_authorization(ngx_http_request_t *r)
+{
+    static const ngx_str_t  name = ngx_string("authorization");
+
+    ngx_uint_t        i, n;
+    ngx_list_part_t  *part;
+    ngx_table_elt_t  *h;
+
+    n = 0;
+
+    for (part = &r->headers_in.headers.part; part; part = part->next) {
+        h = static_cast<ngx_table_elt_t *>(part->elts);
+
+        for (i = 0; i < part->nelts; i++) {
+            if (h[i].key.len == name.len
+                && ngx_strncasecmp(h[i].key.data, name.data, name.len) == 0
+                && ++n > 1)
+            {
+                return "repeated Authorization header";
+            }
+        }
+    }
+
+    ngx_buf_t *b = r->header_in;
+    u_char *p = r->header_name_start;
+
+    if (b == NULL || p == NULL || p < b->start || p >= b->last
+        || b->pos != b->end
+        || static_cast<size_t>(b->last - p) <= name.len
+        || ngx_strncasecmp(p, name.data, name.len) != 0
+        || p[name.len] != ':'
+        || ngx_strlchr(p, b->last, LF) != NULL)
+    {
+        return NULL;
+    }
+
+    return "Authorization header over large_client_header_buffers";
+}
+
 }  // namespace
 
 
@@ -333,6 +381,16 @@ try {
         code = NGX_HTTP_TO_HTTPS;
     }
 #endif
+
+    if (code == NGX_HTTP_BAD_REQUEST) {
+        const char *why = ngx_http_kube_bad_authorization(r);
+        if (why != NULL) {
+            ngx_log_error(NGX_LOG_INFO, r->connection->log, 0,
+                          "kube-apiserver: unable to authenticate the "
+                          "request: %s", why);
+            code = NGX_HTTP_UNAUTHORIZED;
+        }
+    }
 
     kube::meta::Status status =
         ngx_http_kube_status_for(code, klcf, ngx_http_kube_line_limit(r));

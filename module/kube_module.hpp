@@ -3,7 +3,9 @@
 // Declarations shared by the module's files: configuration, the per-request
 // context and the entry points each file provides.
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ngx.hpp"
@@ -25,12 +27,28 @@ class Authorizer;
 class AbacAuthorizer;
 }
 
+/* which kube_requestheader_* list a directive sets (its command offset) */
+#define NGX_HTTP_KUBE_RH_ALLOWED_NAMES     0
+#define NGX_HTTP_KUBE_RH_USERNAME_HEADERS  1
+#define NGX_HTTP_KUBE_RH_UID_HEADERS       2
+#define NGX_HTTP_KUBE_RH_GROUP_HEADERS     3
+#define NGX_HTTP_KUBE_RH_EXTRA_PREFIXES    4
+
 /* The authentication directives' C++ side (kube_authn_conf.cpp): files are
  * read when their directive is parsed, so errors name its line; the result
  * is immutable once the configuration is read, and the workers share it. */
 struct ngx_http_kube_authn_conf_t {
     std::shared_ptr<kube::authn::AuthenticationConfig>   config;
     std::shared_ptr<kube::authn::ServiceAccountOptions>  service_accounts;
+    /* kube_requestheader_*: in effect once the CA file is set */
+    std::shared_ptr<kube::authn::RequestHeaderConfig>    request_header;
+    /* which kube_requestheader_* list directives were given */
+    unsigned                                             request_header_set;
+    /* With a request-header CA, x509 users are those the server's
+     * ssl_client_certificate CAs signed, not any CA the handshake trusts
+     * (ssl_trusted_certificate holds the proxy's): the pool of each ssl
+     * server configuration, by its address. */
+    std::map<const void *, std::shared_ptr<X509_STORE>>  client_cas;
 };
 
 struct ngx_http_kube_main_conf_t {
@@ -84,8 +102,13 @@ struct ngx_http_kube_loc_conf_t {
 struct ngx_http_kube_ctx_t {
     kube::server::Route           route = kube::server::Route::None;
     kube::endpoints::RequestInfo  info;
+    /* who the request acts as: the authenticated user, or the one it
+     * impersonates (Impersonate-*) once that was allowed */
     kube::authn::UserInfo         user;
+    /* the authenticated user when the request impersonates another */
+    std::optional<kube::authn::UserInfo>  requestor;
     bool                          authenticated = false;
+    bool                          impersonation_checked = false;
     /* the authenticators answered later (a store read was deferred): the
      * PREACCESS handler runs again and finds their verdict here */
     bool                          authn_pending = false;
@@ -121,6 +144,7 @@ ngx_int_t ngx_http_kube_reject(ngx_http_request_t *r,
 
 /* kube_phases.cpp */
 ngx_int_t ngx_http_kube_authn_handler(ngx_http_request_t *r);
+ngx_int_t ngx_http_kube_impersonation_handler(ngx_http_request_t *r);
 ngx_int_t ngx_http_kube_authz_handler(ngx_http_request_t *r);
 void ngx_http_kube_authz_init_worker(ngx_cycle_t *cycle,
     kube::server::Server *server);
@@ -143,6 +167,13 @@ char *ngx_http_kube_service_account_jwks_uri(ngx_conf_t *cf,
     ngx_command_t *cmd, void *conf);
 char *ngx_http_kube_authentication_config(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
+char *ngx_http_kube_requestheader_client_ca_file(ngx_conf_t *cf,
+    ngx_command_t *cmd, void *conf);
+char *ngx_http_kube_requestheader_list(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+ngx_int_t ngx_http_kube_authn_client_cas(ngx_conf_t *cf,
+    ngx_http_kube_main_conf_t *kmcf);
+X509_STORE *ngx_http_kube_client_cas(ngx_http_request_t *r);
 
 /* kube_content.cpp */
 ngx_int_t ngx_http_kube_content_handler(ngx_http_request_t *r);

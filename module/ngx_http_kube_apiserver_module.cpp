@@ -156,6 +156,48 @@ ngx_command_t ngx_http_kube_commands[] = {
       0,
       NULL },
 
+    { ngx_string("kube_requestheader_client_ca_file"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_http_kube_requestheader_client_ca_file,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("kube_requestheader_allowed_names"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_1MORE,
+      ngx_http_kube_requestheader_list,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      NGX_HTTP_KUBE_RH_ALLOWED_NAMES,
+      NULL },
+
+    { ngx_string("kube_requestheader_username_headers"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_1MORE,
+      ngx_http_kube_requestheader_list,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      NGX_HTTP_KUBE_RH_USERNAME_HEADERS,
+      NULL },
+
+    { ngx_string("kube_requestheader_uid_headers"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_1MORE,
+      ngx_http_kube_requestheader_list,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      NGX_HTTP_KUBE_RH_UID_HEADERS,
+      NULL },
+
+    { ngx_string("kube_requestheader_group_headers"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_1MORE,
+      ngx_http_kube_requestheader_list,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      NGX_HTTP_KUBE_RH_GROUP_HEADERS,
+      NULL },
+
+    { ngx_string("kube_requestheader_extra_headers_prefix"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_1MORE,
+      ngx_http_kube_requestheader_list,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      NGX_HTTP_KUBE_RH_EXTRA_PREFIXES,
+      NULL },
+
     { ngx_string("kube_authorization_mode"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_1MORE,
       ngx_http_kube_authorization_mode,
@@ -807,13 +849,18 @@ ngx_http_kube_init(ngx_conf_t *cf)
         if (ngx_http_kube_paths_add_check(cf) != NGX_OK) {
             return NGX_ERROR;
         }
+
+        if (ngx_http_kube_authn_client_cas(cf, kmcf) != NGX_OK) {
+            return NGX_ERROR;
+        }
     }
 
     cmcf = static_cast<ngx_http_core_main_conf_t *>(
         ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module));
 
     /* handlers of a phase run last-registered first: authorization (ACCESS),
-     * then authentication, which must come first in PREACCESS */
+     * then impersonation and authentication, which must come first in
+     * PREACCESS */
 
     h = static_cast<ngx_http_handler_pt *>(
         ngx_array_push(&cmcf->phases[NGX_HTTP_ACCESS_PHASE].handlers));
@@ -826,6 +873,13 @@ ngx_http_kube_init(ngx_conf_t *cf)
     if (ngx_http_kube_audit_add_handlers(cf) != NGX_OK) {
         return NGX_ERROR;
     }
+
+    h = static_cast<ngx_http_handler_pt *>(
+        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+    *h = ngx_http_kube_impersonation_handler;
 
     h = static_cast<ngx_http_handler_pt *>(
         ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));

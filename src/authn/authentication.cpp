@@ -144,6 +144,15 @@ void Authentication::authenticateToken(std::string_view token,
 void Authentication::authenticateRequest(const RequestCredentials& creds,
                                          AuthCallback done) const {
     std::vector<std::string> errors;
+    if (creds.requestHeaderUser && creds.requestHeaderUser->authenticated()) {
+        UserInfo user = *creds.requestHeaderUser;
+        addAuthenticatedGroup(user);
+        done(AuthResult::authenticated(std::move(user), config_->serviceAccounts->audiences()));
+        return;
+    }
+    if (!creds.requestHeaderError.empty()) {
+        errors.push_back(creds.requestHeaderError);
+    }
     if (creds.certificateUser && creds.certificateUser->authenticated()) {
         UserInfo user = *creds.certificateUser;
         addAuthenticatedGroup(user);

@@ -8,7 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include <openssl/x509.h>
+
 #include "authn/oidc.hpp"
+#include "authn/request_header.hpp"
 #include "authn/service_account.hpp"
 #include "authn/token_authenticator.hpp"
 #include "authn/token_file.hpp"
@@ -26,10 +29,21 @@ struct AuthenticationConfig {
         std::make_shared<ServiceAccountOptions>();
     // kube_authentication_config
     std::vector<std::shared_ptr<const JwtAuthenticatorConfig>> jwt;
+    // kube_requestheader_*: the authenticating proxy's headers and the CAs
+    // (kube_requestheader_client_ca_file) that sign its certificate; both
+    // null when no CA file is configured.
+    std::shared_ptr<const RequestHeaderConfig> requestHeader;
+    std::shared_ptr<X509_STORE> requestHeaderCAs;
 };
 
 // The credentials of one request, as the module finds them.
 struct RequestCredentials {
+    // The user an authenticating proxy named in its headers, when the
+    // connection's certificate is the proxy's (requestheader.go).
+    std::optional<UserInfo> requestHeaderUser;
+    // Why a presented certificate is not the proxy's ("" when it is, when no
+    // certificate was sent, or without kube_requestheader_client_ca_file).
+    std::string requestHeaderError;
     // A verified client certificate's user (x509.CommonNameUserConversion).
     std::optional<UserInfo> certificateUser;
     // Why a presented certificate did not authenticate ("" when it did or none was sent).
@@ -39,7 +53,8 @@ struct RequestCredentials {
 };
 
 // One worker's authenticators over the shared configuration: kube-apiserver's
-// union (pkg/kubeapiserver/authenticator/config.go) of x509, then the bearer
+// union (pkg/kubeapiserver/authenticator/config.go) of the request-header
+// authenticator (an authenticating proxy), x509, then the bearer
 // token over the token union (token file, service-account tokens, JWT
 // issuers, in that order), with the authenticated group added and anonymous
 // last (union.NewFailOnError: an authenticator's error is a 401 even when

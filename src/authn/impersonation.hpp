@@ -26,7 +26,7 @@ struct ImpersonationRequest {
 struct ImpersonationParse {
     std::vector<ImpersonationRequest> requests;  // empty: no impersonation
     // Set when groups, extras or a uid come without a user; kube answers
-    // 500 with this text after "Internal error occurred: ".
+    // 500 with `Internal Server Error: "<request URI>": ` and this text.
     std::optional<std::string> error;
 };
 

@@ -1,10 +1,6 @@
 #include "authn/request_header.hpp"
 
-#include <openssl/x509_vfy.h>
-#include <openssl/x509v3.h>
-
 #include <algorithm>
-#include <memory>
 
 #include "authn/x509.hpp"
 
@@ -72,16 +68,7 @@ bool proxyCertificateAllowed(const RequestHeaderConfig& config, X509_STORE* trus
         *error = "no client certificate";
         return false;
     }
-    std::unique_ptr<X509_STORE_CTX, decltype(&X509_STORE_CTX_free)> ctx(X509_STORE_CTX_new(),
-                                                                        X509_STORE_CTX_free);
-    if (!ctx || X509_STORE_CTX_init(ctx.get(), trusted, cert, chain) != 1) {
-        *error = "x509: cannot verify the certificate";
-        return false;
-    }
-    X509_STORE_CTX_set_purpose(ctx.get(), X509_PURPOSE_SSL_CLIENT);
-    if (X509_verify_cert(ctx.get()) != 1) {
-        *error = std::string("x509: ") +
-                 X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx.get()));
+    if (!verifyClientCertificate(trusted, cert, chain, error)) {
         return false;
     }
     if (!config.allowedNames.empty()) {

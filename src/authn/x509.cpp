@@ -1,7 +1,10 @@
 #include "authn/x509.hpp"
 
 #include <openssl/asn1.h>
+#include <openssl/err.h>
 #include <openssl/objects.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 namespace kube::authn {
 
@@ -43,6 +46,48 @@ UserInfo userFromCertificate(X509* cert) {
     }
     user.groups.push_back(kAllAuthenticated);
     return user;
+}
+
+std::shared_ptr<X509_STORE> loadCertificatePool(const std::string& path, std::string* error,
+                                                const std::string& crlPath) {
+    std::shared_ptr<X509_STORE> pool(X509_STORE_new(), X509_STORE_free);
+    X509_LOOKUP* lookup = pool ? X509_STORE_add_lookup(pool.get(), X509_LOOKUP_file()) : nullptr;
+    if (lookup == nullptr) {
+        ERR_clear_error();
+        *error = "cannot make a certificate store";
+        return nullptr;
+    }
+    for (const std::string& file : {path, crlPath}) {
+        if (!file.empty() &&
+            X509_load_cert_crl_file(lookup, file.c_str(), X509_FILETYPE_PEM) <= 0) {
+            ERR_clear_error();
+            *error = "\"" + file + "\": no PEM certificate or CRL could be read";
+            return nullptr;
+        }
+    }
+    if (!crlPath.empty()) {
+        X509_STORE_set_flags(pool.get(), X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+    }
+    return pool;
+}
+
+bool verifyClientCertificate(X509_STORE* pool, X509* cert, STACK_OF(X509) * chain,
+                             std::string* error) {
+    std::unique_ptr<X509_STORE_CTX, decltype(&X509_STORE_CTX_free)> ctx(X509_STORE_CTX_new(),
+                                                                        X509_STORE_CTX_free);
+    if (!ctx || X509_STORE_CTX_init(ctx.get(), pool, cert, chain) != 1) {
+        ERR_clear_error();
+        *error = "x509: cannot verify the certificate";
+        return false;
+    }
+    X509_STORE_CTX_set_purpose(ctx.get(), X509_PURPOSE_SSL_CLIENT);
+    if (X509_verify_cert(ctx.get()) != 1) {
+        ERR_clear_error();
+        *error = std::string("x509: ") +
+                 X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx.get()));
+        return false;
+    }
+    return true;
 }
 
 }  // namespace kube::authn

@@ -81,6 +81,8 @@ The request (one per block):
                          kubectl and python blocks use it too)
     --- untrusted_client_cert: CN GROUP...  same, but signed by a CA the
                          server does not trust
+    --- cert: NAME       TLS request with the client cert the file made
+                         itself, cert_dir()/NAME.{crt,key}
     --- timeout: S       request timeout in seconds (default 10)
     --- no_repeat        run this block once even under repeat_each
 
@@ -1020,6 +1022,10 @@ sub _block_cert {
     }
     if (_has($block, 'untrusted_client_cert')) {
         return (cert => untrusted_cert(shellwords($block->untrusted_client_cert)));
+    }
+    if (_has($block, 'cert')) {
+        my ($name) = $block->cert =~ /(\S+)/;
+        return (cert => $name);
     }
     return ();
 }
