@@ -328,7 +328,11 @@ kube::authz::Result
 ngx_http_kube_authorize(ngx_http_kube_loc_conf_t *klcf,
     const kube::authz::Attributes &attrs)
 {
-    return ngx_http_kube_authorizer(klcf->authorization_mode).authorize(attrs);
+    if (klcf->authorizer == NULL) {
+        return {kube::authz::Decision::Deny, "no authorizer"};
+    }
+
+    return klcf->authorizer->authorize(attrs);
 }
 
 
@@ -537,6 +541,7 @@ try {
 
     ctx->requestor = std::move(ctx->user);
     ctx->user = kube::authn::impersonatedUser(parse.requests);
+    ngx_http_kube_audit_impersonated(r, ctx->user);
 
     ngx_log_debug2(NGX_LOG_DEBUG_HTTP, r->connection->log, 0,
                    "kube-apiserver: \"%s\" is acting as \"%s\"",
@@ -625,6 +630,8 @@ ngx_http_kube_authz_init_worker(ngx_cycle_t *cycle,
         ngx_http_cycle_get_module_main_conf(cycle,
                                             ngx_http_kube_apiserver_module));
 
+    bool escalation_checks = false;
+
     auto a = std::make_unique<ngx_http_kube_authorizers_t>();
     a->allow = kube::authz::makeAuthorizer(Mode::AlwaysAllow);
     a->deny = kube::authz::makeAuthorizer(Mode::AlwaysDeny);
@@ -636,6 +643,7 @@ ngx_http_kube_authz_init_worker(ngx_cycle_t *cycle,
             locs[i]->loc_conf[ngx_http_kube_apiserver_module.ctx_index]);
 
         std::vector<const kube::authz::Authorizer *> chain;
+        bool rbac = false;
         modes = static_cast<ngx_uint_t *>(klcf->authorization_modes->elts);
 
         for (j = 0; j < klcf->authorization_modes->nelts; j++) {
@@ -651,12 +659,22 @@ ngx_http_kube_authz_init_worker(ngx_cycle_t *cycle,
                 break;
             case Mode::RBAC:
                 chain.push_back(&server->rbac());
+                rbac = true;
                 break;
             }
         }
 
         a->unions.push_back(std::make_unique<kube::authz::Union>(chain));
         klcf->authorizer = a->unions.back().get();
+
+        /* kube wraps the RBAC kinds' storage with escalation checks when
+         * RBAC is an authorization mode; the first such location's chain
+         * answers their escalate and bind checks */
+        if (rbac && !escalation_checks) {
+            server->enableEscalationChecks(*klcf->authorizer,
+                                           server->rbac().index());
+            escalation_checks = true;
+        }
     }
 
     ngx_http_kube_authorizers = a.release();

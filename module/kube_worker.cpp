@@ -121,6 +121,8 @@ try {
         std::chrono::milliseconds(kmcf->compaction_interval);
     /* one compactor per host */
     options.compactor = (ngx_worker == 0);
+    /* one bootstrap RBAC policy reconciler and aggregator per host */
+    options.rbacPolicyOwner = (ngx_worker == 0);
     options.minRequestTimeout = std::chrono::seconds(kmcf->min_request_timeout);
 
     w->server = std::make_unique<kube::server::Server>(*w->loop, *w->storage,

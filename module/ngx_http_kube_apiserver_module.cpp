@@ -858,9 +858,8 @@ ngx_http_kube_init(ngx_conf_t *cf)
     cmcf = static_cast<ngx_http_core_main_conf_t *>(
         ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module));
 
-    /* handlers of a phase run last-registered first: authorization (ACCESS),
-     * then impersonation and authentication, which must come first in
-     * PREACCESS */
+    /* handlers of a phase run last-registered first: authorization (ACCESS);
+     * in PREACCESS authentication, audit, then impersonation */
 
     h = static_cast<ngx_http_handler_pt *>(
         ngx_array_push(&cmcf->phases[NGX_HTTP_ACCESS_PHASE].handlers));
@@ -869,17 +868,19 @@ ngx_http_kube_init(ngx_conf_t *cf)
     }
     *h = ngx_http_kube_authz_handler;
 
-    /* audit runs right after authentication (pushed before it) */
-    if (ngx_http_kube_audit_add_handlers(cf) != NGX_OK) {
-        return NGX_ERROR;
-    }
-
     h = static_cast<ngx_http_handler_pt *>(
         ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
     if (h == NULL) {
         return NGX_ERROR;
     }
     *h = ngx_http_kube_impersonation_handler;
+
+    /* audit runs right after authentication, before impersonation, so its
+     * event keeps the authenticated user (kube's WithAudit wraps
+     * WithImpersonation) */
+    if (ngx_http_kube_audit_add_handlers(cf) != NGX_OK) {
+        return NGX_ERROR;
+    }
 
     h = static_cast<ngx_http_handler_pt *>(
         ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));

@@ -364,18 +364,33 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
         cb(&s, {});
         return;
     }
-    if (!admit_) {
-        writeCreate(std::string(ns), name, doc, opts, std::move(cb));
+    if (!guard_) {
+        admitCreate(obj, std::string(ns), name, opts, std::move(cb));
         return;
     }
-    admit_(doc, false,
+    guard_({doc, nullptr, opts.user, ns, ""},
            [this, obj, ns = std::string(ns), name, opts, cb](const meta::Status* denied) {
                if (denied) {
                    cb(denied, {});
                    return;
                }
-               writeCreate(ns, name, *obj, opts, cb);
+               admitCreate(obj, ns, name, opts, cb);
            });
+}
+
+void Store::admitCreate(std::shared_ptr<json::Document> obj, const std::string& ns,
+                        const std::string& name, const CreateOptions& opts, ObjectCallback cb) {
+    if (!admit_) {
+        writeCreate(ns, name, *obj, opts, std::move(cb));
+        return;
+    }
+    admit_(*obj, false, [this, obj, ns, name, opts, cb](const meta::Status* denied) {
+        if (denied) {
+            cb(denied, {});
+            return;
+        }
+        writeCreate(ns, name, *obj, opts, cb);
+    });
 }
 
 void Store::writeCreate(const std::string& ns, const std::string& name, const json::Document& doc,
@@ -549,13 +564,38 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
         state->cb(&*attempt->error, {});
         return;
     }
-    if (!admit_ || state->opts.status) {
+    if ((!admit_ && !guard_) || state->opts.status) {
         writeUpdate(state, std::move(attempt->enc), attempt->revision, stored);
         return;
     }
     // The stored bytes are the read's, gone once the read's callback returns.
     if (attempt->stored.empty()) {
         attempt->stored.assign(stored);
+    }
+    if (!guard_) {
+        admitUpdate(state, attempt);
+        return;
+    }
+    json::Document old;
+    if (json::parse(attempt->stored, old)) {
+        meta::Status s = meta::Status::internalError("stored object is not JSON");
+        state->cb(&s, {});
+        return;
+    }
+    guard_({attempt->next, &old, state->opts.user, state->ns, state->name},
+           [this, state, attempt](const meta::Status* denied) {
+               if (denied) {
+                   state->cb(denied, {});
+                   return;
+               }
+               admitUpdate(state, attempt);
+           });
+}
+
+void Store::admitUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt) {
+    if (!admit_) {
+        writeUpdate(state, std::move(attempt->enc), attempt->revision, attempt->stored);
+        return;
     }
     admit_(attempt->next, true, [this, state, attempt](const meta::Status* denied) {
         if (denied) {

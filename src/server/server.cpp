@@ -6,6 +6,7 @@
 #include "apis/authentication/kinds.hpp"
 #include "endpoints/handlers/authentication.hpp"
 #include "endpoints/handlers/authorization.hpp"
+#include "authz/policy_json.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/protobuf_codec.hpp"
 #include "registry/encoding.hpp"
@@ -212,6 +213,9 @@ void Server::start() {
     const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     registry::Store& store = *stores_.at(ns);
     startsPending_ = static_cast<int>(std::size(kDefaultNamespaces));
+    if (options_.rbacPolicyOwner) {
+        startRbacPolicy();
+    }
     for (const char* name : kDefaultNamespaces) {
         auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
         auto& a = doc->GetAllocator();
@@ -246,6 +250,63 @@ void Server::followRbac() {
         if (storage::cacher::WatchCache* cache = stores_.at(kind)->watchCache(&err)) {
             rbac_->follow(which, *cache);
         }
+    }
+}
+
+registry::Store& Server::rbacStore(std::string_view resource) {
+    return *stores_.at(scheme_.find("rbac.authorization.k8s.io", "v1", resource));
+}
+
+// The bootstrap policy counts as one more start task: the server is ready
+// once it is reconciled, as kube's readyz waits for the PostStartHook.
+void Server::startRbacPolicy() {
+    startsPending_++;
+    authz::reconcileBootstrapPolicy(
+        [this](std::string_view resource) -> registry::Store& { return rbacStore(resource); },
+        [this](authz::BootstrapSummary summary) {
+            bootstrapSummary_ = std::move(summary);
+            if (--startsPending_ == 0) {
+                ready_ = true;
+            }
+        });
+    aggregator_ = std::make_unique<authz::ClusterRoleAggregator>(rbacStore("clusterroles"));
+    aggregator_->start();
+}
+
+void Server::enableEscalationChecks(const authz::Authorizer& authorizer,
+                                    const authz::RuleResolver& resolver) {
+    // GetRoleReferenceRules: the rules of the role a binding names, read
+    // from the store (a write path; kube reads its informer cache).
+    auto roleRules = [this](std::string_view kind, std::string_view ns, std::string_view name,
+                            std::function<void(const meta::Status*, std::vector<authz::PolicyRule>)>
+                                done) {
+        bool cluster = kind == "ClusterRole";
+        rbacStore(cluster ? "clusterroles" : "roles")
+            .get(cluster ? "" : ns, name,
+                 [done = std::move(done)](const meta::Status* err, std::string_view obj) {
+                     if (err) {
+                         done(err, {});
+                         return;
+                     }
+                     json::Document doc;
+                     json::parse(obj, doc);
+                     done(nullptr, authz::rulesOf(doc));
+                 });
+    };
+    escalation_ = std::make_unique<authz::EscalationGuard>(authorizer, resolver, roleRules);
+    for (const char* resource : {"roles", "clusterroles", "rolebindings", "clusterrolebindings"}) {
+        rbacStore(resource).setWriteGuard(
+            [this, resource](const registry::Store::WriteCheck& c,
+                             std::function<void(const meta::Status*)> done) {
+                authz::RbacWrite w;
+                w.user = c.user;
+                w.resource = resource;
+                w.namespace_ = c.ns;
+                w.name = c.name;
+                w.obj = &c.obj;
+                w.old = c.old;
+                escalation_->check(w, std::move(done));
+            });
     }
 }
 

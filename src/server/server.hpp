@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,11 @@
 #include "admission/priority.hpp"
 #include "authn/authentication.hpp"
 #include "authz/rbac.hpp"
+#include "authz/aggregation.hpp"
+#include "authz/authorizer.hpp"
+#include "authz/bootstrap.hpp"
+#include "authz/escalation.hpp"
+#include "authz/rule_resolver.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "openapi/service.hpp"
@@ -52,6 +58,10 @@ struct ServerOptions {
     // kube_min_request_timeout: a watch without timeoutSeconds ends after a
     // random time between this and twice this (kube's --min-request-timeout).
     std::chrono::seconds minRequestTimeout{1800};
+    // This worker creates and reconciles the bootstrap RBAC policy at start
+    // (kube's PostStartHook rbac/bootstrap-roles) and keeps aggregated
+    // ClusterRoles current (one worker per host, so workers do not race).
+    bool rbacPolicyOwner = false;
 };
 
 // The embedded API server of one nginx worker: the REST dispatcher over the
@@ -95,6 +105,18 @@ class Server {
     // This worker's RBAC authorizer, following the watch caches of the RBAC
     // kinds from start() on.
     const authz::RbacAuthorizer& rbac() const { return *rbac_; }
+    // Turns on escalation prevention for writes of Roles, ClusterRoles and
+    // their bindings (kube wraps their storage so when RBAC is an
+    // authorization mode): `authorizer` is the whole authorization chain
+    // (for the escalate and bind verbs), `resolver` RBAC's rules per user.
+    // Both outlive the server. Without this call, no such check runs.
+    void enableEscalationChecks(const authz::Authorizer& authorizer,
+                                const authz::RuleResolver& resolver);
+
+    // What the last bootstrap policy reconciliation did (null before one ends).
+    const authz::BootstrapSummary* bootstrapSummary() const {
+        return bootstrapSummary_ ? &*bootstrapSummary_ : nullptr;
+    }
 
   private:
     void serveApi(const HttpRequest& req, Responder respond);
@@ -116,6 +138,8 @@ class Server {
       private:
         Server& server_;
     };
+    registry::Store& rbacStore(std::string_view resource);
+    void startRbacPolicy();
 
     util::EventLoop& loop_;
     storage::Interface& storage_;
@@ -134,6 +158,9 @@ class Server {
     std::unique_ptr<authz::RbacAuthorizer> rbac_;
     util::Turns turns_;
     std::unique_ptr<storage::Compactor> compactor_;
+    std::unique_ptr<authz::ClusterRoleAggregator> aggregator_;
+    std::unique_ptr<authz::EscalationGuard> escalation_;
+    std::optional<authz::BootstrapSummary> bootstrapSummary_;
     int startsPending_ = 0;
     bool ready_ = false;
 };

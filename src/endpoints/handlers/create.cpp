@@ -20,7 +20,7 @@ void createResource(Scope s) {
                                      "the namespace sent on the request"));
         return;
     }
-    registry::CreateOptions opts{dryRun};
+    registry::CreateOptions opts{dryRun, s->req.user};
     auto create = [s, obj, opts] {
         s->store.create(s->info.namespace_, obj, opts,
                         [s](const meta::Status* e, std::string_view created) {

@@ -341,6 +341,7 @@ void patchResource(Scope s) {
     auto warnings = patch->warnings;
     registry::UpdateOptions opts{patch->dryRun, s->info.subresource == "status",
                                  s->req.body.size()};
+    opts.user = s->req.user;
     s->store.patch(s->info.namespace_, s->info.name, patch->apply, opts,
                    [s, warnings](const meta::Status* e, std::string_view patched) {
                        if (e) {

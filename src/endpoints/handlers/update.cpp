@@ -37,6 +37,7 @@ void updateResource(Scope s) {
         return;
     }
     registry::UpdateOptions opts{dryRun, s->info.subresource == "status"};
+    opts.user = s->req.user;
     s->store.update(s->info.namespace_, s->info.name, obj, opts,
                     [s](const meta::Status* e, std::string_view updated) {
                         if (e) {
