@@ -79,8 +79,9 @@ inline rapidjson::GenericStringRef<char> ref(std::string_view s) {
                                 static_cast<rapidjson::SizeType>(s.size()));
 }
 
+// A copy of `s` owned by `a` (never a reference to `s`'s bytes).
 inline Value stringValue(std::string_view s, Allocator& a) {
-    return Value(ref(s), a);
+    return Value(s.data() ? s.data() : "", static_cast<rapidjson::SizeType>(s.size()), a);
 }
 
 inline std::string_view view(const Value& v) {

@@ -345,6 +345,17 @@ void numbers_are_read_correctly_rounded(void** /*state*/) {
     }
 }
 
+// stringValue copies: the value outlives the bytes it was made from.
+void string_values_own_their_bytes(void** /*state*/) {
+    json::Document doc;
+    std::string text = "a=b";
+    json::Value v = json::stringValue(std::string_view(text).substr(0, 1), doc.GetAllocator());
+    text.assign("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz");
+    assert_string_equal(std::string(json::view(v)).c_str(), "a");
+    json::Value empty = json::stringValue(std::string_view(), doc.GetAllocator());
+    assert_true(empty.IsString() && empty.GetStringLength() == 0);
+}
+
 }  // namespace
 
 int main() {
@@ -360,6 +371,7 @@ int main() {
         cmocka_unit_test(a_level_too_many_is_refused_in_each_form),
         cmocka_unit_test(kind_and_api_version_must_be_strings),
         cmocka_unit_test(numbers_are_read_correctly_rounded),
+        cmocka_unit_test(string_values_own_their_bytes),
         cmocka_unit_test(null_views_are_empty_names),
         cmocka_unit_test(pretty_output_falls_back_to_compact_when_indentation_would_outgrow_it),
     };
