@@ -84,6 +84,7 @@ location / {
 }
 location /api/v1/namespaces/a-deny/ {
     kube_api;
+    kube_anonymous_auth on;
     kube_authorization_mode AlwaysDeny;
 }
 EOF
@@ -229,7 +230,8 @@ subtest '401: one ResponseStarted event without a user, as kube' => sub {
 };
 
 subtest '403: the forbid decision, the Forbidden status' => sub {
-    my $r = $s->request('GET', '/api/v1/namespaces/a-deny/configmaps');
+    # anonymous: system:masters would pass even AlwaysDeny, as in kube
+    my $r = $s->request('GET', '/api/v1/namespaces/a-deny/configmaps', cert => undef);
     is($r->{status}, 403);
     my @ev = events_of($s, $r->{headers}{'audit-id'}, 2);
     json_subset_ok($ev[1], {

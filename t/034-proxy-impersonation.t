@@ -317,15 +317,17 @@ location / {
 }
 --- request
 GET /api/v1/namespaces
+--- no_client_cert
 --- more_headers
+Authorization: Bearer jane-token
 Impersonate-User: bob
 --- error_code: 403
 --- response_body_json
 {"kind": "Status", "reason": "Forbidden", "code": 403,
- "message": "users \"bob\" is forbidden: User \"kube-admin\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope: Everything is forbidden.",
+ "message": "users \"bob\" is forbidden: User \"jane\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope: Everything is forbidden.",
  "details": {"name": "bob", "kind": "users"}}
 --- error_log
-"kube-admin" may not impersonate users "bob"
+"jane" may not impersonate users "bob"
 
 
 
@@ -337,28 +339,17 @@ location / {
 }
 --- request
 GET /api/v1/namespaces
+--- no_client_cert
 --- more_headers
+Authorization: Bearer jane-token
 Impersonate-User: system:serviceaccount:ns1:robot
 --- error_code: 403
 --- response_body_json
-{"message": "serviceaccounts \"robot\" is forbidden: User \"kube-admin\" cannot impersonate resource \"serviceaccounts\" in API group \"\" in the namespace \"ns1\": Everything is forbidden."}
+{"message": "serviceaccounts \"robot\" is forbidden: User \"jane\" cannot impersonate resource \"serviceaccounts\" in API group \"\" in the namespace \"ns1\": Everything is forbidden."}
 
 
 
-=== TEST 17: kubectl --as refused (--raw: under AlwaysDeny discovery fails too)
---- config
-location / {
-    kube_api;
-    kube_authorization_mode AlwaysDeny;
-}
---- kubectl: get --raw /api/v1/namespaces --as=bob
---- exit_code: 1
---- stderr_like
-Error from server \(Forbidden\): users "bob" is forbidden: User "kube-admin" cannot impersonate resource "users" in API group "" at the cluster scope
-
-
-
-=== TEST 18: a repeated Authorization header is a 401
+=== TEST 17: a repeated Authorization header is a 401
 --- no_client_cert
 --- raw_request eval
 "GET /api/v1/namespaces HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer jane-token\r\nAuthorization: Bearer jane-token\r\nConnection: close\r\n\r\n"
@@ -370,7 +361,7 @@ unable to authenticate the request: repeated Authorization header
 
 
 
-=== TEST 19: a repeated Authorization header over HTTP/2 is a 401
+=== TEST 18: a repeated Authorization header over HTTP/2 is a 401
 --- http2
 --- no_client_cert
 --- request
@@ -384,7 +375,7 @@ Authorization: Bearer other
 
 
 
-=== TEST 20: an Authorization header over large_client_header_buffers is a 401
+=== TEST 19: an Authorization header over large_client_header_buffers is a 401
 --- no_client_cert
 --- raw_request eval
 "GET /api/v1/namespaces HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " . ("a" x 9000) . "\r\nConnection: close\r\n\r\n"
@@ -396,7 +387,7 @@ Authorization header over large_client_header_buffers
 
 
 
-=== TEST 21: another oversized header stays nginx's 400
+=== TEST 20: another oversized header stays nginx's 400
 --- no_client_cert
 --- raw_request eval
 "GET /api/v1/namespaces HTTP/1.1\r\nHost: localhost\r\nX-Big: " . ("a" x 9000) . "\r\nConnection: close\r\n\r\n"
@@ -406,7 +397,7 @@ Authorization header over large_client_header_buffers
 
 
 
-=== TEST 22: configured username and uid headers
+=== TEST 21: configured username and uid headers
 --- http_config
 kube_requestheader_client_ca_file $TEST_NGINX_CERT_DIR/front-proxy-ca.crt;
 kube_requestheader_username_headers X-User X-Remote-User;
@@ -425,7 +416,7 @@ X-Remote-Uid: 7
 
 
 
-=== TEST 23: a request-header CA file without a certificate stops nginx
+=== TEST 22: a request-header CA file without a certificate stops nginx
 --- http_config
 kube_requestheader_client_ca_file /dev/null;
 --- must_die
@@ -434,7 +425,7 @@ kube_requestheader_client_ca_file /dev/null;
 
 
 
-=== TEST 24: a kube_requestheader_* list given twice stops nginx
+=== TEST 23: a kube_requestheader_* list given twice stops nginx
 --- http_config
 kube_requestheader_client_ca_file $TEST_NGINX_CERT_DIR/front-proxy-ca.crt;
 kube_requestheader_allowed_names a;
@@ -445,7 +436,7 @@ kube_requestheader_allowed_names b;
 
 
 
-=== TEST 25: without the CA file the headers mean nothing (and are warned about)
+=== TEST 24: without the CA file the headers mean nothing (and are warned about)
 --- http_config
 kube_requestheader_allowed_names front-proxy;
 --- cert: front-proxy
