@@ -173,10 +173,10 @@ GET /version
         kube_authorization_policy_file $TEST_NGINX_HTML_DIR/policy.jsonl;
     }
 --- request
-GET /healthz
+GET /metrics
 --- error_code: 403
 --- response_body_json
-{"message": "forbidden: User \"carol\" cannot get path \"/healthz\": No policy matched.\nEverything is forbidden.",
+{"message": "forbidden: User \"carol\" cannot get path \"/metrics\": No policy matched.\nEverything is forbidden.",
  "details": {}}
 
 
