@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "registry/patch/flat_index.hpp"
+#include "registry/patch/member_index.hpp"
 
 namespace kube::registry::patch {
 
@@ -31,10 +32,11 @@ struct DedupFrame {
     std::string segment;
     bool item = false;
     rapidjson::SizeType next = 0;
-    // Objects: where each name was first seen, the members to drop (moved
-    // into their first place), and the member being walked: a repetition of
-    // the one at `into` when `repeated`.
-    FlatIndex first;
+    // Objects: the first member of each member's name when it is not the
+    // member itself (-1; empty when no name is repeated), the members to
+    // drop (moved into their first place), and the member being walked: a
+    // repetition of the one at `into` when `repeated`.
+    std::vector<int> first;
     std::vector<bool> dropped;
     bool repeated = false;
     rapidjson::SizeType into = 0;
@@ -53,6 +55,53 @@ const std::string& pathOf(std::vector<DedupFrame>& stack, size_t k) {
         f.path = std::move(p);
     }
     return *f.path;
+}
+
+// Each member's first same-named member (-1: itself) in `obj`, or nothing
+// when no name is repeated. A wide object's names are hashed, with the next
+// few names' slots loaded while one is looked up.
+std::vector<int> firstOfNames(const json::Value& obj) {
+    constexpr rapidjson::SizeType kScanned = 16;
+    constexpr size_t kAhead = 8;
+    rapidjson::SizeType n = obj.MemberCount();
+    auto begin = obj.MemberBegin();
+    std::vector<int> first;
+    bool repeated = false;
+    if (n <= kScanned) {
+        for (rapidjson::SizeType i = 1; i < n; ++i) {
+            std::string_view name = json::view((begin + i)->name);
+            for (rapidjson::SizeType j = 0; j < i; ++j) {
+                if (json::view((begin + j)->name) == name) {
+                    first.resize(n, -1);
+                    first[i] = static_cast<int>(j);
+                    repeated = true;
+                    break;
+                }
+            }
+        }
+    } else {
+        first.assign(n, -1);
+        std::vector<size_t> hashes(n);
+        for (rapidjson::SizeType i = 0; i < n; ++i) {
+            hashes[i] = hashName(json::view((begin + i)->name));
+        }
+        FlatIndex index;
+        index.reserve(n);
+        for (rapidjson::SizeType i = 0; i < n; ++i) {
+            if (i + kAhead < n) {
+                index.prefetch(hashes[i + kAhead]);
+            }
+            std::string_view name = json::view((begin + i)->name);
+            first[i] = index.insertFirst(hashes[i], static_cast<int>(i), [&](int j) {
+                return json::view((begin + j)->name) == name;
+            });
+            repeated = repeated || first[i] >= 0;
+        }
+    }
+    if (!repeated) {
+        first.clear();
+    }
+    return first;
 }
 
 // The walk leaves an object: its repeated members go, the others keep
@@ -206,13 +255,11 @@ void dropDuplicateFields(json::Value& v, const std::string& path,
         if (object) {
             auto m = f.v->MemberBegin() + i;
             std::string_view name = json::view(m->name);
-            size_t hash = std::hash<std::string_view>()(name);
-            auto begin = f.v->MemberBegin();
-            int seen =
-                f.first.find(hash, [&](int j) { return json::view((begin + j)->name) == name; });
-            if (seen < 0) {
-                f.first.insert(hash, static_cast<int>(i));
-            } else {
+            if (i == 0) {
+                f.first = firstOfNames(*f.v);
+            }
+            int seen = f.first.empty() ? -1 : f.first[i];
+            if (seen >= 0) {
                 f.repeated = true;
                 f.into = static_cast<rapidjson::SizeType>(seen);
                 if (errors) {

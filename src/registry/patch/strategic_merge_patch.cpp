@@ -99,18 +99,10 @@ class PatchMembers {
         auto begin = patch_.MemberBegin();
         auto named = [&](int i) { return json::view((begin + i)->name) == name; };
         if (!built_) {
-            byName_.reserve(patch_.MemberCount());
-            for (int i = 0; i < static_cast<int>(patch_.MemberCount()); ++i) {
-                std::string_view n = json::view((begin + i)->name);
-                size_t h = std::hash<std::string_view>()(n);
-                if (byName_.find(h, [&](int j) { return json::view((begin + j)->name) == n; }) <
-                    0) {
-                    byName_.insert(h, i);
-                }
-            }
+            indexNames(patch_, byName_);
             built_ = true;
         }
-        int i = byName_.find(std::hash<std::string_view>()(name), named);
+        int i = byName_.find(hashName(name), named);
         return i < 0 ? nullptr : &(begin + i)->value;
     }
 
@@ -678,7 +670,8 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const KeyedRefs
     int li = i < serverOnly.size() ? places.of(serverOnly[i].keys) : -1;
     int ri = j < patchItems.size() ? places.of(patchItems[j].keys) : -1;
     while (i < serverOnly.size() || j < patchItems.size()) {
-        bool left = j >= patchItems.size() || (i < serverOnly.size() && li >= 0 && ri >= 0 && li < ri);
+        bool left =
+            j >= patchItems.size() || (i < serverOnly.size() && li >= 0 && ri >= 0 && li < ri);
         if (left) {
             out->push_back(std::move(serverOnly[i++]));
             li = i < serverOnly.size() ? places.of(serverOnly[i].keys) : -1;
@@ -691,8 +684,8 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const KeyedRefs
 }
 
 // partition{Primitives,Maps}ByPresentInList: `merged` and `by` keyed alike.
-Result partition(Items& merged, const std::vector<Keys>& by, std::string_view mergeKey,
-                 bool isMap, Items* present, Items* absent) {
+Result partition(Items& merged, const std::vector<Keys>& by, std::string_view mergeKey, bool isMap,
+                 Items* present, Items* absent) {
     std::optional<Positions> values;
     std::optional<KeyedItems> keyed;
     if (isMap) {
@@ -1164,8 +1157,7 @@ Result applySetElementOrder(json::Value& original, MemberIndex& members, const j
         Items patchItems;
         Items serverOnly;
         KeyedRefs orderRefs = keyed(refs(order), mergeKey, byKey, ids);
-        if (auto e = partition(merged, orderRefs.keys, mergeKey, byKey, &patchItems,
-                               &serverOnly)) {
+        if (auto e = partition(merged, orderRefs.keys, mergeKey, byKey, &patchItems, &serverOnly)) {
             return e;
         }
         if (auto e = sliceElementType(originalRefs, patchRefs, &type)) {
