@@ -66,6 +66,20 @@ uint64_t ScalarIds::hash(const json::Value* v) {
     return mix(e.bits, static_cast<uint64_t>(e.kind) + 1);
 }
 
+bool ScalarIds::equal(const json::Value* x, const json::Value* y) {
+    if ((x && (x->IsObject() || x->IsArray())) || (y && (y->IsObject() || y->IsArray()))) {
+        return false;
+    }
+    std::string_view xText;
+    std::string_view yText;
+    Entry ex = entryOf(x, &xText);
+    Entry ey = entryOf(y, &yText);
+    if (ex.kind != ey.kind || ex.size != ey.size) {
+        return false;
+    }
+    return ex.kind == Kind::String ? xText == yText : ex.bits == ey.bits;
+}
+
 void ScalarIds::reserve(size_t n) {
     entries_.reserve(n);
     size_t want = 16;

@@ -42,6 +42,10 @@ class ScalarIds {
     // A hash of `v` for of(); any value for objects and arrays.
     static uint64_t hash(const util::json::Value* v);
 
+    // Whether `x` and `y` would get the same id (two scalars equal as
+    // above), without a table.
+    static bool equal(const util::json::Value* x, const util::json::Value* y);
+
     // Starts loading the table slot of a value whose hash() is `h`.
     void prefetch(uint64_t h) const {
         if (!slots_.empty()) {

@@ -10,6 +10,7 @@
 #include "registry/patch/patch_document.hpp"
 #include "registry/patch/scalar_ids.hpp"
 #include "registry/patch/scalar_key.hpp"
+#include "registry/patch/scalar_lists.hpp"
 
 namespace kube::registry::patch {
 
@@ -520,6 +521,9 @@ std::string goLists(const std::vector<Refs>& lists) {
     return out + "]";
 }
 
+// goKind() of a float64.
+constexpr int kFloatKind = 6;
+
 // Which of Go's types goTypeName() names `v` by, without building the name.
 int goKind(const json::Value& v) {
     if (v.IsObject()) {
@@ -537,7 +541,31 @@ int goKind(const json::Value& v) {
     if (v.IsInt64() || v.IsUint64()) {
         return 5;
     }
-    return v.IsNumber() ? 6 : 0;
+    return v.IsNumber() ? kFloatKind : 0;
+}
+
+// sliceElementType of two arrays: `*first` the first item, whose Go type
+// every item has.
+Result sliceElementType(const json::Value& x, const json::Value& y, const json::Value** first) {
+    const json::Value* prev = nullptr;
+    for (const json::Value* l : {&x, &y}) {
+        for (const json::Value& v : l->GetArray()) {
+            if (!prev) {
+                prev = &v;
+                if (v.IsArray()) {
+                    return Error{Error::Kind::Unprocessable, "lists of lists are not supported"};
+                }
+            } else if (goKind(*prev) != goKind(v)) {
+                return other("list element types are not identical: " +
+                             goLists({refs(x), refs(y)}));
+            }
+        }
+    }
+    if (!prev) {
+        return other("no elements in any of the given slices");
+    }
+    *first = prev;
+    return std::nullopt;
 }
 
 // sliceElementType: the one Go type of every item of the two lists.
@@ -793,6 +821,35 @@ void deduplicateScalars(Items& s) {
 
 Result mergeMap(json::Value& original, const json::Value& patch, const PatchSchema& schema,
                 json::Allocator& a);
+
+// mergeSlice of a list of scalars into the live `list` it replaces, done
+// in place by scalar_lists when it can be (`*done`): a $deleteFromPrimitiveList,
+// or a merge of items that are not floats. Lists of objects, and floats,
+// which Go's deduplication keeps the first or a later of -0 and 0 of,
+// are left to mergeSlice.
+Result mergeScalarListInPlace(json::Value& list, const json::Value& patch, bool isDeleteList,
+                              json::Allocator& a, bool* done) {
+    *done = false;
+    if (list.Empty() && patch.Empty()) {
+        return std::nullopt;
+    }
+    const json::Value* first = nullptr;
+    if (auto e = sliceElementType(list, patch, &first)) {
+        return e;
+    }
+    if (first->IsObject()) {
+        return std::nullopt;
+    }
+    if (isDeleteList) {
+        deleteScalars(list, patch);
+    } else if (goKind(*first) == kFloatKind) {
+        return std::nullopt;
+    } else {
+        list = mergeScalarLists(list, patch, a);
+    }
+    *done = true;
+    return std::nullopt;
+}
 
 // mergeSlice: a list with strategy "merge" (or a $deleteFromPrimitiveList).
 // The items come out keyed (in `ids`) for `mergeKey` and for the kind of
@@ -1297,6 +1354,13 @@ Result mergeMap(json::Value& original, const json::Value& patch, const PatchSche
                 return e;
             }
         } else if (strategy == kMerge || isDeleteList) {
+            bool done = false;
+            if (auto e = mergeScalarListInPlace(*cur, patchV, isDeleteList, a, &done)) {
+                return e;
+            }
+            if (done) {
+                continue;
+            }
             ScalarIds ids;
             Items merged;
             bool isMap = false;
