@@ -33,6 +33,10 @@ struct UpdateOptions {
     // The request body's size: with the stored object's, whether the new
     // object is built off the loop.
     size_t requestBytes = 0;
+    // The request may build an object far larger than itself and the stored
+    // one (a JSON patch's copy operations): it is built off the loop
+    // whatever their sizes.
+    bool mayGrow = false;
 };
 
 // Mirrors metav1.DeleteOptions. The store honours dryRun and the

@@ -708,6 +708,11 @@ std::optional<JsonPatch> JsonPatch::decode(std::string_view body, bool strict,
     return JsonPatch(std::move(doc));
 }
 
+bool JsonPatch::mayCopy(std::string_view body) {
+    return body.find("copy") != std::string_view::npos ||
+           body.find('\\') != std::string_view::npos;
+}
+
 size_t JsonPatch::size() const {
     return ops_->Size();
 }
