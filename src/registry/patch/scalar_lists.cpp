@@ -18,20 +18,15 @@ namespace {
 template <typename ItemAt, typename Visit>
 void visitHashed(size_t n, ItemAt item, const FlatIndex& index, Visit visit) {
     constexpr size_t kAhead = 8;
-    constexpr size_t kRing = 16;
-    uint64_t ring[kRing];
-    auto load = [&](size_t k) {
-        ring[k % kRing] = ScalarIds::hash(&item(k));
-        index.prefetch(ring[k % kRing]);
-    };
-    for (size_t k = 0; k < n && k < kAhead; ++k) {
-        load(k);
+    std::vector<uint64_t> hashes(n);
+    for (size_t k = 0; k < n; ++k) {
+        hashes[k] = ScalarIds::hash(&item(k));
     }
     for (size_t k = 0; k < n; ++k) {
         if (k + kAhead < n) {
-            load(k + kAhead);
+            index.prefetch(hashes[k + kAhead]);
         }
-        visit(k, ring[k % kRing]);
+        visit(k, hashes[k]);
     }
 }
 
@@ -44,10 +39,9 @@ json::Value mergeScalarLists(const json::Value& original, const json::Value& pat
     // handle it was first met at.
     const size_t n1 = original.Size();
     const size_t n2 = patch.Size();
-    auto item = [&](size_t h) -> const json::Value& {
-        return h < n1 ? original[static_cast<rapidjson::SizeType>(h)]
-                      : patch[static_cast<rapidjson::SizeType>(h - n1)];
-    };
+    const json::Value* live0 = original.Begin();
+    const json::Value* patch0 = patch.Begin();
+    auto item = [&](size_t h) -> const json::Value& { return h < n1 ? live0[h] : patch0[h - n1]; };
     FlatIndex first;
     first.reserve(n1 + n2);
     // The live items that are their value's first (kept unless the patch
