@@ -24,12 +24,15 @@ bool isDirective(const json::Value& v, CopyFilter filter) {
 
 // One object or array of dropDuplicateFields' walk.
 struct DedupFrame {
-    DedupFrame(json::Value* value, std::string seg, bool isItem)
-        : v(value), segment(std::move(seg)), item(isItem) {}
+    DedupFrame(json::Value* value, std::string_view seg, rapidjson::SizeType at, bool isItem)
+        : v(value), segment(seg), index(at), item(isItem) {}
 
     json::Value* v;
-    // How the parent names this value: a member name, or "[i]" for an item.
-    std::string segment;
+    // How the parent names this value: a member name, or its index for an
+    // item ("[i]").
+    // (The name stays in the parent's member while this value is walked.)
+    std::string_view segment;
+    rapidjson::SizeType index = 0;
     bool item = false;
     rapidjson::SizeType next = 0;
     // Objects: the first member of each member's name when it is not the
@@ -48,9 +51,10 @@ struct DedupFrame {
 const std::string& pathOf(std::vector<DedupFrame>& stack, size_t k) {
     DedupFrame& f = stack[k];
     if (!f.path) {
-        std::string p = stack[0].segment;
+        std::string p(stack[0].segment);
         for (size_t i = 1; i <= k; ++i) {
-            p = stack[i].item ? p + stack[i].segment : childPath(p, stack[i].segment);
+            p = stack[i].item ? p + "[" + std::to_string(stack[i].index) + "]"
+                              : childPath(p, stack[i].segment);
         }
         f.path = std::move(p);
     }
@@ -235,7 +239,7 @@ void dropDuplicateFields(json::Value& v, const std::string& path,
     // again, before the members of its value, and its value replaces the
     // earlier one.
     std::vector<DedupFrame> stack;
-    stack.emplace_back(&v, path, false);
+    stack.emplace_back(&v, path, 0, false);
     while (!stack.empty()) {
         size_t top = stack.size() - 1;
         DedupFrame& f = stack[top];
@@ -251,7 +255,7 @@ void dropDuplicateFields(json::Value& v, const std::string& path,
         }
         rapidjson::SizeType i = f.next++;
         json::Value* child = nullptr;
-        std::string segment;
+        std::string_view segment;
         if (object) {
             auto m = f.v->MemberBegin() + i;
             std::string_view name = json::view(m->name);
@@ -268,18 +272,13 @@ void dropDuplicateFields(json::Value& v, const std::string& path,
                 }
             }
             child = &m->value;
-            if (child->IsObject() || child->IsArray()) {
-                segment = std::string(name);
-            }
+            segment = name;
         } else {
             child = &(*f.v)[i];
-            if (child->IsObject() || child->IsArray()) {
-                segment = "[" + std::to_string(i) + "]";
-            }
         }
         if (child->IsObject() || child->IsArray()) {
             // The member's value is walked before the member is finished.
-            stack.emplace_back(child, std::move(segment), !object);
+            stack.emplace_back(child, segment, i, !object);
         }
     }
 }
