@@ -8,8 +8,9 @@ namespace json = util::json;
 
 namespace {
 
-// How many names ahead of the one looked up have their slot loaded.
-constexpr size_t kAhead = 8;
+// How many names ahead of the one looked up have their slot loaded: a
+// miss to memory lasts as long as a few dozen lookups that hit.
+constexpr size_t kAhead = 32;
 
 // The hashes of the member names of `obj`.
 std::vector<size_t> nameHashes(const json::Value& obj) {

@@ -66,7 +66,7 @@ const std::string& pathOf(std::vector<DedupFrame>& stack, size_t k) {
 // few names' slots loaded while one is looked up.
 std::vector<int> firstOfNames(const json::Value& obj) {
     constexpr rapidjson::SizeType kScanned = 16;
-    constexpr size_t kAhead = 8;
+    constexpr size_t kAhead = 32;
     rapidjson::SizeType n = obj.MemberCount();
     auto begin = obj.MemberBegin();
     std::vector<int> first;

@@ -17,7 +17,7 @@ namespace {
 // wait for memory together rather than one after the other.
 template <typename ItemAt, typename Visit>
 void visitHashed(size_t n, ItemAt item, const FlatIndex& index, Visit visit) {
-    constexpr size_t kAhead = 8;
+    constexpr size_t kAhead = 32;
     std::vector<uint64_t> hashes(n);
     for (size_t k = 0; k < n; ++k) {
         hashes[k] = ScalarIds::hash(&item(k));

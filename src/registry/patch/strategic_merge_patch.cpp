@@ -172,7 +172,7 @@ Keys keysOf(const json::Value& item, std::string_view mergeKey, bool isMap, Scal
 
 // The Keys of `n` items, item(i) each: the values are hashed first, so
 // that the table slots of the next few can be loaded while one is interned.
-constexpr size_t kPrefetchAhead = 8;
+constexpr size_t kPrefetchAhead = 32;
 
 template <typename ItemAt>
 void keysOfAll(size_t n, ItemAt item, std::string_view mergeKey, bool isMap, ScalarIds& ids,
