@@ -2,8 +2,8 @@
 # that de-duplicates a list (kubectl patch --type strategic of a finalizer
 # the object already has), patches nested 10,000 deep, a merge patch of
 # 60,000 keys, a strategic merge patch of a merge-keyed list of 40,000 items,
-# a JSON patch of 10,000 operations on an object of 100,000 keys and one of
-# doubling copies. Each succeeds correctly or answers kube's Status, fast;
+# a JSON patch of 10,000 operations on an object of 100,000 keys, one of
+# doubling copies and one whose copies grow a small object. Each succeeds correctly or answers kube's Status, fast;
 # GETs on another connection are answered within 100 ms while the largest
 # patches run on the same (only) worker; no worker exits on a signal.
 use lib 't/lib';
@@ -210,6 +210,26 @@ is($o->{message}, 'the server rejected our request due to an error in our reques
     "... with kube's message");
 ok(length $r->{body} < 1024, '... short') or diag(length $r->{body});
 ok($took < 2, '... and soon') or diag("${took}s");
+
+# --- A small object that copies grow, answered in protobuf ---------------------------
+# The request and the stored object are small, the result is not: the
+# patch is built, and its answer encoded, off the loop.
+
+($st) = call(POST => $cms, '{"metadata":{"name":"grow"},"data":{"a":"' . 'g' x 65536 . '"}}');
+is($st, 201, 'configmap grow: 64 KiB');
+$ops = '[' . join(',', map { qq({"op":"copy","from":"/data/a","path":"/data/b$_"}) } 0 .. 13) . ']';
+($rc, @lat) = while_running(sub {
+    my $r = $s->request(PATCH => "$cms/grow", timeout => 60, body => $ops,
+        headers => { 'Content-Type' => $type{json},
+            Accept => 'application/vnd.kubernetes.protobuf' });
+    return $r->{status} == 200 && length($r->{body}) > 15 * 65536
+        && $r->{headers}{'content-type'} eq 'application/vnd.kubernetes.protobuf';
+}, "$cms/probe");
+is($rc, 0, 'a JSON patch of 14 copies growing it to 960 KiB: 200 in protobuf');
+ok(@lat && max_of(@lat) < 0.1, '... GETs meanwhile within 100 ms')
+    or diag(sprintf '%d GETs, slowest %.0f ms', scalar @lat, 1000 * max_of(@lat));
+($st, $o) = call(GET => "$cms/grow");
+is(scalar(grep { length($o->{data}{$_}) == 65536 } keys %{ $o->{data} }), 15, '... every copy stored');
 
 my $log = $s->error_log_since_start;
 unlike($log, qr/exited on signal/, 'no worker exited on a signal');

@@ -473,7 +473,8 @@ void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
             // A large object (or request) is built on a thread: parsing,
             // patching, validating and encoding megabytes would hold the
             // loop, and every other request on it, for tens of milliseconds.
-            if (cur->value.size() + state->opts.requestBytes >= kBuildOffLoopBytes) {
+            if (cur->value.size() + state->opts.requestBytes >= kBuildOffLoopBytes ||
+                state->opts.mayGrow) {
                 attempt->stored.assign(cur->value);
                 loop_.runBlocking(
                     [this, state, attempt, now] {

@@ -36,6 +36,10 @@ struct UpdateOptions {
     // The request body's size: with the stored object's, whether the new
     // object is built off the loop.
     size_t requestBytes = 0;
+    // The request may build an object far larger than itself and the stored
+    // one (a JSON patch's copy operations): it is built off the loop
+    // whatever their sizes.
+    bool mayGrow = false;
     // Who asks (null for the server's own writes); for the write guard.
     const authn::UserInfo* user = nullptr;
 };

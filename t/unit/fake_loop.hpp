@@ -16,6 +16,7 @@ public:
     void post(Task task) override { queue_.push_back(std::move(task)); }
 
     void runBlocking(Task job, Task done) override {
+        ++blockingJobs_;
         queue_.push_back([job = std::move(job), done = std::move(done)] {
             job();
             done();
@@ -30,6 +31,9 @@ public:
         timers_.emplace(now_ + delay, Pending{std::move(task), alive});
         return std::make_unique<FakeTimer>(alive);
     }
+
+    // How many jobs were handed to runBlocking(): work kept off the loop.
+    size_t blockingJobs() const { return blockingJobs_; }
 
     // Runs queued work until none is left; returns how many tasks ran.
     int run() {
@@ -68,6 +72,8 @@ public:
     }
 
 private:
+    size_t blockingJobs_ = 0;
+
     struct Pending {
         Task task;
         std::shared_ptr<bool> alive;

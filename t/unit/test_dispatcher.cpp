@@ -692,6 +692,87 @@ void list_paging_and_name_selector_over_http(void**) {
     assert_null(json::member(d["items"][0], "kind"));
 }
 
+// A ConfigMap of about `bytes` of data, as a create body.
+std::string configMapOf(const std::string& name, size_t bytes) {
+    std::string data;
+    for (size_t i = 0; data.size() < bytes; ++i) {
+        data +=
+            (i ? "," : "") + ("\"k" + std::to_string(i) + "\":\"" + std::string(100, 'v') + "\"");
+    }
+    return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name +
+           R"("},"data":{)" + data + "}}";
+}
+
+void large_objects_are_rendered_off_the_loop_unless_sent_as_stored(void**) {
+    Fixture f;
+    expectOk(f.write("POST", "/api/v1/namespaces/default/configmaps", configMapOf("big", 300000)),
+             201);
+    expectOk(f.write("POST", "/api/v1/namespaces/default/configmaps", kConfigMapA), 201);
+    const std::string big = "/api/v1/namespaces/default/configmaps/big";
+    // As stored: the bytes are copied on the loop.
+    size_t before = f.loop.blockingJobs();
+    HttpResponse r = f.get(big);
+    expectOk(r, 200);
+    assert_string_equal(at(r.body, {"metadata", "name"}).c_str(), "big");
+    assert_int_equal(f.loop.blockingJobs(), before);
+    // Protobuf, a Table and indented JSON are encoded on a thread.
+    r = f.get(big, "application/vnd.kubernetes.protobuf");
+    expectOk(r, 200);
+    assert_string_equal(r.contentType.c_str(), "application/vnd.kubernetes.protobuf");
+    assert_true(r.body.size() > 300000);
+    assert_int_equal(f.loop.blockingJobs(), before + 1);
+    r = f.get(big, kTableAccept);
+    expectOk(r, 200);
+    assert_string_equal(at(r.body, {"kind"}).c_str(), "Table");
+    assert_int_equal(f.loop.blockingJobs(), before + 2);
+    r = f.get(big + "?pretty=true");
+    expectOk(r, 200);
+    assert_true(r.body.find("\n  \"data\": {") != std::string::npos);
+    assert_int_equal(f.loop.blockingJobs(), before + 3);
+    // A patch's answer too, with its warnings; a small object stays on the loop.
+    Request q;
+    q.method = "PATCH";
+    q.url = big + "?pretty=true";
+    q.body = R"({"data":{"k0":"w","k0":"x"}})";
+    q.contentType = "application/merge-patch+json";
+    auto patched = f.send(q);
+    expectOk(patched->r, 200);
+    assert_string_equal(at(patched->r.body, {"data", "k0"}).c_str(), "x");
+    assert_string_equal(patched->header("Warning").c_str(),
+                        "299 - \"duplicate field \\\"data.k0\\\"\"");
+    // Built off the loop (the object is large), then rendered off it.
+    assert_int_equal(f.loop.blockingJobs(), before + 5);
+    r = f.get("/api/v1/namespaces/default/configmaps/a", "application/vnd.kubernetes.protobuf");
+    expectOk(r, 200);
+    assert_int_equal(f.loop.blockingJobs(), before + 5);
+}
+
+void json_patches_that_copy_are_built_off_the_loop(void**) {
+    Fixture f;
+    expectOk(f.write("POST", "/api/v1/namespaces/default/configmaps", kConfigMapA), 201);
+    const std::string a = "/api/v1/namespaces/default/configmaps/a";
+    size_t before = f.loop.blockingJobs();
+    // Small patches of a small object are built on the loop...
+    HttpResponse r = f.write("PATCH", a, R"([{"op":"add","path":"/data/x","value":"y"}])",
+                             "application/json-patch+json");
+    expectOk(r, 200);
+    r = f.write("PATCH", a, R"({"data":{"z":"1"}})", "application/merge-patch+json");
+    expectOk(r, 200);
+    assert_int_equal(f.loop.blockingJobs(), before);
+    // ...but each copy may double the object: such a patch goes to a
+    // thread, however its operation is spelled.
+    r = f.write("PATCH", a, R"([{"op":"copy","from":"/data","path":"/metadata/labels"}])",
+                "application/json-patch+json");
+    expectOk(r, 200);
+    assert_string_equal(at(r.body, {"metadata", "labels", "x"}).c_str(), "y");
+    assert_int_equal(f.loop.blockingJobs(), before + 1);
+    r = f.write("PATCH", a, R"([{"op":"c\u006fpy","from":"/data/x","path":"/data/w"}])",
+                "application/json-patch+json");
+    expectOk(r, 200);
+    assert_string_equal(at(r.body, {"data", "w"}).c_str(), "y");
+    assert_int_equal(f.loop.blockingJobs(), before + 2);
+}
+
 }  // namespace
 
 int main() {
@@ -720,6 +801,8 @@ int main() {
         cmocka_unit_test(namespace_delete_answers_terminating_and_blocks_new_content),
         cmocka_unit_test(bad_bodies_get_kubes_messages),
         cmocka_unit_test(list_paging_and_name_selector_over_http),
+        cmocka_unit_test(large_objects_are_rendered_off_the_loop_unless_sent_as_stored),
+        cmocka_unit_test(json_patches_that_copy_are_built_off_the_loop),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -28,7 +28,7 @@ void createResource(Scope s) {
                                 s->fail(*e);
                                 return;
                             }
-                            s->respond(objectResponse(201, created, s->render));
+                            respondObject(s, 201, created);
                         });
     };
     if (!kind.namespaced) {

@@ -26,7 +26,7 @@ void deleteResource(Scope s) {
                             return;
                         }
                         if (res.returnsObject) {
-                            s->respond(objectResponse(200, res.object, s->render));
+                            respondObject(s, 200, res.object);
                             return;
                         }
                         s->respond(statusResponse(res.status, s->render));

@@ -43,7 +43,7 @@ void getStored(const Scope& s, std::function<void(std::string_view obj)> found) 
 
 // Mirrors handlers.GetResource (and StatusREST.Get, the same read).
 void getResource(Scope s) {
-    getStored(s, [s](std::string_view obj) { s->respond(objectResponse(200, obj, s->render)); });
+    getStored(s, [s](std::string_view obj) { respondObject(s, 200, obj); });
 }
 
 }  // namespace kube::endpoints

@@ -326,6 +326,7 @@ std::optional<RequestPatch> readRequestPatch(const Scope& s, const registry::Kin
     out.warnings = patcher.warnings;
     out.apply = std::move(patcher);
     out.dryRun = opts.dryRun;
+    out.mayGrow = *type == PatchType::Json && patch::JsonPatch::mayCopy(s->req.body);
     return out;
 }
 
@@ -340,7 +341,7 @@ void patchResource(Scope s) {
     }
     auto warnings = patch->warnings;
     registry::UpdateOptions opts{patch->dryRun, s->info.subresource == "status",
-                                 s->req.body.size()};
+                                 s->req.body.size(), patch->mayGrow};
     opts.user = s->req.user;
     s->store.patch(s->info.namespace_, s->info.name, patch->apply, opts,
                    [s, warnings](const meta::Status* e, std::string_view patched) {
@@ -348,11 +349,11 @@ void patchResource(Scope s) {
                            s->fail(*e);
                            return;
                        }
-                       server::HttpResponse r = objectResponse(200, patched, s->render);
+                       std::vector<std::pair<std::string, std::string>> headers;
                        for (const std::string& h : warningHeaders(*warnings)) {
-                           r.headers.emplace_back("Warning", h);
+                           headers.emplace_back("Warning", h);
                        }
-                       s->respond(std::move(r));
+                       respondObject(s, 200, patched, std::move(headers));
                    });
 }
 

@@ -87,7 +87,8 @@ void patchScale(Scope s) {
     };
     auto warnings = patch->warnings;
     s->store.patch(s->info.namespace_, s->info.name, std::move(apply),
-                   registry::UpdateOptions{patch->dryRun},
+                   registry::UpdateOptions{patch->dryRun, false, s->req.body.size(),
+                                           patch->mayGrow},
                    [s, warnings](const meta::Status* e, std::string_view updated) {
                        if (e) {
                            s->fail(*e);

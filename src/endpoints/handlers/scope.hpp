@@ -49,6 +49,14 @@ inline std::function<void(const meta::Status* denied)> unlessDenied(Scope s,
     };
 }
 
+// Answers `s` with the object `stored` in the form it negotiated
+// (objectResponse), `headers` added. A large object whose form is more than
+// its stored bytes (protobuf, a Table, indented JSON) is rendered on a
+// thread: encoding megabytes would hold the loop, and every request on it,
+// for tens of milliseconds.
+void respondObject(const Scope& s, int code, std::string_view stored,
+                   std::vector<std::pair<std::string, std::string>> headers = {});
+
 // One function per verb, each a straight line from request to response.
 void getResource(Scope s);
 void listResource(Scope s);
@@ -109,6 +117,9 @@ struct RequestPatch {
     // handler's decoding, namespace and name checks; a Store::PatchFn.
     registry::Store::PatchFn apply;
     bool dryRun = false;
+    // The patch may build an object far larger than itself
+    // (UpdateOptions::mayGrow).
+    bool mayGrow = false;
     // The strict decoding problems of the last application, which answer as
     // Warning headers (fieldValidation=Warn).
     std::shared_ptr<std::vector<std::string>> warnings;

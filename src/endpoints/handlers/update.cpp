@@ -36,7 +36,7 @@ void updateResource(Scope s) {
         s->fail(*bad);
         return;
     }
-    registry::UpdateOptions opts{dryRun, s->info.subresource == "status"};
+    registry::UpdateOptions opts{dryRun, s->info.subresource == "status", s->req.body.size()};
     opts.user = s->req.user;
     s->store.update(s->info.namespace_, s->info.name, obj, opts,
                     [s](const meta::Status* e, std::string_view updated) {
@@ -44,7 +44,7 @@ void updateResource(Scope s) {
                             s->fail(*e);
                             return;
                         }
-                        s->respond(objectResponse(200, updated, s->render));
+                        respondObject(s, 200, updated);
                     });
 }
 

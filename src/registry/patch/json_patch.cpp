@@ -351,21 +351,13 @@ bool jsonEqual(const json::Value& x, const json::Value& y) {
             bool wide = b->MemberCount() > 16;
             auto begin = b->MemberBegin();
             if (wide) {
-                names.reserve(b->MemberCount());
-                for (int i = 0; i < static_cast<int>(b->MemberCount()); ++i) {
-                    std::string_view n = json::view((begin + i)->name);
-                    size_t h = std::hash<std::string_view>()(n);
-                    auto same = [&](int j) { return json::view((begin + j)->name) == n; };
-                    if (names.find(h, same) < 0) {
-                        names.insert(h, i);
-                    }
-                }
+                indexNames(*b, names);
             }
             for (const auto& m : a->GetObject()) {
                 std::string_view n = json::view(m.name);
                 const json::Value* other = nullptr;
                 if (wide) {
-                    int i = names.find(std::hash<std::string_view>()(n),
+                    int i = names.find(hashName(n),
                                        [&](int j) { return json::view((begin + j)->name) == n; });
                     other = i < 0 ? nullptr : &(begin + i)->value;
                 } else {
@@ -714,6 +706,11 @@ std::optional<JsonPatch> JsonPatch::decode(std::string_view body, bool strict,
         dropDuplicateFields(op, "", nullptr);
     }
     return JsonPatch(std::move(doc));
+}
+
+bool JsonPatch::mayCopy(std::string_view body) {
+    return body.find("copy") != std::string_view::npos ||
+           body.find('\\') != std::string_view::npos;
 }
 
 size_t JsonPatch::size() const {

@@ -28,6 +28,12 @@ class JsonPatch {
     static std::optional<JsonPatch> decode(std::string_view body, bool strict,
                                            std::vector<std::string>* strictErrors, Error* error);
 
+    // Whether the patch `body` may hold a copy operation, which can make
+    // the patched object far larger than the patch (each copy may double
+    // it), judged from its bytes without decoding them: such an operation
+    // is spelled "copy" or with escapes.
+    static bool mayCopy(std::string_view body);
+
     // The number of operations.
     size_t size() const;
 

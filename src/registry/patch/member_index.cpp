@@ -8,11 +8,40 @@ namespace json = util::json;
 
 namespace {
 
+// How many names ahead of the one looked up have their slot loaded: a
+// miss to memory lasts as long as a few dozen lookups that hit.
+constexpr size_t kAhead = 32;
+
+// The hashes of the member names of `obj`.
+std::vector<size_t> nameHashes(const json::Value& obj) {
+    std::vector<size_t> out;
+    out.reserve(obj.MemberCount());
+    for (const auto& m : obj.GetObject()) {
+        out.push_back(hashName(json::view(m.name)));
+    }
+    return out;
+}
+
+}  // namespace
+
 size_t hashName(std::string_view name) {
     return std::hash<std::string_view>()(name);
 }
 
-}  // namespace
+void indexNames(const json::Value& obj, FlatIndex& index) {
+    index.clear();
+    index.reserve(obj.MemberCount());
+    std::vector<size_t> hashes = nameHashes(obj);
+    auto begin = obj.MemberBegin();
+    for (size_t i = 0; i < hashes.size(); ++i) {
+        if (i + kAhead < hashes.size()) {
+            index.prefetch(hashes[i + kAhead]);
+        }
+        std::string_view name = json::view((begin + i)->name);
+        index.insertFirst(hashes[i], static_cast<int>(i),
+                          [&](int j) { return json::view((begin + j)->name) == name; });
+    }
+}
 
 MemberIndex::MemberIndex(const json::Value& obj) : size_(obj.MemberCount()) {
     if (size_ > kScanned) {
@@ -21,26 +50,15 @@ MemberIndex::MemberIndex(const json::Value& obj) : size_(obj.MemberCount()) {
 }
 
 void MemberIndex::build(const json::Value& obj) {
-    positions_.clear();
-    positions_.reserve(obj.MemberCount());
+    indexNames(obj, positions_);
     removed_.assign(obj.MemberCount(), false);
     indexed_ = true;
-    int i = 0;
-    for (const auto& m : obj.GetObject()) {
-        std::string_view name = json::view(m.name);
-        // The first of a name written twice, as RapidJSON finds it.
-        if (position(obj, name) < 0) {
-            positions_.insert(hashName(name), i);
-        }
-        ++i;
-    }
 }
 
-int MemberIndex::position(const json::Value& obj, std::string_view name) const {
+int MemberIndex::position(const json::Value& obj, std::string_view name, size_t hash) const {
     auto begin = obj.MemberBegin();
-    return positions_.find(hashName(name), [&](int h) {
-        return !removed_[h] && json::view((begin + h)->name) == name;
-    });
+    return positions_.find(
+        hash, [&](int h) { return !removed_[h] && json::view((begin + h)->name) == name; });
 }
 
 json::Value* MemberIndex::find(json::Value& obj, std::string_view name) {
@@ -48,7 +66,7 @@ json::Value* MemberIndex::find(json::Value& obj, std::string_view name) {
         build(obj);
     }
     if (indexed_) {
-        int i = position(obj, name);
+        int i = position(obj, name, hashName(name));
         return i < 0 ? nullptr : &(obj.MemberBegin() + i)->value;
     }
     return json::member(obj, name);
@@ -60,9 +78,16 @@ void MemberIndex::set(json::Value& obj, std::string_view name, json::Value value
         *v = value.Move();
         return;
     }
+    append(obj, name, std::move(value), a);
+}
+
+void MemberIndex::append(json::Value& obj, std::string_view name, json::Value value,
+                         json::Allocator& a) {
     obj.AddMember(json::stringValue(name, a), value.Move(), a);
     if (indexed_) {
-        positions_.insert(hashName(name), static_cast<int>(size_));
+        if (!batched_) {
+            positions_.insert(hashName(name), static_cast<int>(size_));
+        }
         removed_.push_back(false);
     }
     ++size_;
@@ -81,17 +106,40 @@ bool MemberIndex::erase(json::Value& obj, std::string_view name) {
         --size_;
         return true;
     }
-    int i = position(obj, name);
+    int i = position(obj, name, hashName(name));
     if (i < 0) {
         return false;
     }
-    removed_[i] = true;
-    ++erased_;
+    eraseAt(i);
     return true;
 }
 
+std::vector<int> MemberIndex::positions(const json::Value& obj, const json::Value& names) {
+    if (!indexed_) {
+        build(obj);
+    }
+    batched_ = true;
+    std::vector<size_t> hashes = nameHashes(names);
+    std::vector<int> out(hashes.size());
+    auto begin = names.MemberBegin();
+    for (size_t i = 0; i < hashes.size(); ++i) {
+        if (i + kAhead < hashes.size()) {
+            positions_.prefetch(hashes[i + kAhead]);
+        }
+        out[i] = position(obj, json::view((begin + i)->name), hashes[i]);
+    }
+    return out;
+}
+
+void MemberIndex::eraseAt(int position) {
+    if (!removed_[position]) {
+        removed_[position] = true;
+        ++erased_;
+    }
+}
+
 void MemberIndex::compact(json::Value& obj) {
-    if (erased_ == 0) {
+    if (erased_ == 0 && !batched_) {
         return;
     }
     json::eraseMembersIf(obj, [&](rapidjson::SizeType i, const json::Value::Member&) {
@@ -101,6 +149,7 @@ void MemberIndex::compact(json::Value& obj) {
     erased_ = 0;
     // Built again when next needed.
     indexed_ = false;
+    batched_ = false;
     positions_.clear();
     removed_.clear();
 }

@@ -9,6 +9,9 @@ namespace json = util::json;
 
 namespace {
 
+// Patch objects this wide are looked up in one batch.
+constexpr rapidjson::SizeType kNarrow = 16;
+
 json::Value pruned(const json::Value& patch, json::Allocator& a) {
     return *copyValue(patch, a, {.nulls = true});
 }
@@ -19,13 +22,22 @@ void mergePatch(json::Value& doc, const json::Value& patch, json::Allocator& a) 
     // mergeDocs, one object of the document and of the patch per frame:
     // iterative, so a patch as deep as the parser allows needs no deep stack.
     struct Frame {
+        Frame(json::Value* d, const json::Value* p) : doc(d), patch(p), members(*d) {
+            // A wide patch's names are looked up together.
+            if (patch->MemberCount() > kNarrow) {
+                at = members.positions(*doc, *patch);
+            }
+        }
+
         json::Value* doc;
         const json::Value* patch;
         MemberIndex members;
-        rapidjson::SizeType next;
+        // Where each member of `patch` is in `doc` (-1: absent), when wide.
+        std::vector<int> at;
+        rapidjson::SizeType next = 0;
     };
     std::vector<Frame> stack;
-    stack.push_back({&doc, &patch, MemberIndex(doc), 0});
+    stack.emplace_back(&doc, &patch);
     while (!stack.empty()) {
         Frame& f = stack.back();
         if (f.next == f.patch->MemberCount()) {
@@ -33,20 +45,29 @@ void mergePatch(json::Value& doc, const json::Value& patch, json::Allocator& a) 
             stack.pop_back();
             continue;
         }
-        const auto& m = *(f.patch->MemberBegin() + f.next++);
+        rapidjson::SizeType i = f.next++;
+        const auto& m = *(f.patch->MemberBegin() + i);
         std::string_view key = json::view(m.name);
+        json::Value* cur = nullptr;
+        if (f.at.empty()) {
+            cur = f.members.find(*f.doc, key);
+        } else if (f.at[i] >= 0) {
+            cur = &(f.doc->MemberBegin() + f.at[i])->value;
+        }
         if (m.value.IsNull()) {
-            f.members.erase(*f.doc, key);
+            if (cur) {
+                f.at.empty() ? (void)f.members.erase(*f.doc, key) : f.members.eraseAt(f.at[i]);
+            }
             continue;
         }
-        json::Value* cur = f.members.find(*f.doc, key);
-        if (!cur || cur->IsNull()) {
-            f.members.set(*f.doc, key, pruned(m.value, a), a);
+        if (!cur) {
+            // The patch's names are distinct: nothing later finds this one.
+            f.members.append(*f.doc, key, pruned(m.value, a), a);
             continue;
         }
-        // merge(): a non-object on either side is replaced by the patch
-        // value (pruned of nulls only when the document side was not an
-        // object).
+        // merge(): a null, or a non-object on either side, is replaced by
+        // the patch value (pruned of nulls only when the document side was
+        // not an object).
         if (!cur->IsObject()) {
             *cur = pruned(m.value, a);
         } else if (!m.value.IsObject()) {
@@ -54,7 +75,7 @@ void mergePatch(json::Value& doc, const json::Value& patch, json::Allocator& a) 
         } else {
             // The members of `cur` do not move while it is merged: only its
             // own members change.
-            stack.push_back({cur, &m.value, MemberIndex(*cur), 0});
+            stack.emplace_back(cur, &m.value);
         }
     }
 }

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "registry/patch/flat_index.hpp"
+#include "registry/patch/member_index.hpp"
 
 namespace kube::registry::patch {
 
@@ -23,18 +24,22 @@ bool isDirective(const json::Value& v, CopyFilter filter) {
 
 // One object or array of dropDuplicateFields' walk.
 struct DedupFrame {
-    DedupFrame(json::Value* value, std::string seg, bool isItem)
-        : v(value), segment(std::move(seg)), item(isItem) {}
+    DedupFrame(json::Value* value, std::string_view seg, rapidjson::SizeType at, bool isItem)
+        : v(value), segment(seg), index(at), item(isItem) {}
 
     json::Value* v;
-    // How the parent names this value: a member name, or "[i]" for an item.
-    std::string segment;
+    // How the parent names this value: a member name, or its index for an
+    // item ("[i]").
+    // (The name stays in the parent's member while this value is walked.)
+    std::string_view segment;
+    rapidjson::SizeType index = 0;
     bool item = false;
     rapidjson::SizeType next = 0;
-    // Objects: where each name was first seen, the members to drop (moved
-    // into their first place), and the member being walked: a repetition of
-    // the one at `into` when `repeated`.
-    FlatIndex first;
+    // Objects: the first member of each member's name when it is not the
+    // member itself (-1; empty when no name is repeated), the members to
+    // drop (moved into their first place), and the member being walked: a
+    // repetition of the one at `into` when `repeated`.
+    std::vector<int> first;
     std::vector<bool> dropped;
     bool repeated = false;
     rapidjson::SizeType into = 0;
@@ -46,13 +51,61 @@ struct DedupFrame {
 const std::string& pathOf(std::vector<DedupFrame>& stack, size_t k) {
     DedupFrame& f = stack[k];
     if (!f.path) {
-        std::string p = stack[0].segment;
+        std::string p(stack[0].segment);
         for (size_t i = 1; i <= k; ++i) {
-            p = stack[i].item ? p + stack[i].segment : childPath(p, stack[i].segment);
+            p = stack[i].item ? p + "[" + std::to_string(stack[i].index) + "]"
+                              : childPath(p, stack[i].segment);
         }
         f.path = std::move(p);
     }
     return *f.path;
+}
+
+// Each member's first same-named member (-1: itself) in `obj`, or nothing
+// when no name is repeated. A wide object's names are hashed, with the next
+// few names' slots loaded while one is looked up.
+std::vector<int> firstOfNames(const json::Value& obj) {
+    constexpr rapidjson::SizeType kScanned = 16;
+    constexpr size_t kAhead = 32;
+    rapidjson::SizeType n = obj.MemberCount();
+    auto begin = obj.MemberBegin();
+    std::vector<int> first;
+    bool repeated = false;
+    if (n <= kScanned) {
+        for (rapidjson::SizeType i = 1; i < n; ++i) {
+            std::string_view name = json::view((begin + i)->name);
+            for (rapidjson::SizeType j = 0; j < i; ++j) {
+                if (json::view((begin + j)->name) == name) {
+                    first.resize(n, -1);
+                    first[i] = static_cast<int>(j);
+                    repeated = true;
+                    break;
+                }
+            }
+        }
+    } else {
+        first.assign(n, -1);
+        std::vector<size_t> hashes(n);
+        for (rapidjson::SizeType i = 0; i < n; ++i) {
+            hashes[i] = hashName(json::view((begin + i)->name));
+        }
+        FlatIndex index;
+        index.reserve(n);
+        for (rapidjson::SizeType i = 0; i < n; ++i) {
+            if (i + kAhead < n) {
+                index.prefetch(hashes[i + kAhead]);
+            }
+            std::string_view name = json::view((begin + i)->name);
+            first[i] = index.insertFirst(hashes[i], static_cast<int>(i), [&](int j) {
+                return json::view((begin + j)->name) == name;
+            });
+            repeated = repeated || first[i] >= 0;
+        }
+    }
+    if (!repeated) {
+        first.clear();
+    }
+    return first;
 }
 
 // The walk leaves an object: its repeated members go, the others keep
@@ -186,7 +239,7 @@ void dropDuplicateFields(json::Value& v, const std::string& path,
     // again, before the members of its value, and its value replaces the
     // earlier one.
     std::vector<DedupFrame> stack;
-    stack.emplace_back(&v, path, false);
+    stack.emplace_back(&v, path, 0, false);
     while (!stack.empty()) {
         size_t top = stack.size() - 1;
         DedupFrame& f = stack[top];
@@ -202,17 +255,15 @@ void dropDuplicateFields(json::Value& v, const std::string& path,
         }
         rapidjson::SizeType i = f.next++;
         json::Value* child = nullptr;
-        std::string segment;
+        std::string_view segment;
         if (object) {
             auto m = f.v->MemberBegin() + i;
             std::string_view name = json::view(m->name);
-            size_t hash = std::hash<std::string_view>()(name);
-            auto begin = f.v->MemberBegin();
-            int seen =
-                f.first.find(hash, [&](int j) { return json::view((begin + j)->name) == name; });
-            if (seen < 0) {
-                f.first.insert(hash, static_cast<int>(i));
-            } else {
+            if (i == 0) {
+                f.first = firstOfNames(*f.v);
+            }
+            int seen = f.first.empty() ? -1 : f.first[i];
+            if (seen >= 0) {
                 f.repeated = true;
                 f.into = static_cast<rapidjson::SizeType>(seen);
                 if (errors) {
@@ -221,18 +272,13 @@ void dropDuplicateFields(json::Value& v, const std::string& path,
                 }
             }
             child = &m->value;
-            if (child->IsObject() || child->IsArray()) {
-                segment = std::string(name);
-            }
+            segment = name;
         } else {
             child = &(*f.v)[i];
-            if (child->IsObject() || child->IsArray()) {
-                segment = "[" + std::to_string(i) + "]";
-            }
         }
         if (child->IsObject() || child->IsArray()) {
             // The member's value is walked before the member is finished.
-            stack.emplace_back(child, std::move(segment), !object);
+            stack.emplace_back(child, segment, i, !object);
         }
     }
 }

@@ -29,6 +29,7 @@ ScalarIds::Entry ScalarIds::entryOf(const json::Value* v, std::string_view* text
         *text = json::view(*v);
         Entry e{0, static_cast<uint32_t>(text->size()), Kind::String};
         if (text->size() <= kInline) {
+            // Little-endian, as rehash() reads the bytes back.
             for (size_t i = 0; i < text->size(); ++i) {
                 e.bits |= static_cast<uint64_t>(static_cast<unsigned char>((*text)[i])) << (8 * i);
             }
@@ -54,16 +55,34 @@ ScalarIds::Entry ScalarIds::entryOf(const json::Value* v, std::string_view* text
     return e;
 }
 
-uint64_t ScalarIds::hash(const json::Value* v) {
+uint64_t ScalarIds::hashText(std::string_view text) {
+    return std::hash<std::string_view>()(text);
+}
+
+uint64_t ScalarIds::hashOther(const json::Value* v) {
     if (v && (v->IsObject() || v->IsArray())) {
         return 0;
     }
     std::string_view text;
     Entry e = entryOf(v, &text);
     if (e.kind == Kind::String) {
-        return std::hash<std::string_view>()(text);
+        return hashText(text);
     }
     return mix(e.bits, static_cast<uint64_t>(e.kind) + 1);
+}
+
+bool ScalarIds::equalOther(const json::Value* x, const json::Value* y) {
+    if ((x && (x->IsObject() || x->IsArray())) || (y && (y->IsObject() || y->IsArray()))) {
+        return false;
+    }
+    std::string_view xText;
+    std::string_view yText;
+    Entry ex = entryOf(x, &xText);
+    Entry ey = entryOf(y, &yText);
+    if (ex.kind != ey.kind || ex.size != ey.size) {
+        return false;
+    }
+    return ex.kind == Kind::String ? xText == yText : ex.bits == ey.bits;
 }
 
 void ScalarIds::reserve(size_t n) {
@@ -159,7 +178,7 @@ void ScalarIds::rehash(size_t capacity) {
             std::string_view text = e.size <= kInline
                                         ? std::string_view(inlined, e.size)
                                         : std::string_view(text_.data() + e.bits, e.size);
-            h = std::hash<std::string_view>()(text);
+            h = hashText(text);
         } else {
             h = mix(e.bits, static_cast<uint64_t>(e.kind) + 1);
         }

@@ -40,7 +40,22 @@ class ScalarIds {
     int find(const util::json::Value* v, uint64_t h) const;
 
     // A hash of `v` for of(); any value for objects and arrays.
-    static uint64_t hash(const util::json::Value* v);
+    static uint64_t hash(const util::json::Value* v) {
+        if (v && v->IsString()) {
+            return hashText(util::json::view(*v));
+        }
+        return hashOther(v);
+    }
+
+    // Whether `x` and `y` would get the same id (two scalars equal as
+    // above), without a table. Strings, the usual items, are compared at
+    // once.
+    static bool equal(const util::json::Value* x, const util::json::Value* y) {
+        if (x && y && x->IsString() && y->IsString()) {
+            return util::json::view(*x) == util::json::view(*y);
+        }
+        return equalOther(x, y);
+    }
 
     // Starts loading the table slot of a value whose hash() is `h`.
     void prefetch(uint64_t h) const {
@@ -66,6 +81,9 @@ class ScalarIds {
         int32_t id;  // -1: free
     };
 
+    static uint64_t hashText(std::string_view text);
+    static uint64_t hashOther(const util::json::Value* v);
+    static bool equalOther(const util::json::Value* x, const util::json::Value* y);
     static Entry entryOf(const util::json::Value* v, std::string_view* text);
     bool same(const Entry& stored, const Entry& e, std::string_view text) const;
     int lookup(const Entry& e, std::string_view text, uint64_t h, size_t* free) const;

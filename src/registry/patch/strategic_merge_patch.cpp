@@ -10,6 +10,7 @@
 #include "registry/patch/patch_document.hpp"
 #include "registry/patch/scalar_ids.hpp"
 #include "registry/patch/scalar_key.hpp"
+#include "registry/patch/scalar_lists.hpp"
 
 namespace kube::registry::patch {
 
@@ -99,18 +100,10 @@ class PatchMembers {
         auto begin = patch_.MemberBegin();
         auto named = [&](int i) { return json::view((begin + i)->name) == name; };
         if (!built_) {
-            byName_.reserve(patch_.MemberCount());
-            for (int i = 0; i < static_cast<int>(patch_.MemberCount()); ++i) {
-                std::string_view n = json::view((begin + i)->name);
-                size_t h = std::hash<std::string_view>()(n);
-                if (byName_.find(h, [&](int j) { return json::view((begin + j)->name) == n; }) <
-                    0) {
-                    byName_.insert(h, i);
-                }
-            }
+            indexNames(patch_, byName_);
             built_ = true;
         }
-        int i = byName_.find(std::hash<std::string_view>()(name), named);
+        int i = byName_.find(hashName(name), named);
         return i < 0 ? nullptr : &(begin + i)->value;
     }
 
@@ -179,7 +172,7 @@ Keys keysOf(const json::Value& item, std::string_view mergeKey, bool isMap, Scal
 
 // The Keys of `n` items, item(i) each: the values are hashed first, so
 // that the table slots of the next few can be loaded while one is interned.
-constexpr size_t kPrefetchAhead = 8;
+constexpr size_t kPrefetchAhead = 32;
 
 template <typename ItemAt>
 void keysOfAll(size_t n, ItemAt item, std::string_view mergeKey, bool isMap, ScalarIds& ids,
@@ -528,6 +521,9 @@ std::string goLists(const std::vector<Refs>& lists) {
     return out + "]";
 }
 
+// goKind() of a float64.
+constexpr int kFloatKind = 6;
+
 // Which of Go's types goTypeName() names `v` by, without building the name.
 int goKind(const json::Value& v) {
     if (v.IsObject()) {
@@ -545,7 +541,31 @@ int goKind(const json::Value& v) {
     if (v.IsInt64() || v.IsUint64()) {
         return 5;
     }
-    return v.IsNumber() ? 6 : 0;
+    return v.IsNumber() ? kFloatKind : 0;
+}
+
+// sliceElementType of two arrays: `*first` the first item, whose Go type
+// every item has.
+Result sliceElementType(const json::Value& x, const json::Value& y, const json::Value** first) {
+    const json::Value* prev = nullptr;
+    for (const json::Value* l : {&x, &y}) {
+        for (const json::Value& v : l->GetArray()) {
+            if (!prev) {
+                prev = &v;
+                if (v.IsArray()) {
+                    return Error{Error::Kind::Unprocessable, "lists of lists are not supported"};
+                }
+            } else if (goKind(*prev) != goKind(v)) {
+                return other("list element types are not identical: " +
+                             goLists({refs(x), refs(y)}));
+            }
+        }
+    }
+    if (!prev) {
+        return other("no elements in any of the given slices");
+    }
+    *first = prev;
+    return std::nullopt;
 }
 
 // sliceElementType: the one Go type of every item of the two lists.
@@ -678,7 +698,8 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const KeyedRefs
     int li = i < serverOnly.size() ? places.of(serverOnly[i].keys) : -1;
     int ri = j < patchItems.size() ? places.of(patchItems[j].keys) : -1;
     while (i < serverOnly.size() || j < patchItems.size()) {
-        bool left = j >= patchItems.size() || (i < serverOnly.size() && li >= 0 && ri >= 0 && li < ri);
+        bool left =
+            j >= patchItems.size() || (i < serverOnly.size() && li >= 0 && ri >= 0 && li < ri);
         if (left) {
             out->push_back(std::move(serverOnly[i++]));
             li = i < serverOnly.size() ? places.of(serverOnly[i].keys) : -1;
@@ -691,8 +712,8 @@ Result normalizeElementOrder(Items patchItems, Items serverOnly, const KeyedRefs
 }
 
 // partition{Primitives,Maps}ByPresentInList: `merged` and `by` keyed alike.
-Result partition(Items& merged, const std::vector<Keys>& by, std::string_view mergeKey,
-                 bool isMap, Items* present, Items* absent) {
+Result partition(Items& merged, const std::vector<Keys>& by, std::string_view mergeKey, bool isMap,
+                 Items* present, Items* absent) {
     std::optional<Positions> values;
     std::optional<KeyedItems> keyed;
     if (isMap) {
@@ -800,6 +821,35 @@ void deduplicateScalars(Items& s) {
 
 Result mergeMap(json::Value& original, const json::Value& patch, const PatchSchema& schema,
                 json::Allocator& a);
+
+// mergeSlice of a list of scalars into the live `list` it replaces, done
+// in place by scalar_lists when it can be (`*done`): a $deleteFromPrimitiveList,
+// or a merge of items that are not floats. Lists of objects, and floats,
+// which Go's deduplication keeps the first or a later of -0 and 0 of,
+// are left to mergeSlice.
+Result mergeScalarListInPlace(json::Value& list, const json::Value& patch, bool isDeleteList,
+                              json::Allocator& a, bool* done) {
+    *done = false;
+    if (list.Empty() && patch.Empty()) {
+        return std::nullopt;
+    }
+    const json::Value* first = nullptr;
+    if (auto e = sliceElementType(list, patch, &first)) {
+        return e;
+    }
+    if (first->IsObject()) {
+        return std::nullopt;
+    }
+    if (isDeleteList) {
+        deleteScalars(list, patch);
+    } else if (goKind(*first) == kFloatKind) {
+        return std::nullopt;
+    } else {
+        list = mergeScalarLists(list, patch, a);
+    }
+    *done = true;
+    return std::nullopt;
+}
 
 // mergeSlice: a list with strategy "merge" (or a $deleteFromPrimitiveList).
 // The items come out keyed (in `ids`) for `mergeKey` and for the kind of
@@ -1164,8 +1214,7 @@ Result applySetElementOrder(json::Value& original, MemberIndex& members, const j
         Items patchItems;
         Items serverOnly;
         KeyedRefs orderRefs = keyed(refs(order), mergeKey, byKey, ids);
-        if (auto e = partition(merged, orderRefs.keys, mergeKey, byKey, &patchItems,
-                               &serverOnly)) {
+        if (auto e = partition(merged, orderRefs.keys, mergeKey, byKey, &patchItems, &serverOnly)) {
             return e;
         }
         if (auto e = sliceElementType(originalRefs, patchRefs, &type)) {
@@ -1305,6 +1354,13 @@ Result mergeMap(json::Value& original, const json::Value& patch, const PatchSche
                 return e;
             }
         } else if (strategy == kMerge || isDeleteList) {
+            bool done = false;
+            if (auto e = mergeScalarListInPlace(*cur, patchV, isDeleteList, a, &done)) {
+                return e;
+            }
+            if (done) {
+                continue;
+            }
             ScalarIds ids;
             Items merged;
             bool isMap = false;
