@@ -8,6 +8,7 @@
 #include <array>
 
 #include "registry/validation.hpp"
+#include "util/go_text.hpp"
 #include "util/json.hpp"
 #include "util/yaml.hpp"
 
@@ -201,16 +202,7 @@ class Errors {
     }
     bool empty() const { return list_.empty(); }
     // utilerrors.Aggregate's Error(): one error bare, several in brackets
-    std::string aggregate() const {
-        if (list_.size() == 1) {
-            return list_[0];
-        }
-        std::string out = "[";
-        for (size_t i = 0; i < list_.size(); ++i) {
-            out += (i ? ", " : "") + list_[i];
-        }
-        return out + "]";
-    }
+    std::string aggregate() const { return util::aggregateErrors(list_); }
 
   private:
     std::vector<std::string> list_;

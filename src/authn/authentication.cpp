@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/go_text.hpp"
+
 namespace kube::authn {
 
 namespace {
@@ -10,18 +12,6 @@ constexpr const char* kInvalidBearerToken = "invalid bearer token";
 
 bool isSpace(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
-// utilerrors.NewAggregate's message: one error as it is, more in brackets.
-std::string aggregate(const std::vector<std::string>& errors) {
-    if (errors.size() == 1) {
-        return errors[0];
-    }
-    std::string out = "[";
-    for (size_t i = 0; i < errors.size(); i++) {
-        out += (i ? ", " : "") + errors[i];
-    }
-    return out + "]";
 }
 
 // One step of the token union: authenticator `i` onwards.
@@ -99,8 +89,7 @@ void Authentication::authenticateToken(std::string_view token,
             bool agnosticOne = audienceAgnostic_[i];
             tokenAuthenticators_[i]->authenticateToken(
                 state->token, state->audiences,
-                [state, next, inlineAnswer, inside, agnosticOne, agnostic,
-                 i](AuthResult&& r) {
+                [state, next, inlineAnswer, inside, agnosticOne, agnostic, i](AuthResult&& r) {
                     if (r.ok() && agnosticOne) {
                         r.audiences = agnostic;
                     }
@@ -134,15 +123,14 @@ void Authentication::authenticateToken(std::string_view token,
             state->done(AuthResult::notMine());
             return;
         }
-        state->done(AuthResult::failed(aggregate(state->errors)));
+        state->done(AuthResult::failed(util::aggregateErrors(state->errors)));
     };
     // The step function lives as long as a pending callback holds it.
     auto keep = step;
     (*keep)(0);
 }
 
-void Authentication::authenticateRequest(const RequestCredentials& creds,
-                                         AuthCallback done) const {
+void Authentication::authenticateRequest(const RequestCredentials& creds, AuthCallback done) const {
     std::vector<std::string> errors;
     if (creds.requestHeaderUser && creds.requestHeaderUser->authenticated()) {
         UserInfo user = *creds.requestHeaderUser;
@@ -170,7 +158,8 @@ void Authentication::authenticateRequest(const RequestCredentials& creds,
         if (token) {
             errors.push_back(kInvalidBearerToken);
         }
-        done(errors.empty() ? AuthResult::notMine() : AuthResult::failed(aggregate(errors)));
+        done(errors.empty() ? AuthResult::notMine()
+                            : AuthResult::failed(util::aggregateErrors(errors)));
         return;
     }
     authenticateToken(*token, {}, [errors, done = std::move(done)](AuthResult&& r) mutable {
@@ -184,7 +173,7 @@ void Authentication::authenticateRequest(const RequestCredentials& creds,
         if (r.outcome == AuthResult::Outcome::Failed) {
             errors.push_back(r.error);
         }
-        done(AuthResult::failed(aggregate(errors)));
+        done(AuthResult::failed(util::aggregateErrors(errors)));
     });
 }
 

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include <openssl/bn.h>
@@ -14,6 +13,8 @@
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
 #include <openssl/x509.h>
+
+#include "util/file.hpp"
 
 namespace kube::authn {
 
@@ -92,45 +93,24 @@ struct AlgInfo {
 };
 
 std::optional<AlgInfo> algInfo(std::string_view alg) {
-    if (alg == "RS256") {
-        return AlgInfo{EVP_sha256(), AlgInfo::RSA, ""};
-    }
-    if (alg == "RS384") {
-        return AlgInfo{EVP_sha384(), AlgInfo::RSA, ""};
-    }
-    if (alg == "RS512") {
-        return AlgInfo{EVP_sha512(), AlgInfo::RSA, ""};
-    }
-    if (alg == "PS256") {
-        return AlgInfo{EVP_sha256(), AlgInfo::PSS, ""};
-    }
-    if (alg == "PS384") {
-        return AlgInfo{EVP_sha384(), AlgInfo::PSS, ""};
-    }
-    if (alg == "PS512") {
-        return AlgInfo{EVP_sha512(), AlgInfo::PSS, ""};
-    }
-    if (alg == "ES256") {
-        return AlgInfo{EVP_sha256(), AlgInfo::EC, "P-256"};
-    }
-    if (alg == "ES384") {
-        return AlgInfo{EVP_sha384(), AlgInfo::EC, "P-384"};
-    }
-    if (alg == "ES512") {
-        return AlgInfo{EVP_sha512(), AlgInfo::EC, "P-521"};
+    // JWA's signature algorithms kube accepts: digest, key family, curve.
+    static const std::pair<std::string_view, AlgInfo> kAlgorithms[] = {
+        {"RS256", {EVP_sha256(), AlgInfo::RSA, ""}},
+        {"RS384", {EVP_sha384(), AlgInfo::RSA, ""}},
+        {"RS512", {EVP_sha512(), AlgInfo::RSA, ""}},
+        {"PS256", {EVP_sha256(), AlgInfo::PSS, ""}},
+        {"PS384", {EVP_sha384(), AlgInfo::PSS, ""}},
+        {"PS512", {EVP_sha512(), AlgInfo::PSS, ""}},
+        {"ES256", {EVP_sha256(), AlgInfo::EC, "P-256"}},
+        {"ES384", {EVP_sha384(), AlgInfo::EC, "P-384"}},
+        {"ES512", {EVP_sha512(), AlgInfo::EC, "P-521"}},
+    };
+    for (const auto& [name, info] : kAlgorithms) {
+        if (name == alg) {
+            return info;
+        }
     }
     return std::nullopt;
-}
-
-std::optional<std::string> readFile(const std::string& path, std::string* error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        *error = "open " + path + ": " + std::strerror(errno);
-        return std::nullopt;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 // A key from one PEM block, or null (a block of another kind is skipped).
@@ -302,8 +282,8 @@ Key::Key(EVP_PKEY* pkey, std::string kid) : pkey_(pkey), kid_(std::move(kid)) {
         kid_ = keyIdOf(pkey_);
     }
     BIGNUM* d = nullptr;
-    private_ = EVP_PKEY_get_bn_param(pkey_, isRsa() ? OSSL_PKEY_PARAM_RSA_D : OSSL_PKEY_PARAM_PRIV_KEY,
-                                     &d) == 1;
+    private_ = EVP_PKEY_get_bn_param(
+                   pkey_, isRsa() ? OSSL_PKEY_PARAM_RSA_D : OSSL_PKEY_PARAM_PRIV_KEY, &d) == 1;
     BN_clear_free(d);
 }
 
@@ -389,7 +369,7 @@ json::Value Key::toJwk(json::Allocator& a) const {
 
 std::vector<KeyRef> Key::loadPem(const std::string& path, std::string* error) {
     std::vector<KeyRef> keys;
-    auto text = readFile(path, error);
+    auto text = util::readFile(path, error);
     if (!text) {
         return keys;
     }
@@ -412,8 +392,8 @@ std::vector<KeyRef> Key::loadPem(const std::string& path, std::string* error) {
             if (blockName == "EC PARAMETERS") {
                 continue;
             }
-            *error = "data does not contain a valid RSA or ECDSA key (PEM block \"" + blockName +
-                     "\")";
+            *error =
+                "data does not contain a valid RSA or ECDSA key (PEM block \"" + blockName + "\")";
             keys.clear();
             break;
         }
@@ -533,10 +513,9 @@ std::string Jws::verify(const Key& key) const {
         EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING);
         EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_AUTO);
     }
-    int ok = EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(sig.data()),
-                              sig.size(),
-                              reinterpret_cast<const unsigned char*>(signingInput.data()),
-                              signingInput.size());
+    int ok = EVP_DigestVerify(
+        ctx.get(), reinterpret_cast<const unsigned char*>(sig.data()), sig.size(),
+        reinterpret_cast<const unsigned char*>(signingInput.data()), signingInput.size());
     ERR_clear_error();
     return ok == 1 ? "" : kCryptoError;
 }
@@ -555,8 +534,8 @@ std::string signJws(const json::Value& payload, const Key& key) {
     std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
     size_t len = 0;
     if (EVP_DigestSignInit(ctx.get(), nullptr, info->md, nullptr, key.pkey()) != 1 ||
-        EVP_DigestSign(ctx.get(), nullptr, &len, reinterpret_cast<const unsigned char*>(input.data()),
-                       input.size()) != 1) {
+        EVP_DigestSign(ctx.get(), nullptr, &len,
+                       reinterpret_cast<const unsigned char*>(input.data()), input.size()) != 1) {
         ERR_clear_error();
         return "";
     }

@@ -2,9 +2,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
+#include "util/file.hpp"
+#include "util/go_text.hpp"
 #include "util/time.hpp"
 #include "util/yaml.hpp"
 
@@ -17,17 +18,6 @@ namespace {
 using Clock = std::chrono::system_clock;
 // go-oidc's allowedClockSkew.
 constexpr int64_t kClockSkew = 5 * 60;
-
-std::optional<std::string> readFile(const std::string& path, std::string* error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        *error = "open " + path + ": " + std::strerror(errno);
-        return std::nullopt;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // The claim a CEL expression of the simplest form names: claims.x or
 // claims["x"] / claims['x']; "" for anything else.
@@ -51,8 +41,8 @@ std::string claimOfExpression(std::string_view e) {
 }
 
 // Reads claim:/expression:/prefix: of one mapping; false with `error` set.
-bool readMapping(const json::Value* m, const std::string& field, bool required,
-                 ClaimMapping& out, std::string* error) {
+bool readMapping(const json::Value* m, const std::string& field, bool required, ClaimMapping& out,
+                 std::string* error) {
     if (!m || m->IsNull()) {
         if (required) {
             *error = field + ": Required value: claim or expression is required";
@@ -80,8 +70,9 @@ bool readMapping(const json::Value* m, const std::string& field, bool required,
             if (field.ends_with("uid")) {
                 out.prefixSet = true;
             } else {
-                *error = field + ".prefix: Required value: prefix is required when claim is set. "
-                                 "It can be set to an empty string to disable prefixing";
+                *error = field +
+                         ".prefix: Required value: prefix is required when claim is set. "
+                         "It can be set to an empty string to disable prefixing";
                 return false;
             }
         } else {
@@ -101,20 +92,11 @@ std::string dirOf(const std::string& path) {
     return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-std::string quoteList(const std::vector<std::string>& list) {
-    std::string out = "[";
-    for (size_t i = 0; i < list.size(); i++) {
-        out += i ? " " : "";
-        json::appendQuoted(out, list[i]);
-    }
-    return out + "]";
-}
-
 }  // namespace
 
 std::vector<JwtAuthenticatorConfig> loadAuthenticationConfiguration(const std::string& path,
                                                                     std::string* error) {
-    auto text = readFile(path, error);
+    auto text = util::readFile(path, error);
     if (!text) {
         return {};
     }
@@ -180,26 +162,27 @@ std::vector<JwtAuthenticatorConfig> parseAuthenticationConfiguration(std::string
             }
         }
         if (c.audiences.empty()) {
-            *error = at + ".issuer.audiences: Required value: at least one issuer.audiences is "
-                          "required";
+            *error = at +
+                     ".issuer.audiences: Required value: at least one issuer.audiences is "
+                     "required";
             return {};
         }
         c.audienceMatchPolicy = json::stringMember(*issuer, "audienceMatchPolicy");
         if (c.audiences.size() > 1 && c.audienceMatchPolicy != "MatchAny") {
-            *error = at + ".issuer.audienceMatchPolicy: Invalid value: \"" +
-                     c.audienceMatchPolicy +
+            *error = at + ".issuer.audienceMatchPolicy: Invalid value: \"" + c.audienceMatchPolicy +
                      "\": audienceMatchPolicy must be MatchAny for multiple audiences";
             return {};
         }
         if (!c.audienceMatchPolicy.empty() && c.audienceMatchPolicy != "MatchAny") {
-            *error = at + ".issuer.audienceMatchPolicy: Invalid value: \"" +
-                     c.audienceMatchPolicy + "\": audienceMatchPolicy must be empty or MatchAny";
+            *error = at + ".issuer.audienceMatchPolicy: Invalid value: \"" + c.audienceMatchPolicy +
+                     "\": audienceMatchPolicy must be empty or MatchAny";
             return {};
         }
         c.jwksFile = json::stringMember(*issuer, "jwksFile");
         if (c.jwksFile.empty()) {
-            *error = at + ".issuer.jwksFile: Required value: this server reads the issuer's "
-                          "keys from a JWKS file";
+            *error = at +
+                     ".issuer.jwksFile: Required value: this server reads the issuer's "
+                     "keys from a JWKS file";
             return {};
         }
         if (c.jwksFile.front() != '/') {
@@ -207,15 +190,16 @@ std::vector<JwtAuthenticatorConfig> parseAuthenticationConfiguration(std::string
         }
         const json::Value* mappings = json::member(e, "claimMappings");
         if (!mappings ||
-            !readMapping(json::member(*mappings, "username"), at + ".claimMappings.username",
-                         true, c.username, error) ||
+            !readMapping(json::member(*mappings, "username"), at + ".claimMappings.username", true,
+                         c.username, error) ||
             !readMapping(json::member(*mappings, "groups"), at + ".claimMappings.groups", false,
                          c.groups, error) ||
             !readMapping(json::member(*mappings, "uid"), at + ".claimMappings.uid", false, c.uid,
                          error)) {
             if (error->empty()) {
-                *error = at + ".claimMappings.username: Required value: claim or expression is "
-                              "required";
+                *error = at +
+                         ".claimMappings.username: Required value: claim or expression is "
+                         "required";
             }
             return {};
         }
@@ -242,7 +226,7 @@ std::vector<JwtAuthenticatorConfig> parseAuthenticationConfiguration(std::string
                 c.extra.push_back({key, claim});
             }
         }
-        auto jwks = readFile(c.jwksFile, error);
+        auto jwks = util::readFile(c.jwksFile, error);
         if (!jwks) {
             *error = at + ".issuer.jwksFile: " + *error;
             return {};
@@ -307,7 +291,8 @@ AuthResult OidcAuthenticator::authenticate(std::string_view token) const {
     }
     if (!audOk) {
         return AuthResult::failed("oidc: verify token: oidc: expected audience in " +
-                                  quoteList(config_->audiences) + " got " + quoteList(tokenAuds));
+                                  util::quotedList(config_->audiences) + " got " +
+                                  util::quotedList(tokenAuds));
     }
     UserInfo user;
     const std::string& uclaim = config_->username.claim;

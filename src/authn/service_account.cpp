@@ -3,6 +3,7 @@
 #include <set>
 
 #include "util/base64.hpp"
+#include "util/go_text.hpp"
 #include "util/time.hpp"
 #include "util/uid.hpp"
 
@@ -16,30 +17,6 @@ using Clock = std::chrono::system_clock;
 // go-jose's jwt.DefaultLeeway: an object deleted this recently still counts.
 constexpr std::chrono::seconds kLeeway{60};
 using GetDone = std::function<void(const json::Value*, std::string_view)>;
-
-// Go's %q of a []string: ["a" "b"].
-std::string quoteList(const std::vector<std::string>& list) {
-    std::string out = "[";
-    for (size_t i = 0; i < list.size(); i++) {
-        if (i) {
-            out += ' ';
-        }
-        json::appendQuoted(out, list[i]);
-    }
-    return out + "]";
-}
-
-// utilerrors.NewAggregate's message.
-std::string aggregate(const std::vector<std::string>& errors) {
-    if (errors.size() == 1) {
-        return errors[0];
-    }
-    std::string out = "[";
-    for (size_t i = 0; i < errors.size(); i++) {
-        out += (i ? ", " : "") + errors[i];
-    }
-    return out + "]";
-}
 
 // The token's unverified issuer (hasCorrectIssuer's peek), "" when the
 // token is not shaped like a JWT.
@@ -161,7 +138,7 @@ void ServiceAccountAuthenticator::authenticateToken(std::string_view token,
         errors.push_back(why);
     }
     if (!verified) {
-        done(AuthResult::failed(aggregate(errors)));
+        done(AuthResult::failed(util::aggregateErrors(errors)));
         return;
     }
     std::vector<std::string> implicit = options_->audiences();
@@ -178,8 +155,9 @@ void ServiceAccountAuthenticator::authenticateToken(std::string_view token,
         }
     }
     if (auds.empty() && !implicit.empty()) {
-        done(AuthResult::failed("token audiences " + quoteList(tokenAuds) +
-                                " is invalid for the target audiences " + quoteList(wanted)));
+        done(AuthResult::failed("token audiences " + util::quotedList(tokenAuds) +
+                                " is invalid for the target audiences " +
+                                util::quotedList(wanted)));
         return;
     }
     if (legacy) {
@@ -205,8 +183,9 @@ void ServiceAccountAuthenticator::validateBound(std::shared_ptr<Jws> jws,
         return;
     }
     if (!times.empty()) {
-        done(AuthResult::failed("service account token claims could not be validated due to "
-                                "unexpected validation error"));
+        done(
+            AuthResult::failed("service account token claims could not be validated due to "
+                               "unexpected validation error"));
         return;
     }
     // TokenRequest always sets exp; a bound token without one is refused
@@ -246,95 +225,91 @@ void ServiceAccountAuthenticator::validateBound(std::shared_ptr<Jws> jws,
             finish();
             return;
         }
-        getter_.get("nodes", "", nodeName,
-                    [result, info, nodeName, nodeUid, before, finish](const json::Value* obj,
-                                                                      std::string_view) {
-                        if (!obj || deletedBefore(*obj, before)) {
-                            (*result)(AuthResult::failed(
-                                "service account token has been invalidated"));
-                            return;
-                        }
-                        if (uidOf(*obj) != nodeUid) {
-                            (*result)(AuthResult::failed(
-                                "node UID (" + std::string(uidOf(*obj)) +
-                                ") does not match service account node ref claim (" + nodeUid +
-                                ")"));
-                            return;
-                        }
-                        info->nodeName = nodeName;
-                        info->nodeUid = nodeUid;
-                        finish();
-                    });
+        getter_.get(
+            "nodes", "", nodeName,
+            [result, info, nodeName, nodeUid, before, finish](const json::Value* obj,
+                                                              std::string_view) {
+                if (!obj || deletedBefore(*obj, before)) {
+                    (*result)(AuthResult::failed("service account token has been invalidated"));
+                    return;
+                }
+                if (uidOf(*obj) != nodeUid) {
+                    (*result)(AuthResult::failed(
+                        "node UID (" + std::string(uidOf(*obj)) +
+                        ") does not match service account node ref claim (" + nodeUid + ")"));
+                    return;
+                }
+                info->nodeName = nodeName;
+                info->nodeUid = nodeUid;
+                finish();
+            });
     };
     auto checkPod = [this, result, info, ns, podName, podUid, before, checkNode]() {
         if (podName.empty()) {
             checkNode();
             return;
         }
-        getter_.get("pods", ns, podName,
-                    [result, info, podName, podUid, before, checkNode](const json::Value* obj,
-                                                                       std::string_view) {
-                        if (!obj || deletedBefore(*obj, before)) {
-                            (*result)(AuthResult::failed(
-                                "service account token has been invalidated"));
-                            return;
-                        }
-                        if (uidOf(*obj) != podUid) {
-                            (*result)(AuthResult::failed(
-                                "pod UID (" + std::string(uidOf(*obj)) +
-                                ") does not match service account pod ref claim (" + podUid +
-                                ")"));
-                            return;
-                        }
-                        info->podName = podName;
-                        info->podUid = podUid;
-                        checkNode();
-                    });
+        getter_.get(
+            "pods", ns, podName,
+            [result, info, podName, podUid, before, checkNode](const json::Value* obj,
+                                                               std::string_view) {
+                if (!obj || deletedBefore(*obj, before)) {
+                    (*result)(AuthResult::failed("service account token has been invalidated"));
+                    return;
+                }
+                if (uidOf(*obj) != podUid) {
+                    (*result)(AuthResult::failed(
+                        "pod UID (" + std::string(uidOf(*obj)) +
+                        ") does not match service account pod ref claim (" + podUid + ")"));
+                    return;
+                }
+                info->podName = podName;
+                info->podUid = podUid;
+                checkNode();
+            });
     };
     auto checkSecret = [this, result, ns, secretName, secretUid, before, checkPod]() {
         if (secretName.empty()) {
             checkPod();
             return;
         }
-        getter_.get("secrets", ns, secretName,
-                    [result, secretUid, before, checkPod](const json::Value* obj,
-                                                          std::string_view) {
-                        if (!obj || deletedBefore(*obj, before)) {
-                            (*result)(AuthResult::failed(
-                                "service account token has been invalidated"));
-                            return;
-                        }
-                        if (uidOf(*obj) != secretUid) {
-                            (*result)(AuthResult::failed(
-                                "secret UID (" + std::string(uidOf(*obj)) +
-                                ") does not match service account secret ref claim (" +
-                                secretUid + ")"));
-                            return;
-                        }
-                        checkPod();
-                    });
+        getter_.get(
+            "secrets", ns, secretName,
+            [result, secretUid, before, checkPod](const json::Value* obj, std::string_view) {
+                if (!obj || deletedBefore(*obj, before)) {
+                    (*result)(AuthResult::failed("service account token has been invalidated"));
+                    return;
+                }
+                if (uidOf(*obj) != secretUid) {
+                    (*result)(AuthResult::failed(
+                        "secret UID (" + std::string(uidOf(*obj)) +
+                        ") does not match service account secret ref claim (" + secretUid + ")"));
+                    return;
+                }
+                checkPod();
+            });
     };
-    getter_.get("serviceaccounts", ns, saName,
-                [result, info, ns, saName, saUid, before, checkSecret](const json::Value* obj,
-                                                                       std::string_view error) {
-                    if (!obj) {
-                        (*result)(AuthResult::failed(std::string(error)));
-                        return;
-                    }
-                    if (deletedBefore(*obj, before)) {
-                        (*result)(AuthResult::failed("service account " + ns + "/" + saName +
-                                                     " has been deleted"));
-                        return;
-                    }
-                    if (uidOf(*obj) != saUid) {
-                        (*result)(AuthResult::failed("service account UID (" +
-                                                     std::string(uidOf(*obj)) +
-                                                     ") does not match claim (" + saUid + ")"));
-                        return;
-                    }
-                    info->uid = saUid;
-                    checkSecret();
-                });
+    getter_.get(
+        "serviceaccounts", ns, saName,
+        [result, info, ns, saName, saUid, before, checkSecret](const json::Value* obj,
+                                                               std::string_view error) {
+            if (!obj) {
+                (*result)(AuthResult::failed(std::string(error)));
+                return;
+            }
+            if (deletedBefore(*obj, before)) {
+                (*result)(AuthResult::failed("service account " + ns + "/" + saName +
+                                             " has been deleted"));
+                return;
+            }
+            if (uidOf(*obj) != saUid) {
+                (*result)(AuthResult::failed("service account UID (" + std::string(uidOf(*obj)) +
+                                             ") does not match claim (" + saUid + ")"));
+                return;
+            }
+            info->uid = saUid;
+            checkSecret();
+        });
 }
 
 // Mirrors the legacy validator (pkg/serviceaccount/legacy.go) with lookup.
@@ -362,46 +337,45 @@ void ServiceAccountAuthenticator::validateLegacy(std::shared_ptr<Jws> jws, std::
         return;
     }
     auto result = std::make_shared<AuthCallback>(std::move(done));
-    getter_.get(
-        "secrets", ns, secretName,
-        [this, result, token, ns, saName, saUid, auds](const json::Value* secret,
-                                                       std::string_view) {
-            if (!secret || deletedBefore(*secret, std::nullopt)) {
-                (*result)(AuthResult::failed("Token has been invalidated"));
-                return;
-            }
-            const json::Value* data = json::at(*secret, {"data", "token"});
-            auto stored = data && data->IsString() ? util::decodeBase64(json::view(*data))
-                                                   : std::nullopt;
-            if (!stored || *stored != token) {
-                (*result)(AuthResult::failed("Token does not match server's copy"));
-                return;
-            }
-            getter_.get("serviceaccounts", ns, saName,
-                        [result, ns, saName, saUid, auds](const json::Value* sa,
-                                                          std::string_view error) {
-                            if (!sa) {
-                                (*result)(AuthResult::failed(std::string(error)));
-                                return;
-                            }
-                            if (deletedBefore(*sa, std::nullopt)) {
-                                (*result)(AuthResult::failed("ServiceAccount " + ns + "/" +
-                                                             saName + " has been deleted"));
-                                return;
-                            }
-                            if (uidOf(*sa) != saUid) {
-                                (*result)(AuthResult::failed(
-                                    "ServiceAccount UID (" + std::string(uidOf(*sa)) +
-                                    ") does not match claim (" + saUid + ")"));
-                                return;
-                            }
-                            ServiceAccountInfo info;
-                            info.namespace_ = ns;
-                            info.name = saName;
-                            info.uid = saUid;
-                            (*result)(AuthResult::authenticated(info.userInfo(), auds));
-                        });
-        });
+    getter_.get("secrets", ns, secretName,
+                [this, result, token, ns, saName, saUid, auds](const json::Value* secret,
+                                                               std::string_view) {
+                    if (!secret || deletedBefore(*secret, std::nullopt)) {
+                        (*result)(AuthResult::failed("Token has been invalidated"));
+                        return;
+                    }
+                    const json::Value* data = json::at(*secret, {"data", "token"});
+                    auto stored = data && data->IsString() ? util::decodeBase64(json::view(*data))
+                                                           : std::nullopt;
+                    if (!stored || *stored != token) {
+                        (*result)(AuthResult::failed("Token does not match server's copy"));
+                        return;
+                    }
+                    getter_.get("serviceaccounts", ns, saName,
+                                [result, ns, saName, saUid, auds](const json::Value* sa,
+                                                                  std::string_view error) {
+                                    if (!sa) {
+                                        (*result)(AuthResult::failed(std::string(error)));
+                                        return;
+                                    }
+                                    if (deletedBefore(*sa, std::nullopt)) {
+                                        (*result)(AuthResult::failed("ServiceAccount " + ns + "/" +
+                                                                     saName + " has been deleted"));
+                                        return;
+                                    }
+                                    if (uidOf(*sa) != saUid) {
+                                        (*result)(AuthResult::failed(
+                                            "ServiceAccount UID (" + std::string(uidOf(*sa)) +
+                                            ") does not match claim (" + saUid + ")"));
+                                        return;
+                                    }
+                                    ServiceAccountInfo info;
+                                    info.namespace_ = ns;
+                                    info.name = saName;
+                                    info.uid = saUid;
+                                    (*result)(AuthResult::authenticated(info.userInfo(), auds));
+                                });
+                });
 }
 
 std::string issueToken(const ServiceAccountOptions& options, const TokenClaims& c,
@@ -447,9 +421,8 @@ std::string issueToken(const ServiceAccountOptions& options, const TokenClaims& 
     }
     doc.AddMember("kubernetes.io", k8s, a);
     doc.AddMember("nbf", t, a);
-    doc.AddMember("sub",
-                  str(kServiceAccountUsernamePrefix + c.namespace_ + ":" + c.serviceAccountName),
-                  a);
+    doc.AddMember(
+        "sub", str(kServiceAccountUsernamePrefix + c.namespace_ + ":" + c.serviceAccountName), a);
     if (jtiOut) {
         *jtiOut = jti;
     }

@@ -2,8 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
+
+#include "util/file.hpp"
 
 namespace kube::authn {
 
@@ -13,7 +14,7 @@ namespace {
 // FieldsPerRecord = -1: "\n" or "\r\n" ends a record, empty lines are
 // skipped, a quoted field may hold commas, newlines and "" for a quote.
 class CsvReader {
-public:
+  public:
     explicit CsvReader(std::string_view text) : text_(text) {}
 
     // False at the end; on a syntax error `error` is set as Go words it.
@@ -87,7 +88,7 @@ public:
         }
     }
 
-private:
+  private:
     bool startsCrLf() const {
         return text_[pos_] == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n';
     }
@@ -124,14 +125,11 @@ std::vector<std::string> splitGroups(const std::string& s) {
 
 std::shared_ptr<const TokenFile> TokenFile::load(const std::string& path, std::string* error,
                                                  std::vector<std::string>* warnings) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        *error = "open " + path + ": " + std::strerror(errno);
+    std::optional<std::string> text = util::readFile(path, error);
+    if (!text) {
         return nullptr;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse(ss.str(), path, error, warnings);
+    return parse(*text, path, error, warnings);
 }
 
 std::shared_ptr<const TokenFile> TokenFile::parse(std::string_view text, const std::string& path,

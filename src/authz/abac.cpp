@@ -2,9 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
+#include "util/file.hpp"
 #include "util/json.hpp"
 
 namespace kube::authz {
@@ -201,15 +201,11 @@ std::optional<AbacAuthorizer> AbacAuthorizer::parse(std::string_view text, std::
 }
 
 std::optional<AbacAuthorizer> AbacAuthorizer::load(const std::string& path, std::string* error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        // os.Open's error, as kube-apiserver reports it
-        *error = "open " + path + ": " + std::strerror(errno);
+    std::optional<std::string> text = util::readFile(path, error);
+    if (!text) {
         return std::nullopt;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse(text.str(), path, error);
+    return parse(*text, path, error);
 }
 
 Result AbacAuthorizer::authorize(const Attributes& attrs) const {

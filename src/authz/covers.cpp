@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "util/go_text.hpp"
 #include "util/json.hpp"
 
 namespace kube::authz {
@@ -142,18 +143,6 @@ std::vector<PolicyRule> compactRules(const std::vector<PolicyRule>& rules) {
     return compacted;
 }
 
-std::string quotedList(const std::vector<std::string>& items) {
-    std::string out = "[";
-    for (size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) {
-            out += ' ';
-        }
-        util::json::appendQuoted(out, items[i]);
-    }
-    out += ']';
-    return out;
-}
-
 std::string compactString(const PolicyRule& rule) {
     std::string out = "{";
     auto field = [&](std::string_view name, const std::vector<std::string>& items) {
@@ -165,7 +154,7 @@ std::string compactString(const PolicyRule& rule) {
         }
         out += name;
         out += ':';
-        out += quotedList(items);
+        out += util::quotedList(items);
     };
     field("APIGroups", rule.apiGroups);
     field("Resources", rule.resources);

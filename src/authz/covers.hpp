@@ -28,9 +28,6 @@ std::vector<PolicyRule> compactRules(const std::vector<PolicyRule>& rules);
 // escalation errors list missing rules in; mirrors rbacv1helpers.CompactString.
 std::string compactString(const PolicyRule& rule);
 
-// Go's %q of a string slice: `["a" "b"]`.
-std::string quotedList(const std::vector<std::string>& items);
-
 bool operator==(const PolicyRule& a, const PolicyRule& b);
 
 }  // namespace kube::authz

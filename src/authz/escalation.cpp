@@ -5,6 +5,7 @@
 
 #include "authz/covers.hpp"
 #include "authz/policy_json.hpp"
+#include "util/go_text.hpp"
 
 namespace kube::authz {
 
@@ -39,19 +40,6 @@ const std::vector<PolicyRule>& fullAuthority() {
     return rules;
 }
 
-// Go's %v of the one aggregate error RulesFor returns: its text alone, or
-// "[a, b]" for several.
-std::string resolutionText(const std::vector<std::string>& errors) {
-    if (errors.size() == 1) {
-        return errors[0];
-    }
-    std::string out = "[";
-    for (size_t i = 0; i < errors.size(); ++i) {
-        out += (i ? ", " : "") + errors[i];
-    }
-    return out + "]";
-}
-
 }  // namespace
 
 bool escalationAllowed(const authn::UserInfo* user) {
@@ -77,13 +65,13 @@ std::optional<std::string> escalationError(const authn::UserInfo& user,
     }
     std::string msg = "user ";
     json::appendQuoted(msg, user.name);
-    msg += " (groups=" + quotedList(user.groups) +
+    msg += " (groups=" + util::quotedList(user.groups) +
            ") is attempting to grant RBAC permissions not currently held:";
     for (const std::string& line : lines) {
         msg += "\n" + line;
     }
     if (!resolutionErrors.empty()) {
-        msg += "; resolution errors: [" + resolutionText(resolutionErrors) + "]";
+        msg += "; resolution errors: [" + util::aggregateErrors(resolutionErrors) + "]";
     }
     return msg;
 }

@@ -1,6 +1,7 @@
 #include "authz/rbac.hpp"
 
 #include "authz/policy_rule.hpp"
+#include "util/go_text.hpp"
 
 namespace kube::authz {
 
@@ -9,7 +10,7 @@ namespace cacher = storage::cacher;
 
 // Keeps the index in step with one resource's watch cache.
 class RbacAuthorizer::Follower : public cacher::CacheWatcher {
-public:
+  public:
     Follower(RbacIndex& index, RbacResource resource, cacher::WatchCache& cache)
         : index_(index), resource_(resource), cache_(cache) {
         refill();
@@ -36,7 +37,7 @@ public:
     // The cache was refilled from the store: start over from its state.
     void onReset() override { refill(); }
 
-private:
+  private:
     void refill() {
         index_.clear(resource_);
         cacher::WatchCache::Page page;
@@ -60,40 +61,29 @@ RbacAuthorizer::RbacAuthorizer() = default;
 RbacAuthorizer::~RbacAuthorizer() = default;
 
 void RbacAuthorizer::follow(RbacResource resource, cacher::WatchCache& cache) {
-    followers_[static_cast<size_t>(resource)] =
-        std::make_unique<Follower>(index_, resource, cache);
+    followers_[static_cast<size_t>(resource)] = std::make_unique<Follower>(index_, resource, cache);
 }
 
 Result RbacAuthorizer::authorize(const Attributes& attrs) const {
     Result res;
     std::vector<std::string> errors;
-    index_.visitRulesFor(attrs.user, attrs.namespace_,
-                         [&](const Binding& b, const Subject& s, const PolicyRule* rule,
-                             const std::string* error) {
-                             if (rule && ruleAllows(attrs, *rule)) {
-                                 res.decision = Decision::Allow;
-                                 res.reason = "RBAC: allowed by " + RbacIndex::describe(b, s);
-                                 return false;
-                             }
-                             if (error) {
-                                 errors.push_back(*error);
-                             }
-                             return true;
-                         });
+    index_.visitRulesFor(
+        attrs.user, attrs.namespace_,
+        [&](const Binding& b, const Subject& s, const PolicyRule* rule, const std::string* error) {
+            if (rule && ruleAllows(attrs, *rule)) {
+                res.decision = Decision::Allow;
+                res.reason = "RBAC: allowed by " + RbacIndex::describe(b, s);
+                return false;
+            }
+            if (error) {
+                errors.push_back(*error);
+            }
+            return true;
+        });
     if (res.decision == Decision::Allow || errors.empty()) {
         return res;
     }
-    // utilerrors.NewAggregate's text: one error as is, several in brackets.
-    res.reason = "RBAC: ";
-    if (errors.size() == 1) {
-        res.reason += errors.front();
-        return res;
-    }
-    res.reason += "[";
-    for (size_t i = 0; i < errors.size(); ++i) {
-        res.reason += (i ? ", " : "") + errors[i];
-    }
-    res.reason += "]";
+    res.reason = "RBAC: " + util::aggregateErrors(errors);
     return res;
 }
 
@@ -105,8 +95,8 @@ SubjectRules RbacAuthorizer::rulesFor(const authn::UserInfo& user,
             out.resourceRules.push_back({r.verbs, r.apiGroups, r.resources, r.resourceNames, {}});
         }
         if (!r.nonResourceURLs.empty()) {
-            out.nonResourceRules.push_back({std::move(r.verbs), {}, {}, {},
-                                            std::move(r.nonResourceURLs)});
+            out.nonResourceRules.push_back(
+                {std::move(r.verbs), {}, {}, {}, std::move(r.nonResourceURLs)});
         }
     }
     return out;

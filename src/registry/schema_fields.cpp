@@ -39,10 +39,10 @@ void collect(const pb::Descriptor* d, SchemaFields& out) {
 
 void prepareSchemaFields(const std::vector<const pb::Descriptor*>& roots) {
     std::call_once(gPrepare, [&roots] {
-        std::vector<const pb::Descriptor*> todo(roots.begin(), roots.end());
-        while (!todo.empty()) {
-            const pb::Descriptor* d = todo.back();
-            todo.pop_back();
+        std::vector<const pb::Descriptor*> pending(roots.begin(), roots.end());
+        while (!pending.empty()) {
+            const pb::Descriptor* d = pending.back();
+            pending.pop_back();
             auto [it, added] = gTable.try_emplace(d);
             if (!added) {
                 continue;
@@ -50,7 +50,7 @@ void prepareSchemaFields(const std::vector<const pb::Descriptor*>& roots) {
             collect(d, it->second);
             for (int i = 0; i < d->field_count(); ++i) {
                 if (const pb::Descriptor* m = d->field(i)->message_type()) {
-                    todo.push_back(m);
+                    pending.push_back(m);
                 }
             }
         }

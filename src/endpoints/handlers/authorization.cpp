@@ -1,6 +1,7 @@
 #include "endpoints/handlers/authorization.hpp"
 
 #include "authz/authorizer.hpp"
+#include "util/go_text.hpp"
 
 namespace kube::endpoints {
 
@@ -95,9 +96,9 @@ std::vector<meta::StatusCause> validate(const json::Value& review, std::string_v
     }
     const json::Value* meta = object(review, "metadata");
     if (!emptyMeta(meta, local)) {
-        causes.push_back(invalid("metadata", "v1.ObjectMeta{Name:" +
-                                                 quoted(json::stringMember(*meta, "name")) + "}",
-                                 local ? "must be empty except for namespace" : "must be empty"));
+        causes.push_back(invalid(
+            "metadata", "v1.ObjectMeta{Name:" + quoted(json::stringMember(*meta, "name")) + "}",
+            local ? "must be empty except for namespace" : "must be empty"));
     }
     if (local) {
         std::string_view ns = meta ? json::stringMember(*meta, "namespace") : "";
@@ -149,18 +150,6 @@ authn::UserInfo specUser(const json::Value& spec) {
         }
     }
     return u;
-}
-
-// utilerrors.NewAggregate's text.
-std::string aggregate(const std::vector<std::string>& errors) {
-    if (errors.size() == 1) {
-        return errors.front();
-    }
-    std::string out = "[";
-    for (size_t i = 0; i < errors.size(); ++i) {
-        out += (i ? ", " : "") + errors[i];
-    }
-    return out + "]";
 }
 
 json::Value stringArray(const std::vector<std::string>& v, json::Allocator& a) {
@@ -220,8 +209,9 @@ void createAccessReview(Scope s) {
         }
         std::string_view bodyNs = json::stringMember(*meta, "namespace");
         if (!bodyNs.empty() && bodyNs != s->info.namespace_) {
-            s->fail(meta::Status::badRequest("the namespace of the provided object does not "
-                                             "match the namespace sent on the request"));
+            s->fail(
+                meta::Status::badRequest("the namespace of the provided object does not "
+                                         "match the namespace sent on the request"));
             return;
         }
         json::setMember(*meta, "namespace", json::stringValue(s->info.namespace_, a), a);
@@ -235,9 +225,8 @@ void createAccessReview(Scope s) {
     static const json::Value kEmpty(rapidjson::kObjectType);
     const json::Value* spec = object(*review, "spec");
     const json::Value& sp = spec ? *spec : kEmpty;
-    authn::UserInfo user = kind.kind == "SelfSubjectAccessReview" && s->req.user
-                               ? *s->req.user
-                               : specUser(sp);
+    authn::UserInfo user =
+        kind.kind == "SelfSubjectAccessReview" && s->req.user ? *s->req.user : specUser(sp);
     authz::Attributes attrs = attributesFrom(sp, std::move(user));
     authz::Result res{authz::Decision::NoOpinion, ""};
     if (s->req.authorizer) {
@@ -305,7 +294,8 @@ void createRulesReview(Scope s) {
     status.AddMember("nonResourceRules", nonResourceRules, a);
     status.AddMember("incomplete", rules.incomplete, a);
     if (!rules.errors.empty()) {
-        status.AddMember("evaluationError", json::stringValue(aggregate(rules.errors), a), a);
+        status.AddMember("evaluationError",
+                         json::stringValue(util::aggregateErrors(rules.errors), a), a);
     }
     // kube answers a new review holding the status only.
     json::setMember(*review, "spec", json::Value(rapidjson::kObjectType), a);
