@@ -147,48 +147,6 @@ namespace {
 using kube::audit::Level;
 using kube::audit::Stage;
 
-std::string_view
-ngx_http_kube_audit_view(const ngx_str_t &s)
-{
-    return std::string_view(reinterpret_cast<const char *>(s.data), s.len);
-}
-
-
-/* The first value of request header `name` (lowercase), as Go's
- * Header.Get gives it; empty when absent. */
-std::string_view
-ngx_http_kube_audit_header(ngx_http_request_t *r, std::string_view name)
-{
-    ngx_uint_t        i;
-    ngx_list_part_t  *part;
-    ngx_table_elt_t  *h;
-
-    part = &r->headers_in.headers.part;
-    h = static_cast<ngx_table_elt_t *>(part->elts);
-
-    for (i = 0; /* void */; i++) {
-
-        if (i >= part->nelts) {
-            if (part->next == NULL) {
-                break;
-            }
-            part = part->next;
-            h = static_cast<ngx_table_elt_t *>(part->elts);
-            i = 0;
-        }
-
-        if (h[i].key.len == name.size()
-            && ngx_strncasecmp(h[i].key.data, (u_char *) name.data(),
-                               name.size()) == 0)
-        {
-            return ngx_http_kube_audit_view(h[i].value);
-        }
-    }
-
-    return {};
-}
-
-
 ngx_http_kube_audit_main_conf_t *
 ngx_http_kube_audit_conf(ngx_http_request_t *r)
 {
@@ -260,7 +218,7 @@ ngx_http_kube_audit_get(ngx_http_request_t *r)
     cln->handler = ngx_http_kube_audit_ctx_cleanup;
 
     /* kube's WithAuditInit: the client's own ID is kept */
-    std::string_view id = ngx_http_kube_audit_header(r, "audit-id");
+    std::string_view id = ngx_http_kube_request_header(r, "audit-id");
     actx->audit_id = id.empty() ? kube::util::newUid() : std::string(id);
 
     ngx_http_set_ctx(r, actx, ngx_http_kube_audit_module);
@@ -403,14 +361,14 @@ ngx_http_kube_audit_evaluate(ngx_http_request_t *r,
 
     kube::audit::RequestFacts facts;
     facts.auditID = actx->audit_id;
-    facts.requestURI = ngx_http_kube_audit_view(r->unparsed_uri);
+    facts.requestURI = ngx_http_kube_view(r->unparsed_uri);
     facts.userAgent = r->headers_in.user_agent
-                      ? ngx_http_kube_audit_view(r->headers_in.user_agent->value)
+                      ? ngx_http_kube_view(r->headers_in.user_agent->value)
                       : std::string_view();
     facts.sourceIPs = kube::audit::sourceIPs(
-        ngx_http_kube_audit_header(r, "x-forwarded-for"),
-        ngx_http_kube_audit_header(r, "x-real-ip"),
-        ngx_http_kube_audit_view(r->connection->addr_text));
+        ngx_http_kube_request_header(r, "x-forwarded-for"),
+        ngx_http_kube_request_header(r, "x-real-ip"),
+        ngx_http_kube_view(r->connection->addr_text));
     facts.received = received;
 
     actx->event = std::make_unique<kube::audit::Event>(
@@ -731,7 +689,7 @@ ngx_http_kube_audit_policy_file(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
     }
 
     try {
-        std::string path(ngx_http_kube_audit_view(amcf->policy_file));
+        std::string path(ngx_http_kube_view(amcf->policy_file));
         std::string text;
 
         ngx_fd_t fd = ngx_open_file(path.c_str(), NGX_FILE_RDONLY,
@@ -991,7 +949,7 @@ ngx_http_kube_audit_request_body(ngx_http_request_t *r, std::string_view body)
         }
 
         std::string_view type = r->headers_in.content_type
-            ? ngx_http_kube_audit_view(r->headers_in.content_type->value)
+            ? ngx_http_kube_view(r->headers_in.content_type->value)
             : std::string_view();
 
         kube::util::json::Document doc;

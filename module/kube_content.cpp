@@ -10,13 +10,6 @@
 namespace {
 
 std::string_view
-ngx_http_kube_view(const ngx_str_t &s)
-{
-    return std::string_view(reinterpret_cast<const char *>(s.data), s.len);
-}
-
-
-std::string_view
 ngx_http_kube_header(const ngx_table_elt_t *h)
 {
     return h ? ngx_http_kube_view(h->value) : std::string_view();
@@ -28,32 +21,7 @@ ngx_http_kube_header(const ngx_table_elt_t *h)
 std::string_view
 ngx_http_kube_accept(ngx_http_request_t *r)
 {
-    ngx_uint_t        i;
-    ngx_list_part_t  *part;
-    ngx_table_elt_t  *h;
-
-    part = &r->headers_in.headers.part;
-    h = static_cast<ngx_table_elt_t *>(part->elts);
-
-    for (i = 0; /* void */; i++) {
-
-        if (i >= part->nelts) {
-            if (part->next == NULL) {
-                break;
-            }
-            part = part->next;
-            h = static_cast<ngx_table_elt_t *>(part->elts);
-            i = 0;
-        }
-
-        if (h[i].key.len == 6
-            && ngx_strncasecmp(h[i].key.data, (u_char *) "accept", 6) == 0)
-        {
-            return ngx_http_kube_view(h[i].value);
-        }
-    }
-
-    return {};
+    return ngx_http_kube_request_header(r, "accept");
 }
 
 
@@ -375,4 +343,40 @@ try {
     ngx_http_kube_audit_panic(r, "unexpected exception in the content "
                                  "handler");
     return NGX_HTTP_INTERNAL_SERVER_ERROR;
+}
+
+
+/* The first value of request header `name`, matched case-insensitively, as
+ * Go's Header.Get gives it; empty when absent. */
+std::string_view
+ngx_http_kube_request_header(ngx_http_request_t *r, std::string_view name)
+{
+    ngx_uint_t        i;
+    ngx_list_part_t  *part;
+    ngx_table_elt_t  *h;
+
+    part = &r->headers_in.headers.part;
+    h = static_cast<ngx_table_elt_t *>(part->elts);
+
+    for (i = 0; /* void */; i++) {
+
+        if (i >= part->nelts) {
+            if (part->next == NULL) {
+                break;
+            }
+            part = part->next;
+            h = static_cast<ngx_table_elt_t *>(part->elts);
+            i = 0;
+        }
+
+        if (h[i].hash != 0
+            && h[i].key.len == name.size()
+            && ngx_strncasecmp(h[i].key.data, (u_char *) name.data(),
+                               name.size()) == 0)
+        {
+            return ngx_http_kube_view(h[i].value);
+        }
+    }
+
+    return {};
 }

@@ -227,6 +227,10 @@ void ngx_http_kube_audit_impersonated(ngx_http_request_t *r,
     const kube::authn::UserInfo &user);
 void ngx_http_kube_audit_panic(ngx_http_request_t *r, const char *what);
 
+/* kube_content.cpp */
+std::string_view ngx_http_kube_request_header(ngx_http_request_t *r,
+    std::string_view name);
+
 /* kube_wake.cpp */
 ngx_int_t ngx_http_kube_wake_create(ngx_cycle_t *cycle);
 ngx_int_t ngx_http_kube_wake_init_worker(ngx_cycle_t *cycle);

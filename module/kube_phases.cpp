@@ -417,8 +417,7 @@ try {
 
     if (r->headers_in.authorization) {
         ngx_str_t &v = r->headers_in.authorization->value;
-        creds.authorization = std::string_view(
-            reinterpret_cast<const char *>(v.data), v.len);
+        creds.authorization = ngx_http_kube_view(v);
     }
 
     struct Pending {
