@@ -1,5 +1,7 @@
 #include "authz/reconcile.hpp"
 
+#include <optional>
+
 #include "authz/bootstrap_policy.hpp"
 #include "authz/covers.hpp"
 #include "authz/policy_json.hpp"
@@ -106,9 +108,9 @@ bool sameSubject(const json::Value& a, const json::Value& b) {
     return true;
 }
 
-}  // namespace
-
-Reconciled reconcileRole(const json::Value& expected, const json::Value* existing) {
+// What both kinds do first: create a missing object, leave a protected one
+// (autoupdate "false") alone; nullopt when the stored object is to be merged.
+std::optional<Reconciled> createOrKeep(const json::Value& expected, const json::Value* existing) {
     Reconciled r;
     if (existing == nullptr) {
         r.operation = ReconcileOperation::Create;
@@ -119,6 +121,16 @@ Reconciled reconcileRole(const json::Value& expected, const json::Value* existin
         r.isProtected = true;
         return r;
     }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Reconciled reconcileRole(const json::Value& expected, const json::Value* existing) {
+    if (std::optional<Reconciled> r = createOrKeep(expected, existing)) {
+        return *r;
+    }
+    Reconciled r;
     Doc obj = copyOf(*existing);
     bool changed = mergeMetadata(*obj, expected);
     changed = reconcileAggregation(*obj, expected) || changed;
@@ -145,16 +157,10 @@ Reconciled reconcileRole(const json::Value& expected, const json::Value* existin
 }
 
 Reconciled reconcileBinding(const json::Value& expected, const json::Value* existing) {
+    if (std::optional<Reconciled> r = createOrKeep(expected, existing)) {
+        return *r;
+    }
     Reconciled r;
-    if (existing == nullptr) {
-        r.operation = ReconcileOperation::Create;
-        r.object = copyOf(expected);
-        return r;
-    }
-    if (isProtected(*existing)) {
-        r.isProtected = true;
-        return r;
-    }
     Doc obj = copyOf(*existing);
     auto& a = obj->GetAllocator();
     bool changed = mergeMetadata(*obj, expected);
