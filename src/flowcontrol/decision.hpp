@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "authz/authorizer.hpp"
+
 namespace kube::flowcontrol {
 
 // The contract between API Priority and Fairness's configuration side
@@ -56,6 +58,22 @@ struct Decision {
 struct Configuration {
     int serverConcurrencyLimit = 0;
     std::vector<std::shared_ptr<const Level>> levels;
+};
+
+// What the dispatcher asks of the configuration side. One per worker, fed
+// from that worker's watch caches of the two flowcontrol resources; loop
+// thread only.
+class Classifier {
+public:
+    virtual ~Classifier() = default;
+
+    // The FlowSchema with the lowest matchingPrecedence that matches (ties
+    // broken by name), and its level; nullopt until the configuration has
+    // been read (the dispatcher then lets the request through).
+    virtual std::optional<Decision> classify(const authz::Attributes& request) const = 0;
+
+    // The current levels; replaced whole on every change.
+    virtual std::shared_ptr<const Configuration> configuration() const = 0;
 };
 
 }  // namespace kube::flowcontrol
