@@ -135,6 +135,10 @@ try {
 
     w->server->setAuthentication(kmcf->authn->config);
     w->server->setMetricsSource(ngx_http_kube_metrics_text);
+    /* /readyz fails its "shutdown" check once a graceful stop has begun */
+    w->server->health().setShutdownSignal([] {
+        return ngx_exiting || ngx_quit || ngx_terminate;
+    });
     w->server->start();
 
     ngx_http_kube_authz_init_worker(cycle, w->server.get());

@@ -22,6 +22,7 @@
 #include "openapi/service.hpp"
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
+#include "server/health.hpp"
 #include "server/http.hpp"
 #include "storage/cacher/cacher.hpp"
 #include "storage/compactor.hpp"
@@ -62,6 +63,8 @@ struct ServerOptions {
     // (kube's PostStartHook rbac/bootstrap-roles) and keeps aggregated
     // ClusterRoles current (one worker per host, so workers do not race).
     bool rbacPolicyOwner = false;
+    // What the storage is, naming its health check (kube's "etcd").
+    std::string storageName = "lmdb";
 };
 
 // The embedded API server of one nginx worker: the REST dispatcher over the
@@ -79,7 +82,12 @@ class Server {
     // default, kube-system, kube-public and kube-node-lease if missing; the
     // server is ready once that is done.
     void start();
-    bool ready() const { return ready_; }
+    // Every check of /readyz passes.
+    bool ready() const { return health_.ready(); }
+
+    // The checks of /healthz, /livez and /readyz; other parts add theirs
+    // (a PostStartHook for their bootstrap) before start().
+    HealthChecks& health() { return health_; }
 
     // Reads the store's change feed up to its latest revision and delivers
     // what is new to this worker's watchers. Call it after this process's
@@ -140,6 +148,7 @@ class Server {
     };
     registry::Store& rbacStore(std::string_view resource);
     void startRbacPolicy();
+    void addHealthChecks();
 
     util::EventLoop& loop_;
     storage::Interface& storage_;
@@ -161,8 +170,14 @@ class Server {
     std::unique_ptr<authz::ClusterRoleAggregator> aggregator_;
     std::unique_ptr<authz::EscalationGuard> escalation_;
     std::optional<authz::BootstrapSummary> bootstrapSummary_;
-    int startsPending_ = 0;
-    bool ready_ = false;
+    HealthChecks health_;
+    // Cleared when the default namespaces exist (PostStartHook
+    // bootstrap-controller) and when the bootstrap RBAC policy is reconciled
+    // (rbac/bootstrap-roles).
+    std::function<void()> namespacesCreated_;
+    std::function<void()> rbacReconciled_;
+    int namespacesPending_ = 0;
+    bool started_ = false;
 };
 
 }  // namespace kube::server
