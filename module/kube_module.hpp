@@ -94,6 +94,10 @@ struct ngx_http_kube_loc_conf_t {
     size_t                     stream_max_buffered;
     /* kube_request_body_timeout */
     ngx_msec_t                 request_body_timeout;
+    /* kube_request_timeout */
+    ngx_msec_t                 request_timeout;
+    /* kube_cors_allowed_origins: ngx_regex_elt_t, NULL for no CORS */
+    ngx_array_t               *cors_origins;
     ngx_http_core_loc_conf_t  *clcf;
 };
 
@@ -125,6 +129,14 @@ struct ngx_http_kube_ctx_t {
     /* kube_request_body_timeout: the deadline of the whole body read */
     ngx_event_t                   body_timer{};
     bool                          body_timed_out = false;
+    /* kube_request_timeout or ?timeout= (kube_deadline.cpp): the answer
+     * is due by `deadline` (ngx_current_msec) */
+    bool                          cors_checked = false;
+    bool                          deadline_checked = false;
+    bool                          has_deadline = false;
+    bool                          timed_out = false;
+    ngx_msec_t                    deadline = 0;
+    ngx_event_t                   deadline_timer{};
     /* bytes of the body read so far, against kube_max_request_body_size */
     off_t                         body_received = 0;
     /* Cleared by the pool cleanup: a late asynchronous answer checks it. */
@@ -177,6 +189,17 @@ X509_STORE *ngx_http_kube_client_cas(ngx_http_request_t *r);
 
 /* kube_content.cpp */
 ngx_int_t ngx_http_kube_content_handler(ngx_http_request_t *r);
+
+/* kube_cors.cpp */
+ngx_int_t ngx_http_kube_cors_handler(ngx_http_request_t *r);
+char *ngx_http_kube_cors_allowed_origins(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+
+/* kube_deadline.cpp */
+ngx_int_t ngx_http_kube_deadline_handler(ngx_http_request_t *r);
+void ngx_http_kube_deadline_start(ngx_http_request_t *r,
+    ngx_http_kube_ctx_t *ctx);
+bool ngx_http_kube_deadline_answered(ngx_http_request_t *r);
 
 /* kube_filters.cpp */
 ngx_int_t ngx_http_kube_filters_init(ngx_conf_t *cf);
