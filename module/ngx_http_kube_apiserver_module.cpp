@@ -882,6 +882,10 @@ ngx_http_kube_init(ngx_conf_t *cf)
         return NGX_ERROR;
     }
 
+    if (ngx_http_kube_metrics_add_handlers(cf) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
     h = static_cast<ngx_http_handler_pt *>(
         ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
     if (h == NULL) {
