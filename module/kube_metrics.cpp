@@ -388,15 +388,113 @@ private:
 ngx_http_kube_watch_events_t  *ngx_http_kube_metrics_watch_events;
 
 
+/*
+ * The series a request ends in, remembered by this worker: most requests
+ * repeat a few label sets, so the hot path builds a short key (the labels'
+ * values, ~40 bytes), finds it in a direct-mapped cache and adds; only a
+ * label set the worker has not seen lately builds the three label texts
+ * and looks them up in the shared tables.
+ */
+#define NGX_HTTP_KUBE_METRICS_CACHE  1024
+
+struct ngx_http_kube_metrics_cached_t {
+    uint64_t                hash;
+    uint16_t                len;
+    char                    key[118];
+    std::atomic<uint64_t>  *total;
+    std::atomic<uint64_t>  *duration;
+    std::atomic<uint64_t>  *sizes;
+};
+
+ngx_http_kube_metrics_cached_t  *ngx_http_kube_metrics_cache;
+
+
+struct ngx_http_kube_metrics_key_t {
+    char    buf[sizeof(ngx_http_kube_metrics_cached_t::key)];
+    size_t  len = 0;
+    bool    ok = true;
+
+    void add(std::string_view v)
+    {
+        if (!ok || v.size() + 1 > sizeof(buf) - len) {
+            ok = false;
+            return;
+        }
+        ngx_memcpy(buf + len, v.data(), v.size());
+        len += v.size();
+        buf[len++] = '\0';
+    }
+};
+
+
+uint64_t
+ngx_http_kube_metrics_key_hash(const char *p, size_t len)
+{
+    uint64_t  h = 1469598103934665603ull;
+
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ static_cast<u_char>(p[i])) * 1099511628211ull;
+    }
+
+    return h;
+}
+
+
+/* The three series of a request, by its labels (slow path: texts built) */
+void
+ngx_http_kube_metrics_find(ngx_http_kube_metrics_t *m,
+    const ngx_http_kube_request_labels_t &l, std::string_view code,
+    std::string_view client, ngx_http_kube_metrics_cached_t *e)
+{
+    LabelBuffer  total, duration, sizes;
+
+    total.add("code", code);
+    total.add("component", l.component);
+    total.add("dry_run", l.dry_run);
+    total.add("group", l.group);
+    total.add("resource", l.resource);
+    total.add("scope", l.scope);
+    total.add("subresource", l.subresource);
+    total.add("system_client", client);
+    total.add("verb", l.verb);
+    total.add("version", l.version);
+
+    duration.add("component", l.component);
+    duration.add("dry_run", l.dry_run);
+    duration.add("group", l.group);
+    duration.add("resource", l.resource);
+    duration.add("scope", l.scope);
+    duration.add("subresource", l.subresource);
+    duration.add("verb", l.verb);
+    duration.add("version", l.version);
+
+    ngx_http_kube_metrics_longrunning_labels(sizes, l);
+
+    e->total = total.ok() ? m->scalars->find(F_REQUEST_TOTAL, total.view())
+                          : NULL;
+    e->duration = duration.ok()
+        ? m->histograms->find(H_REQUEST_DURATION, duration.view()) : NULL;
+
+    /* apiserver_response_sizes: reads only, as kube */
+    e->sizes = (l.verb == "GET" || l.verb == "LIST" || l.verb == "WATCH")
+               && sizes.ok()
+        ? m->histograms->find(H_RESPONSE_SIZES, sizes.view()) : NULL;
+}
+
+
 /* the LOG phase: what the request did, once it is over */
 ngx_int_t
 ngx_http_kube_metrics_log_handler(ngx_http_request_t *r)
 {
-    uint64_t                         ns, start;
+    off_t                            sent;
+    u_char                           code[NGX_INT_T_LEN];
+    uint64_t                         ns, start, h;
     ngx_uint_t                       status;
     ngx_http_kube_ctx_t             *ctx;
     ngx_http_kube_metrics_t         *m;
+    ngx_http_kube_metrics_key_t      key;
     ngx_http_kube_request_labels_t   l;
+    ngx_http_kube_metrics_cached_t   slow, *e;
 
     ctx = static_cast<ngx_http_kube_ctx_t *>(
         ngx_http_get_module_ctx(r, ngx_http_kube_apiserver_module));
@@ -422,75 +520,57 @@ ngx_http_kube_metrics_log_handler(ngx_http_request_t *r)
     ngx_http_kube_metrics_labels(r, ctx, &l);
 
     status = r->err_status ? r->err_status : r->headers_out.status;
+    std::string_view code_text(reinterpret_cast<char *>(code),
+                               ngx_sprintf(code, "%ui", status) - code);
+    std::string_view client = km::systemClient(
+        r->headers_in.user_agent
+            ? ngx_http_kube_view(r->headers_in.user_agent->value)
+            : std::string_view());
+
+    for (std::string_view v : {l.verb, l.dry_run, l.group, l.version,
+                               l.resource, l.subresource, l.scope,
+                               l.component, code_text, client})
+    {
+        key.add(v);
+    }
+
+    e = NULL;
+
+    if (key.ok && ngx_http_kube_metrics_cache) {
+        h = ngx_http_kube_metrics_key_hash(key.buf, key.len);
+        e = &ngx_http_kube_metrics_cache[h % NGX_HTTP_KUBE_METRICS_CACHE];
+
+        if (e->hash != h || e->len != key.len
+            || ngx_memcmp(e->key, key.buf, key.len) != 0)
+        {
+            ngx_http_kube_metrics_find(m, l, code_text, client, e);
+            e->hash = h;
+            e->len = static_cast<uint16_t>(key.len);
+            ngx_memcpy(e->key, key.buf, key.len);
+        }
+
+    } else {
+        ngx_http_kube_metrics_find(m, l, code_text, client, &slow);
+        e = &slow;
+    }
 
     start = static_cast<uint64_t>(r->start_sec) * 1000000000
             + r->start_msec * 1000000;
     ns = ngx_http_kube_metrics_now_ns();
     ns = ns > start ? ns - start : 0;
 
-    /* apiserver_request_total */
-    {
-        u_char      code[NGX_INT_T_LEN];
-        LabelBuffer b;
+    ngx_http_kube_metrics_add(e->total, 1);
 
-        b.add("code", std::string_view(reinterpret_cast<char *>(code),
-                  ngx_sprintf(code, "%ui", status) - code));
-        b.add("component", l.component);
-        b.add("dry_run", l.dry_run);
-        b.add("group", l.group);
-        b.add("resource", l.resource);
-        b.add("scope", l.scope);
-        b.add("subresource", l.subresource);
-        b.add("system_client", km::systemClient(
-            r->headers_in.user_agent
-                ? ngx_http_kube_view(r->headers_in.user_agent->value)
-                : std::string_view()));
-        b.add("verb", l.verb);
-        b.add("version", l.version);
-
-        if (b.ok()) {
-            ngx_http_kube_metrics_add(m->scalars->find(F_REQUEST_TOTAL,
-                                                       b.view()), 1);
-        }
+    if (e->duration) {
+        kRequestDuration.observe(e->duration, ns * 1e-9, ns);
     }
 
-    /* apiserver_request_duration_seconds */
-    {
-        LabelBuffer b;
-
-        b.add("component", l.component);
-        b.add("dry_run", l.dry_run);
-        b.add("group", l.group);
-        b.add("resource", l.resource);
-        b.add("scope", l.scope);
-        b.add("subresource", l.subresource);
-        b.add("verb", l.verb);
-        b.add("version", l.version);
-
-        std::atomic<uint64_t> *h = b.ok()
-            ? m->histograms->find(H_REQUEST_DURATION, b.view()) : NULL;
-        if (h) {
-            kRequestDuration.observe(h, ns * 1e-9, ns);
-        }
-    }
-
-    /* apiserver_response_sizes: reads only, as kube */
-    if (l.verb == "GET" || l.verb == "LIST" || l.verb == "WATCH") {
-        LabelBuffer b;
-        off_t       sent;
-
-        ngx_http_kube_metrics_longrunning_labels(b, l);
-
+    if (e->sizes) {
         sent = r->connection->sent - static_cast<off_t>(r->header_size);
         if (sent < 0) {
             sent = 0;
         }
-
-        std::atomic<uint64_t> *h = b.ok()
-            ? m->histograms->find(H_RESPONSE_SIZES, b.view()) : NULL;
-        if (h) {
-            kResponseSizes.observe(h, static_cast<double>(sent), sent);
-        }
+        kResponseSizes.observe(e->sizes, static_cast<double>(sent), sent);
     }
 
     return NGX_DECLINED;
@@ -568,6 +648,9 @@ ngx_http_kube_metrics_init_worker(ngx_cycle_t *cycle)
                       NGX_HTTP_KUBE_METRICS_WORKERS);
     }
 
+    ngx_http_kube_metrics_cache = new (std::nothrow)
+        ngx_http_kube_metrics_cached_t[NGX_HTTP_KUBE_METRICS_CACHE]();
+
     ngx_http_kube_metrics_watch_events =
         new (std::nothrow) ngx_http_kube_watch_events_t;
     km::setWatchEventSink(ngx_http_kube_metrics_watch_events);
@@ -580,6 +663,8 @@ ngx_http_kube_metrics_exit_worker()
     km::setWatchEventSink(nullptr);
     delete ngx_http_kube_metrics_watch_events;
     ngx_http_kube_metrics_watch_events = NULL;
+    delete[] ngx_http_kube_metrics_cache;
+    ngx_http_kube_metrics_cache = NULL;
 
     if (ngx_http_kube_metrics_self) {
         ngx_http_kube_metrics_t *m = ngx_http_kube_metrics();
@@ -606,6 +691,12 @@ ngx_http_kube_metrics_start(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx)
 
     m = ngx_http_kube_metrics();
     if (m == NULL || ctx->metrics_counted) {
+        return;
+    }
+
+    ngx_http_kube_loc_conf_t *klcf = static_cast<ngx_http_kube_loc_conf_t *>(
+        ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
+    if (!klcf->metrics) {
         return;
     }
 
@@ -697,7 +788,10 @@ ngx_http_kube_metrics_rejected(ngx_http_request_t *r)
     ngx_http_kube_ctx_t   *ctx = ngx_http_kube_find_ctx(r);
     kube::server::Server  *server = ngx_http_kube_server();
 
-    if (ctx && server && ngx_http_kube_metrics()
+    ngx_http_kube_loc_conf_t *klcf = static_cast<ngx_http_kube_loc_conf_t *>(
+        ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
+
+    if (ctx && server && klcf->metrics && ngx_http_kube_metrics()
         && km::instrumented(server->scheme(), ctx->info))
     {
         ctx->metrics_counted = true;

@@ -93,6 +93,8 @@ struct ngx_http_kube_loc_conf_t {
     size_t                     max_body_size;
     /* kube_stream_max_buffered */
     size_t                     stream_max_buffered;
+    /* kube_metrics: this location's requests are counted in /metrics */
+    ngx_flag_t                 metrics;
     /* kube_request_body_timeout */
     ngx_msec_t                 request_body_timeout;
     ngx_http_core_loc_conf_t  *clcf;

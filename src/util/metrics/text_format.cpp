@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace kube::util::metrics {
 
@@ -52,9 +53,8 @@ void LabelBuffer::put(std::string_view s) {
         ok_ = false;
         return;
     }
-    for (char c : s) {
-        buf_[len_++] = c;
-    }
+    std::memcpy(buf_ + len_, s.data(), s.size());
+    len_ += s.size();
 }
 
 void LabelBuffer::put(char c) { put(std::string_view(&c, 1)); }
@@ -65,7 +65,11 @@ void LabelBuffer::add(std::string_view name, std::string_view value) {
     }
     put(name);
     put("=\"");
-    escaped(value, [this](std::string_view s) { put(s); });
+    if (value.find_first_of("\\\"\n") == std::string_view::npos) {
+        put(value);
+    } else {
+        escaped(value, [this](std::string_view s) { put(s); });
+    }
     put('"');
 }
 
