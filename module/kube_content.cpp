@@ -68,6 +68,8 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
 {
     kube::server::Server *server = ngx_http_kube_server();
 
+    ngx_http_kube_metrics_start(r, ctx);
+
     if (server == NULL) {
         return ngx_http_kube_send(r, kube::server::HttpResponse::fromStatus(
             kube::meta::Status::serviceUnavailable(

@@ -221,6 +221,13 @@ ngx_command_t ngx_http_kube_commands[] = {
       offsetof(ngx_http_kube_loc_conf_t, max_body_size),
       NULL },
 
+    { ngx_string("kube_metrics"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
+      ngx_conf_set_flag_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_kube_loc_conf_t, metrics),
+      NULL },
+
     { ngx_string("kube_stream_max_buffered"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_conf_set_size_slot,
@@ -415,6 +422,7 @@ ngx_http_kube_create_loc_conf(ngx_conf_t *cf)
     klcf->authorization_modes = static_cast<ngx_array_t *>(NGX_CONF_UNSET_PTR);
     klcf->max_body_size = NGX_CONF_UNSET_SIZE;
     klcf->stream_max_buffered = NGX_CONF_UNSET_SIZE;
+    klcf->metrics = NGX_CONF_UNSET;
     klcf->request_body_timeout = NGX_CONF_UNSET_MSEC;
     klcf->request_timeout = NGX_CONF_UNSET_MSEC;
     klcf->cors_origins = static_cast<ngx_array_t *>(NGX_CONF_UNSET_PTR);
@@ -438,6 +446,7 @@ ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
     }
     ngx_conf_merge_size_value(conf->max_body_size, prev->max_body_size,
                               kDefaultMaxBody);
+    ngx_conf_merge_value(conf->metrics, prev->metrics, 1);
     ngx_conf_merge_size_value(conf->stream_max_buffered,
                               prev->stream_max_buffered,
                               kDefaultStreamMaxBuffered);
@@ -900,6 +909,10 @@ ngx_http_kube_init(ngx_conf_t *cf)
      * event keeps the authenticated user (kube's WithAudit wraps
      * WithImpersonation) */
     if (ngx_http_kube_audit_add_handlers(cf) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (ngx_http_kube_metrics_add_handlers(cf) != NGX_OK) {
         return NGX_ERROR;
     }
 

@@ -56,6 +56,9 @@ WatchStream::WatchStream(util::EventLoop& loop, storage::cacher::Cacher& cacher,
 
 void WatchStream::start(server::StreamSink& sink) {
     sink_ = &sink;
+    if (metrics::WatchEventSink* events = metrics::watchEventSink()) {
+        eventsSeries_ = events->series(kind_.group, kind_.version, kind_.kind);
+    }
     left_ = start_.timeout;
     cache_.addWatcher(this);
     if (start_.initialEvents) {
@@ -364,6 +367,9 @@ void WatchStream::sendError(const meta::Status& status) {
 void WatchStream::send(std::shared_ptr<const std::string> line) {
     if (closed_ || !sink_) {
         return;
+    }
+    if (eventsSeries_ && line) {
+        metrics::watchEventSink()->event(eventsSeries_, line->size());
     }
     if (!sink_->send(std::move(line))) {
         closed_ = true;
