@@ -295,6 +295,14 @@ void WatchStream::deliver(const EventRef& e, bool live) {
 // frame is built once and shared by every watcher.
 void WatchStream::sendEvent(std::string_view type, std::string_view object,
                             const EventRef* shared) {
+    // Watchers at the storage version share the event's encodings; one at
+    // another version gets the object converted, and its own copy.
+    std::string served;
+    if (!kind_.servedAtStorageVersion()) {
+        served = registry::servedObject(kind_, object);
+        object = served;
+        shared = nullptr;
+    }
     if (render_.output.form == OutputForm::Protobuf) {
         if (shared && (*shared)->protobufFrame) {
             send((*shared)->protobufFrame);

@@ -91,6 +91,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
       openapi_(scheme_, kGitVersion),
       cacher_(storage, loop, registry::withResourceVersion, options.watchCacheHistory),
       rbac_(std::make_unique<authz::RbacAuthorizer>()),
+      flowControl_(std::make_unique<flowcontrol::Controller>()),
       turns_(loop, kLargeResponseSlice) {
     endpoints::prepareProtobufSchemas();
     registry::addBuiltinKinds(scheme_);
@@ -242,6 +243,7 @@ void Server::start() {
     } else {
         rbacReconciled_();  // the owner worker reconciles; this one follows its caches
     }
+    startFlowControl();
     for (const char* name : kDefaultNamespaces) {
         auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
         auto& a = doc->GetAllocator();
@@ -277,6 +279,30 @@ void Server::followRbac() {
             rbac_->follow(which, *cache);
         }
     }
+}
+
+// APF's classifier reads its objects from the watch caches; worker 0 also
+// keeps the bootstrap objects (one more start task) and the conditions.
+void Server::startFlowControl() {
+    auto store = [this](std::string_view resource) -> registry::Store& {
+        return *stores_.at(scheme_.find("flowcontrol.apiserver.k8s.io", "v1", resource));
+    };
+    meta::Status err;
+    storage::cacher::WatchCache* schemas = store("flowschemas").watchCache(&err);
+    storage::cacher::WatchCache* levels = store("prioritylevelconfigurations").watchCache(&err);
+    if (schemas && levels) {
+        flowControl_->follow(*schemas, *levels);
+    }
+    if (!options_.rbacPolicyOwner) {
+        return;
+    }
+    startsPending_++;
+    flowMaintainer_ = std::make_unique<flowcontrol::Maintainer>(loop_, store, *flowControl_);
+    flowMaintainer_->start([this](authz::BootstrapSummary) {
+        if (--startsPending_ == 0) {
+            ready_ = true;
+        }
+    });
 }
 
 registry::Store& Server::rbacStore(std::string_view resource) {

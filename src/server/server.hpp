@@ -19,6 +19,8 @@
 #include "authz/rule_resolver.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
+#include "flowcontrol/controller.hpp"
+#include "flowcontrol/maintainer.hpp"
 #include "openapi/service.hpp"
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
@@ -61,7 +63,8 @@ struct ServerOptions {
     std::chrono::seconds minRequestTimeout{1800};
     // This worker creates and reconciles the bootstrap RBAC policy at start
     // (kube's PostStartHook rbac/bootstrap-roles) and keeps aggregated
-    // ClusterRoles current (one worker per host, so workers do not race).
+    // ClusterRoles current (one worker per host, so workers do not race); it
+    // also keeps APF's bootstrap objects and FlowSchema conditions.
     bool rbacPolicyOwner = false;
     // What the storage is, naming its health check (kube's "etcd").
     std::string storageName = "lmdb";
@@ -121,6 +124,14 @@ class Server {
     void enableEscalationChecks(const authz::Authorizer& authorizer,
                                 const authz::RuleResolver& resolver);
 
+    // This worker's API Priority and Fairness classifier, following the
+    // watch caches of FlowSchemas and PriorityLevelConfigurations from
+    // start() on.
+    flowcontrol::Classifier& flowClassifier() { return *flowControl_; }
+    // The total concurrency APF's levels share (kube: max-requests-inflight
+    // plus max-mutating-requests-inflight, 600 unless set).
+    void setServerConcurrencyLimit(int total) { flowControl_->setServerConcurrencyLimit(total); }
+
     // What the last bootstrap policy reconciliation did (null before one ends).
     const authz::BootstrapSummary* bootstrapSummary() const {
         return bootstrapSummary_ ? &*bootstrapSummary_ : nullptr;
@@ -132,6 +143,7 @@ class Server {
     void serveNonResource(const HttpRequest& req, Responder respond);
     bool serveDiscovery(const HttpRequest& req, const Responder& respond);
     void followRbac();
+    void startFlowControl();
     void serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope);
     void serveOpenIdMetadata(const HttpRequest& req, const Responder& respond);
 
@@ -165,6 +177,8 @@ class Server {
     storage::cacher::Cacher cacher_;
     // After cacher_: it unsubscribes from the caches before they go.
     std::unique_ptr<authz::RbacAuthorizer> rbac_;
+    std::unique_ptr<flowcontrol::Controller> flowControl_;
+    std::unique_ptr<flowcontrol::Maintainer> flowMaintainer_;
     util::Turns turns_;
     std::unique_ptr<storage::Compactor> compactor_;
     std::unique_ptr<authz::ClusterRoleAggregator> aggregator_;
