@@ -19,7 +19,9 @@
  * client goes away), or once a streamed list starts streaming.
  *
  * Long-running requests (watch, proxy, exec, attach, log, portforward) take
- * no seat. With APF on and no configuration read yet, requests pass.
+ * no seat; but APF classifies a watch and seats it until it starts, as kube
+ * holds a watch's seat until the watch is initialized. With APF on and no
+ * configuration read yet, requests pass.
  */
 
 #include <signal.h>
@@ -63,6 +65,8 @@ struct ngx_http_kube_fc_request_t {
     std::string          flow_schema_uid;
     std::string          priority_level_uid;
     bool                 headers_set = false;
+    /* an APF watch: its seat goes back as soon as it starts */
+    bool                 watch = false;
 };
 
 /* What this worker knows of the zone. */
@@ -553,7 +557,10 @@ try {
             if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {
                 return NGX_HTTP_INTERNAL_SERVER_ERROR;
             }
-            /* fall through */
+            if (fc->watch) {
+                ngx_http_kube_fc_release(fc);
+            }
+            return NGX_DECLINED;
         default:
             return NGX_DECLINED;
         }
@@ -567,9 +574,20 @@ try {
 
     ctx = ngx_http_kube_get_ctx(r);
     if (ctx == NULL || ctx->route == kube::server::Route::None
-        || !ctx->authenticated
-        || kube::flowcontrol::isLongRunning(ctx->info))
+        || !ctx->authenticated)
     {
+        return NGX_DECLINED;
+    }
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_http_get_module_main_conf(r, ngx_http_kube_apiserver_module));
+
+    /* APF classifies and seats a watch too, until it starts (kube holds
+     * the seat until the watch is initialized); the other long-running
+     * requests, and every one under max-in-flight, pass */
+    bool watch = kmcf->priority_and_fairness && ctx->info.verb == "watch";
+
+    if (!watch && kube::flowcontrol::isLongRunning(ctx->info)) {
         return NGX_DECLINED;
     }
 
@@ -580,13 +598,12 @@ try {
         return NGX_DECLINED;
     }
 
-    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
-        ngx_http_get_module_main_conf(r, ngx_http_kube_apiserver_module));
-
     fc = ngx_http_kube_fc_create(r);
     if (fc == NULL) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
+
+    fc->watch = watch;
 
     std::string level;
     std::uint64_t hash = 0;
@@ -611,6 +628,9 @@ try {
         fc->state = NGX_HTTP_KUBE_FC_EXECUTING;
         if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {
             return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+        if (fc->watch) {
+            ngx_http_kube_fc_release(fc);
         }
         return NGX_DECLINED;
 

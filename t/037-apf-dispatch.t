@@ -2,7 +2,8 @@
 # level gets kube's 429 with Retry-After and the X-Kubernetes-PF-* headers
 # while another tenant is served; a tenant on a tiny queuing level waits
 # (parked, on either worker) and is served once a seat frees, or gets 429
-# after kube's 15 s wait limit; a FlowSchema change applies without restart.
+# after kube's 15 s wait limit; a watch needs a seat only to start; a
+# FlowSchema change applies without restart.
 # Needs the flowcontrol objects served (the configuration side); skipped
 # without them.
 use lib 't/lib';
@@ -136,7 +137,20 @@ ok(wait_until(sub {
         '429: the flow schema\'s UID');
     my @quiet = map { create('quiet')->{status} } 1 .. 5;
     is_deeply(\@quiet, [(201) x 5], 'another tenant is served meanwhile');
+    is($s->request('GET', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1',
+        headers => { Authorization => 'Bearer rejected-token' })->{status}, 429,
+        'a watch needs a seat to start: 429');
     close $held;
+}
+
+{
+    # a watch gives its seat back once started
+    my @w = map { $s->watch('/api/v1/namespaces/default/configmaps?watch=1',
+        headers => { Authorization => 'Bearer rejected-token' }) } 1 .. 3;
+    is($_->status, 200, 'watches on a one-seat level: each starts') for @w;
+    ok(wait_until(sub { create('rejected')->{status} == 201 }, 3),
+        'and none keeps the seat');
+    $_->close for @w;
 }
 
 {
