@@ -29,7 +29,6 @@
 
 #include <cerrno>
 #include <new>
-#include <vector>
 
 #include "kube_module.hpp"
 
@@ -57,6 +56,8 @@ enum ngx_http_kube_fc_state_e {
 struct ngx_http_kube_fc_request_t {
     ngx_http_request_t  *r = nullptr;
     ngx_queue_t          parked{};   /* in the worker's parked list */
+    /* the wait limit's timer; posted to resume the request once it is
+     * dispatched */
     ngx_event_t          wait_timer{};
     ngx_uint_t           state = NGX_HTTP_KUBE_FC_WAITING;
     Seat                 seat;
@@ -216,6 +217,10 @@ ngx_http_kube_fc_release(ngx_http_kube_fc_request_t *fc)
         ngx_del_timer(&fc->wait_timer);
     }
 
+    if (fc->wait_timer.posted) {
+        ngx_delete_posted_event(&fc->wait_timer);
+    }
+
     if (fc->state == NGX_HTTP_KUBE_FC_WAITING) {
         ngx_queue_remove(&fc->parked);
     }
@@ -372,8 +377,10 @@ ngx_http_kube_fc_too_many(ngx_http_request_t *r, ngx_http_kube_fc_request_t *fc)
 }
 
 
+/* The wait limit passed, or (posted) the request was dispatched: its
+ * phases go on, and the handler answers by its state. */
 void
-ngx_http_kube_fc_wait_timeout(ngx_event_t *ev)
+ngx_http_kube_fc_wait_event(ngx_event_t *ev)
 {
     Wakes                        wakes;
     SharedState                 *state;
@@ -385,39 +392,38 @@ ngx_http_kube_fc_wait_timeout(ngx_event_t *ev)
     r = fc->r;
     state = ngx_http_kube_fc_state();
 
-    if (fc->state != NGX_HTTP_KUBE_FC_WAITING || state == NULL) {
-        return;
+    if (fc->state == NGX_HTTP_KUBE_FC_WAITING && state != NULL) {
+        shpool = ngx_http_kube_fc_shpool();
+        ngx_shmtx_lock(&shpool->mutex);
+        std::optional<Seat> seat = Dispatcher(*state).cancel(
+            fc->ticket, true, ngx_http_kube_fc_now(), wakes);
+        ngx_shmtx_unlock(&shpool->mutex);
+
+        ngx_queue_remove(&fc->parked);
+
+        if (seat) {
+            /* dispatched meanwhile: it runs after all */
+            fc->seat = *seat;
+            fc->state = NGX_HTTP_KUBE_FC_EXECUTING;
+        } else {
+            fc->state = NGX_HTTP_KUBE_FC_REJECTED;
+        }
+
+        ngx_http_kube_fc_wake(state, wakes);
     }
 
-    shpool = ngx_http_kube_fc_shpool();
-    ngx_shmtx_lock(&shpool->mutex);
-    std::optional<Seat> seat = Dispatcher(*state).cancel(
-        fc->ticket, true, ngx_http_kube_fc_now(), wakes);
-    ngx_shmtx_unlock(&shpool->mutex);
-
-    ngx_queue_remove(&fc->parked);
-
-    if (seat) {
-        /* dispatched meanwhile: it runs after all */
-        fc->seat = *seat;
-        fc->state = NGX_HTTP_KUBE_FC_EXECUTING;
-    } else {
-        fc->state = NGX_HTTP_KUBE_FC_REJECTED;
-    }
-
-    ngx_http_kube_fc_wake(state, wakes);
-
+    r->read_event_handler = ngx_http_block_reading;
     r->write_event_handler = ngx_http_core_run_phases;
     ngx_http_core_run_phases(r);
     ngx_http_run_posted_requests(r->connection);
 }
 
 
-/* Resumes this worker's parked requests that were dispatched. */
+/* Resumes this worker's parked requests that were dispatched, each from
+ * its own posted event (one may end another's connection). */
 void
 ngx_http_kube_fc_resume_handler(ngx_event_t *ev)
 {
-    size_t                       i;
     ngx_queue_t                 *q, *next;
     SharedState                 *state;
     ngx_slab_pool_t             *shpool;
@@ -429,7 +435,6 @@ ngx_http_kube_fc_resume_handler(ngx_event_t *ev)
         return;
     }
 
-    std::vector<ngx_http_request_t *> ready;
     Dispatcher d(*state);
 
     shpool = ngx_http_kube_fc_shpool();
@@ -459,19 +464,11 @@ ngx_http_kube_fc_resume_handler(ngx_event_t *ev)
         if (seat) {
             fc->seat = *seat;
         }
-        ready.push_back(fc->r);
+
+        ngx_post_event(&fc->wait_timer, &ngx_posted_events);
     }
 
     ngx_shmtx_unlock(&shpool->mutex);
-
-    for (i = 0; i < ready.size(); i++) {
-        ngx_http_request_t *r = ready[i];
-        ngx_connection_t *c = r->connection;
-
-        r->write_event_handler = ngx_http_core_run_phases;
-        ngx_http_core_run_phases(r);
-        ngx_http_run_posted_requests(c);
-    }
 }
 
 
@@ -639,7 +636,7 @@ try {
         fc->state = NGX_HTTP_KUBE_FC_WAITING;
         ngx_queue_insert_tail(&ngx_http_kube_fc_worker->parked, &fc->parked);
 
-        fc->wait_timer.handler = ngx_http_kube_fc_wait_timeout;
+        fc->wait_timer.handler = ngx_http_kube_fc_wait_event;
         fc->wait_timer.data = fc;
         fc->wait_timer.log = r->connection->log;
         ngx_add_timer(&fc->wait_timer, kube::flowcontrol::kRequestWaitLimitMs);
