@@ -135,6 +135,16 @@ is(create($s)->{status}, 201, 'a create is served');
     close $held;
 }
 
+{
+    # a reload keeps the zone: the old workers' seats still count
+    my $held = hold_seat($s);
+    ok($s->reload, 'reloaded');
+    is(create($s)->{status}, 429, 'a seat held in an old worker counts for the new ones');
+    close $held;
+    ok(wait_until(sub { create($s)->{status} == 201 }, 5),
+        'released by the old worker: the new ones serve');
+}
+
 my @bad = $s->fatal_lines($s->error_log_since_start);
 ok(!@bad, 'no alert, crit or emerg in error.log') or diag(join "\n", @bad);
 ok($s->stop, 'graceful stop');
