@@ -52,7 +52,7 @@ UNIT_SUPPORT := $(filter-out $(UNIT_SRCS),$(wildcard t/unit/*.cpp))
 # libclang-rt-14-dev, which holds libclang_rt.fuzzer, for fuzz/).
 PACKAGES := nginx nginx-dev rapidjson-dev libssl-dev libjemalloc-dev libjemalloc2 \
     libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev protobuf-compiler libprotobuf-dev \
-    python3-kubernetes python3-protobuf \
+    python3-kubernetes python3-protobuf python3-prometheus-client \
     libtest-base-perl libio-socket-ssl-perl wrk curl openssl \
     clang libclang-rt-14-dev
 
@@ -149,7 +149,8 @@ test: all unit fuzz-ci prove
 run: all
 	@PORT=$(PORT) BUILD=$(CURDIR)/$(BUILD) ./conf/run.sh
 
-bench: all $(BUILD)/watch_load $(BUILD)/list_load $(BUILD)/fanout_floor $(BUILD)/patch_scaling
+bench: all $(BUILD)/watch_load $(BUILD)/list_load $(BUILD)/fanout_floor $(BUILD)/patch_scaling \
+    $(BUILD)/get_load
 	@BUILD=$(CURDIR)/$(BUILD) ./bench/run
 
 # bench/run's patch case: the three patch types in-process against patch size.
@@ -172,6 +173,12 @@ $(BUILD)/fanout_floor: bench/fanout_floor.cpp bench/load_common.hpp
 $(BUILD)/list_load: bench/list_load.cpp bench/load_common.hpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror $< -lz -lpthread -o $@
+
+# The GET client of bench/rbac_overhead.pl (TLS with a client certificate, which wrk lacks):
+# libc, libstdc++ and OpenSSL, nothing of src/.
+$(BUILD)/get_load: bench/get_load.cpp bench/load_common.hpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror $< -lssl -lcrypto -lpthread -o $@
 
 # ---- Fuzzing (fuzz/, README "Fuzzing") -------------------------------------
 # libFuzzer targets (fuzz/*.cpp) built by Debian's clang with ASan+UBSan

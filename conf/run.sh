@@ -47,6 +47,21 @@ mkdir -p "$state/tmp"
 conf/mkcerts.sh "$var/certs"
 conf/mkkubeconfig.sh "$var/certs" "https://127.0.0.1:$PORT" "$var/kubeconfig"
 
+# The service-account signing key (kube_service_account_signing_key_file) and
+# its public half (kube_service_account_key_file), made once: RSA 2048, so
+# tokens are RS256 as kube-apiserver's. Made aside and moved into place,
+# sa.key last, so an interrupted first start leaves no half-made pair.
+if [ ! -f "$var/certs/sa.key" ]; then
+    tmpkey=$(mktemp "$var/certs/.sa.XXXXXX")
+    trap 'rm -f "$tmpkey" "$tmpkey.pub"' EXIT
+    openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$tmpkey" 2> /dev/null
+    chmod 600 "$tmpkey"
+    openssl pkey -in "$tmpkey" -pubout -out "$tmpkey.pub"
+    mv "$tmpkey.pub" "$var/certs/sa.pub"
+    mv "$tmpkey" "$var/certs/sa.key"
+    trap - EXIT
+fi
+
 sed -e "s#127\.0\.0\.1:6443#127.0.0.1:$PORT#g" \
     -e "s#\([[:space:]:\"']\)var/\(data\|tmp\)\b#\1$state/\2#g" \
     -e "s#[^[:space:]\"']*ngx_http_kube_apiserver_module\.so#$BUILD/ngx_http_kube_apiserver_module.so#g" \
@@ -76,11 +91,24 @@ fi
 # (nginx -t runs the module's checks) before the banner says it serves.
 LD_PRELOAD=$preload /usr/sbin/nginx -t -q -p "$repo/" -c "$var/nginx.conf" -e "$var/logs/error.log"
 
+auth="client certificates, service-account tokens and RBAC"
+if ! grep -Eq '^[[:space:]]*kube_authorization_mode[[:space:]]([^;#]*[[:space:]])?RBAC[[:space:];]' \
+    "$var/nginx.conf"; then
+    auth="the authentication and authorization of $CONF"
+fi
 cat <<EOF
 nginx-kube-apiserver on https://127.0.0.1:$PORT (Ctrl-C stops it; log: var/logs/error.log)
+with $auth. var/kubeconfig is the admin's (CN=kube-admin, O=system:masters):
 
     export KUBECONFIG=$var/kubeconfig
     kubectl get ns
+
+Another user, "jane" in group "dev" (no rights until a binding gives her some):
+
+    $repo/conf/mkcerts.sh $var/certs client jane jane dev
+    $repo/conf/mkkubeconfig.sh $var/certs https://127.0.0.1:$PORT $var/kubeconfig-jane jane
+    kubectl create rolebinding jane-view --clusterrole=view --user=jane -n default
+    kubectl --kubeconfig=$var/kubeconfig-jane get configmaps -n default
 
 EOF
 

@@ -68,6 +68,8 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
 {
     kube::server::Server *server = ngx_http_kube_server();
 
+    ngx_http_kube_metrics_start(r, ctx);
+
     if (server == NULL) {
         return ngx_http_kube_send(r, kube::server::HttpResponse::fromStatus(
             kube::meta::Status::serviceUnavailable(
@@ -120,6 +122,12 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
         ngx_connection_t *c = req->connection;
 
         try {
+            if (ngx_http_kube_deadline_answered(req)) {
+                /* too late: the 504 went out */
+                ngx_http_run_posted_requests(c);
+                return;
+            }
+
             ngx_http_finalize_request(req, ngx_http_kube_send(req, resp));
         } catch (...) {
             ngx_log_error(NGX_LOG_ALERT, c->log, 0,
@@ -141,6 +149,7 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
     }
 
     *async = true;
+    ngx_http_kube_deadline_start(r, ctx);
     return NGX_DONE;
 }
 

@@ -3,6 +3,7 @@
 // Declarations shared by the module's files: configuration, the per-request
 // context and the entry points each file provides.
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -97,8 +98,14 @@ struct ngx_http_kube_loc_conf_t {
     size_t                     max_body_size;
     /* kube_stream_max_buffered */
     size_t                     stream_max_buffered;
+    /* kube_metrics: this location's requests are counted in /metrics */
+    ngx_flag_t                 metrics;
     /* kube_request_body_timeout */
     ngx_msec_t                 request_body_timeout;
+    /* kube_request_timeout */
+    ngx_msec_t                 request_timeout;
+    /* kube_cors_allowed_origins: ngx_regex_elt_t, NULL for no CORS */
+    ngx_array_t               *cors_origins;
     ngx_http_core_loc_conf_t  *clcf;
 };
 
@@ -130,6 +137,14 @@ struct ngx_http_kube_ctx_t {
     /* kube_request_body_timeout: the deadline of the whole body read */
     ngx_event_t                   body_timer{};
     bool                          body_timed_out = false;
+    /* kube_request_timeout or ?timeout= (kube_deadline.cpp): the answer
+     * is due by `deadline` (ngx_current_msec) */
+    bool                          cors_checked = false;
+    bool                          deadline_checked = false;
+    bool                          has_deadline = false;
+    bool                          timed_out = false;
+    ngx_msec_t                    deadline = 0;
+    ngx_event_t                   deadline_timer{};
     /* bytes of the body read so far, against kube_max_request_body_size */
     off_t                         body_received = 0;
     /* Cleared by the pool cleanup: a late asynchronous answer checks it. */
@@ -137,6 +152,14 @@ struct ngx_http_kube_ctx_t {
     /* The streamed answer in progress (kube_stream.cpp), owned by its own
      * pool cleanup. */
     kube::module::NginxStream     *stream = nullptr;
+    /* kube_metrics.cpp: the request is counted when it ends; it holds an
+     * in-flight count of this kind (0 readOnly, 1 mutating, -1 none) or a
+     * long-running request's gauge */
+    bool                          metrics_counted = false;
+    int                           metrics_inflight = -1;
+    std::atomic<uint64_t>        *metrics_longrunning = nullptr;
+    /* its labels, kept when a stream lets go of `info` */
+    void                         *metrics_labels = nullptr;
 };
 
 /* kube_request.cpp */
@@ -183,6 +206,17 @@ X509_STORE *ngx_http_kube_client_cas(ngx_http_request_t *r);
 /* kube_content.cpp */
 ngx_int_t ngx_http_kube_content_handler(ngx_http_request_t *r);
 
+/* kube_cors.cpp */
+ngx_int_t ngx_http_kube_cors_handler(ngx_http_request_t *r);
+char *ngx_http_kube_cors_allowed_origins(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+
+/* kube_deadline.cpp */
+ngx_int_t ngx_http_kube_deadline_handler(ngx_http_request_t *r);
+void ngx_http_kube_deadline_start(ngx_http_request_t *r,
+    ngx_http_kube_ctx_t *ctx);
+bool ngx_http_kube_deadline_answered(ngx_http_request_t *r);
+
 /* kube_filters.cpp */
 ngx_int_t ngx_http_kube_filters_init(ngx_conf_t *cf);
 ngx_int_t ngx_http_kube_status_handler(ngx_http_request_t *r);
@@ -212,7 +246,35 @@ void ngx_http_kube_streams_release(ngx_cycle_t *cycle);
 #define NGX_HTTP_KUBE_AUDIT_PLUGINS          2
 #define NGX_HTTP_KUBE_AUDIT_LEVELS           4
 
+/* apiserver_flowcontrol_* gauges a dispatcher adds to (per worker; a dead
+ * worker's share is dropped) */
+#define NGX_HTTP_KUBE_FLOW_INQUEUE       0   /* current_inqueue_requests */
+#define NGX_HTTP_KUBE_FLOW_EXECUTING     1   /* current_executing_requests */
+#define NGX_HTTP_KUBE_FLOW_SEATS_IN_USE  2   /* request_concurrency_in_use */
+#define NGX_HTTP_KUBE_FLOW_GAUGES        3
+
 ngx_int_t ngx_http_kube_metrics_add_zone(ngx_conf_t *cf);
+ngx_int_t ngx_http_kube_metrics_add_handlers(ngx_conf_t *cf);
+void ngx_http_kube_metrics_init_worker(ngx_cycle_t *cycle);
+void ngx_http_kube_metrics_exit_worker();
+void ngx_http_kube_metrics_start(ngx_http_request_t *r,
+    ngx_http_kube_ctx_t *ctx);
+void ngx_http_kube_metrics_rejected(ngx_http_request_t *r);
+void ngx_http_kube_metrics_keep_labels(ngx_http_request_t *r,
+    ngx_http_kube_ctx_t *ctx);
+void ngx_http_kube_metrics_watcher_terminated(ngx_http_request_t *r);
+void ngx_http_kube_metrics_flow_add(ngx_uint_t gauge, std::string_view fs,
+    std::string_view pl, ngx_int_t delta);
+void ngx_http_kube_metrics_flow_rejected(std::string_view fs,
+    std::string_view pl, std::string_view reason);
+void ngx_http_kube_metrics_flow_dispatched(std::string_view fs,
+    std::string_view pl);
+void ngx_http_kube_metrics_flow_wait(std::string_view fs, std::string_view pl,
+    bool execute, uint64_t ns);
+void ngx_http_kube_metrics_flow_execution(std::string_view fs,
+    std::string_view pl, bool watch, uint64_t ns);
+void ngx_http_kube_metrics_flow_level(std::string_view pl,
+    ngx_int_t concurrency, ngx_int_t nominal, ngx_int_t current);
 void ngx_http_kube_metrics_stream_end(ngx_uint_t reason);
 void ngx_http_kube_metrics_audit_event();
 void ngx_http_kube_metrics_audit_errors(ngx_uint_t plugin, ngx_atomic_int_t n);

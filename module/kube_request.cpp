@@ -24,6 +24,10 @@ ngx_http_kube_ctx_cleanup(void *data)
         ngx_del_timer(&ctx->body_timer);
     }
 
+    if (ctx->deadline_timer.timer_set) {
+        ngx_del_timer(&ctx->deadline_timer);
+    }
+
     ctx->~ngx_http_kube_ctx_t();
 }
 

@@ -548,6 +548,7 @@ NginxStream::cleanup(void* data)
         break;
     case End::Cut:
         ngx_http_kube_metrics_stream_end(NGX_HTTP_KUBE_STREAM_CUT);
+        ngx_http_kube_metrics_watcher_terminated(st->r_);
         break;
     case End::TimedOut:
         ngx_http_kube_metrics_stream_end(NGX_HTTP_KUBE_STREAM_TIMED_OUT);
@@ -628,6 +629,7 @@ ngx_http_kube_stream_start(ngx_http_request_t *r,
         kube::endpoints::RequestInfo  info;
         kube::authn::UserInfo         user;
 
+        ngx_http_kube_metrics_keep_labels(r, ctx);
         std::swap(ctx->info, info);
         std::swap(ctx->user, user);
     }

@@ -135,6 +135,11 @@ try {
 
     w->server->setAuthentication(kmcf->authn->config);
     w->server->setMetricsSource(ngx_http_kube_metrics_text);
+    /* /readyz fails its "shutdown" check once a graceful stop has begun */
+    w->server->health().setShutdownSignal([] {
+        return ngx_exiting || ngx_quit || ngx_terminate;
+    });
+    ngx_http_kube_metrics_init_worker(cycle);
     w->server->start();
 
     ngx_http_kube_authz_init_worker(cycle, w->server.get());
@@ -237,6 +242,7 @@ ngx_http_kube_exit_worker(ngx_cycle_t *cycle)
         /* streams still open are abandoned with the process; their sources
          * let go of the server first */
         ngx_http_kube_streams_release(cycle);
+        ngx_http_kube_metrics_exit_worker();
 
         ngx_http_kube_worker = NULL;
 

@@ -25,6 +25,8 @@ constexpr time_t kDefaultMinRequestTimeout = 1800;
 constexpr ngx_msec_t kDefaultCompactionInterval = 5 * 60 * 1000;
 /* kube-apiserver's --request-timeout default: a body read gets no longer */
 constexpr ngx_msec_t kDefaultRequestBodyTimeout = 60 * 1000;
+/* kube-apiserver's --request-timeout default */
+constexpr ngx_msec_t kDefaultRequestTimeout = 60 * 1000;
 /* the event history of each worker's watch caches, all resources together */
 constexpr size_t kDefaultWatchCacheSize =
     kube::storage::cacher::HistoryLimits::kDefaultBytes;
@@ -219,6 +221,13 @@ ngx_command_t ngx_http_kube_commands[] = {
       offsetof(ngx_http_kube_loc_conf_t, max_body_size),
       NULL },
 
+    { ngx_string("kube_metrics"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
+      ngx_conf_set_flag_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_kube_loc_conf_t, metrics),
+      NULL },
+
     { ngx_string("kube_stream_max_buffered"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_conf_set_size_slot,
@@ -231,6 +240,20 @@ ngx_command_t ngx_http_kube_commands[] = {
       ngx_conf_set_msec_slot,
       NGX_HTTP_LOC_CONF_OFFSET,
       offsetof(ngx_http_kube_loc_conf_t, request_body_timeout),
+      NULL },
+
+    { ngx_string("kube_request_timeout"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_msec_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_kube_loc_conf_t, request_timeout),
+      NULL },
+
+    { ngx_string("kube_cors_allowed_origins"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_1MORE,
+      ngx_http_kube_cors_allowed_origins,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
       NULL },
 
     { ngx_string("kube_watch_cache"),
@@ -429,7 +452,10 @@ ngx_http_kube_create_loc_conf(ngx_conf_t *cf)
     klcf->authorization_modes = static_cast<ngx_array_t *>(NGX_CONF_UNSET_PTR);
     klcf->max_body_size = NGX_CONF_UNSET_SIZE;
     klcf->stream_max_buffered = NGX_CONF_UNSET_SIZE;
+    klcf->metrics = NGX_CONF_UNSET;
     klcf->request_body_timeout = NGX_CONF_UNSET_MSEC;
+    klcf->request_timeout = NGX_CONF_UNSET_MSEC;
+    klcf->cors_origins = static_cast<ngx_array_t *>(NGX_CONF_UNSET_PTR);
 
     return klcf;
 }
@@ -450,12 +476,16 @@ ngx_http_kube_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
     }
     ngx_conf_merge_size_value(conf->max_body_size, prev->max_body_size,
                               kDefaultMaxBody);
+    ngx_conf_merge_value(conf->metrics, prev->metrics, 1);
     ngx_conf_merge_size_value(conf->stream_max_buffered,
                               prev->stream_max_buffered,
                               kDefaultStreamMaxBuffered);
     ngx_conf_merge_msec_value(conf->request_body_timeout,
                               prev->request_body_timeout,
                               kDefaultRequestBodyTimeout);
+    ngx_conf_merge_msec_value(conf->request_timeout, prev->request_timeout,
+                              kDefaultRequestTimeout);
+    ngx_conf_merge_ptr_value(conf->cors_origins, prev->cors_origins, NULL);
 
     if (conf->api && conf->clcf) {
         /*
@@ -924,12 +954,32 @@ ngx_http_kube_init(ngx_conf_t *cf)
         return NGX_ERROR;
     }
 
+    if (ngx_http_kube_metrics_add_handlers(cf) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
     h = static_cast<ngx_http_handler_pt *>(
         ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
     if (h == NULL) {
         return NGX_ERROR;
     }
     *h = ngx_http_kube_authn_handler;
+
+    /* before authentication, as kube's WithCORS wraps it */
+    h = static_cast<ngx_http_handler_pt *>(
+        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+    *h = ngx_http_kube_cors_handler;
+
+    /* before CORS, as kube's WithRequestDeadline wraps it */
+    h = static_cast<ngx_http_handler_pt *>(
+        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+    *h = ngx_http_kube_deadline_handler;
 
     return ngx_http_kube_filters_init(cf);
 }

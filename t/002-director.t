@@ -96,7 +96,7 @@ GET /livez
 === TEST 7: /readyz?verbose lists the checks
 --- request
 GET /readyz?verbose
---- response_body_like: \[\+\]ping ok\n.*\[\+\]poststarthook/default-namespaces ok\n.*readyz check passed
+--- response_body_like: \[\+\]ping ok\n.*\[\+\]poststarthook/bootstrap-controller ok\n.*readyz check passed
 
 
 

@@ -24,6 +24,60 @@ sub listening {
         ? 1 : 0;
 }
 
+# The default is kube-apiserver's: the admin certificate is in system:masters,
+# anonymous requests reach only what the bootstrap policy gives them, other
+# users what their bindings give them, and service-account tokens are signed
+# with the key run.sh made.
+sub secure_default {
+    my ($clone, $port, $kubeconfig) = @_;
+    my $url = "https://127.0.0.1:$port";
+    my $kc = sub {
+        my ($rc, $out, $err) = run_command(
+            [ $Test::Kube::Kubectl, '--kubeconfig', $kubeconfig, @_ ], timeout => 30);
+        return ($rc, $out . $err);
+    };
+    # get($path [, $token]) -> {status, body}: no client certificate
+    my $get = sub {
+        my ($path, $token) = @_;
+        my ($rc, $out, $err) = run_command([ 'curl', '-sS', '--max-time', 10,
+            '--cacert', "$clone/var/certs/ca.crt", '-w', '\n%{http_code}',
+            defined $token ? ('-H', "Authorization: Bearer $token") : (), "$url$path" ]);
+        my ($body, $code) = $out =~ /^(.*)\n(\d+)$/s;
+        return { status => $rc == 0 ? $code : 599, body => $rc == 0 ? $body : $err };
+    };
+    ok(-s "$clone/var/certs/sa.key" && -s "$clone/var/certs/sa.pub",
+        'run.sh made the service-account key pair');
+    is((stat "$clone/var/certs/sa.key")[2] & 0777, 0600, 'the signing key is private');
+    my ($rc, $out) = $kc->(qw(auth whoami -o jsonpath={.status.userInfo.groups}));
+    is($out, '["system:masters","system:authenticated"]', 'var/kubeconfig is in system:masters');
+    my $r = $get->('/version');
+    is($r->{status}, 200, 'anonymous: /version');
+    ok(wait_until(sub { $get->('/healthz')->{status} == 200 }, 10),
+        'anonymous: /healthz, once the bootstrap policy is made');
+    $r = $get->('/api/v1/namespaces');
+    is($r->{status}, 403, 'anonymous: no list of namespaces');
+    like($r->{body}, qr/User \\"system:anonymous\\" cannot list resource \\"namespaces\\"/,
+        'with kube\'s message');
+    $r = $get->('/version', 'not-a-token');
+    is($r->{status}, 401, 'a bad token is a 401, not anonymous');
+    ($rc, $out) = $kc->(qw(create serviceaccount robot -n first-run));
+    is($rc, 0, 'a service account') or diag($out);
+    ($rc, my $token) = $kc->(qw(create token robot -n first-run));
+    is($rc, 0, 'kubectl create token') or diag($token);
+    chomp $token;
+    $r = $get->('/api/v1/namespaces/first-run/configmaps', $token);
+    is($r->{status}, 403, 'the token authenticates; RBAC gives it nothing yet');
+    like($r->{body}, qr/system:serviceaccount:first-run:robot/, 'as the service account');
+    ($rc, $out) = $kc->(qw(create rolebinding robot-view --clusterrole=view
+        --serviceaccount=first-run:robot -n first-run));
+    is($rc, 0, 'bound to view') or diag($out);
+    ok(wait_until(sub {
+        $get->('/api/v1/namespaces/first-run/configmaps', $token)->{status} == 200 }, 2),
+        'now it lists configmaps');
+    $r = $get->('/api/v1/namespaces/first-run/secrets', $token);
+    is($r->{status}, 403, 'but not secrets');
+}
+
 # --- conf/run.sh from a copy inside a 0700 folder -----------------------------------------------
 
 {
@@ -58,6 +112,7 @@ sub listening {
     my ($rc, $out, $err) = run_command(
         [ $Test::Kube::Kubectl, '--kubeconfig', $kubeconfig, 'create', 'namespace', 'first-run' ]);
     is($rc, 0, 'kubectl writes to the store') or diag($err);
+    secure_default($clone, $port, $kubeconfig);
     my @workers = Test::Kube::_children($pid);
     is(scalar @workers, 2, 'two workers');
     is((stat "/proc/$_")[4], $nobody, "worker $_ runs as nobody") for @workers;

@@ -4,6 +4,7 @@
 #include "apis/batch/kinds.hpp"
 #include "apis/coordination/kinds.hpp"
 #include "apis/core/kinds.hpp"
+#include "apis/flowcontrol/kinds.hpp"
 #include "apis/networking/kinds.hpp"
 #include "apis/policy/kinds.hpp"
 #include "apis/rbac/kinds.hpp"
@@ -17,7 +18,7 @@ namespace kube::registry {
 // authorization.k8s.io 17600,
 // batch 17400, networking.k8s.io
 // 17200, policy 17100, rbac 17000, scheduling.k8s.io 16600, coordination
-// 16500); resources alphabetical inside a group-version, as kube's discovery
+// 16500, flowcontrol.apiserver.k8s.io 16100, v1 before v1beta3); resources alphabetical inside a group-version, as kube's discovery
 // lists them.
 void addBuiltinKinds(Scheme& scheme) {
     namespace core = apis::core;
@@ -62,6 +63,11 @@ void addBuiltinKinds(Scheme& scheme) {
              apis::coordination::leaseKind,
          }) {
         scheme.add(kind());
+    }
+    namespace flowcontrol = apis::flowcontrol;
+    for (const char* version : {"v1", "v1beta3"}) {
+        scheme.add(flowcontrol::flowSchemaKind(version));
+        scheme.add(flowcontrol::priorityLevelConfigurationKind(version));
     }
 }
 

@@ -17,6 +17,7 @@ constexpr int kMaxAttempts = 3;
 
 struct Run {
     RbacStores stores;
+    ReconcileFn reconcile;
     std::function<void(BootstrapSummary)> done;
     BootstrapSummary summary;
     size_t pending = 0;
@@ -94,8 +95,6 @@ void reconcileOne(std::shared_ptr<Run> run, const BootstrapObject& o, int attemp
     run->stores(o.resource)
         .get(o.namespace_, o.name,
              [run, &o, attempt](const meta::Status* err, std::string_view stored) {
-                 const json::Value& expected = *o.object;
-                 bool role = o.resource == "roles" || o.resource == "clusterroles";
                  if (err && err->reason != "NotFound") {
                      run->fail(o, err->message);
                      return;
@@ -109,26 +108,35 @@ void reconcileOne(std::shared_ptr<Run> run, const BootstrapObject& o, int attemp
                      }
                      current = &existing;
                  }
-                 Reconciled r =
-                     role ? reconcileRole(expected, current) : reconcileBinding(expected, current);
-                 write(run, o, attempt, std::move(r));
+                 write(run, o, attempt, run->reconcile(o, current));
              });
 }
 
 }  // namespace
 
-void reconcileBootstrapPolicy(RbacStores stores, std::function<void(BootstrapSummary)> done) {
-    const std::vector<BootstrapObject>& policy = bootstrapPolicy();
+void reconcileObjects(RbacStores stores, const std::vector<BootstrapObject>& objects,
+                      ReconcileFn reconcile, std::function<void(BootstrapSummary)> done) {
     auto run = std::make_shared<Run>();
     run->stores = std::move(stores);
+    run->reconcile = std::move(reconcile);
     run->done = std::move(done);
     // One more than the objects, released below: a run answered inline
     // finishes only after every object has started.
-    run->pending = policy.size() + 1;
-    for (const BootstrapObject& o : policy) {
+    run->pending = objects.size() + 1;
+    for (const BootstrapObject& o : objects) {
         reconcileOne(run, o, 0);
     }
     run->settle();
+}
+
+void reconcileBootstrapPolicy(RbacStores stores, std::function<void(BootstrapSummary)> done) {
+    reconcileObjects(
+        std::move(stores), bootstrapPolicy(),
+        [](const BootstrapObject& o, const json::Value* existing) {
+            bool role = o.resource == "roles" || o.resource == "clusterroles";
+            return role ? reconcileRole(*o.object, existing) : reconcileBinding(*o.object, existing);
+        },
+        std::move(done));
 }
 
 }  // namespace kube::authz

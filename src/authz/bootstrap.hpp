@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "authz/bootstrap_policy.hpp"
+#include "authz/reconcile.hpp"
 #include "registry/store.hpp"
 
 // Creates the bootstrap RBAC policy at start and brings the stored objects
@@ -24,8 +26,20 @@ struct BootstrapSummary {
     std::vector<std::string> errors;
 };
 
-// The store of "clusterroles", "clusterrolebindings", "roles" or "rolebindings".
+// The store of "clusterroles", "clusterrolebindings", "roles" or "rolebindings"
+// (or of whatever resources the objects of reconcileObjects are).
 using RbacStores = std::function<registry::Store&(std::string_view resource)>;
+
+// How one bootstrap object compares with its stored version (null when
+// there is none): what to write, if anything.
+using ReconcileFn = std::function<Reconciled(const BootstrapObject& o, const util::json::Value* existing)>;
+
+// Reconciles each of `objects` through `stores` with `reconcile`, all at
+// once (their writes share group commits); `done` once each has settled.
+// `objects` must outlive the run. The machinery of
+// reconcileBootstrapPolicy, for other kinds' bootstrap objects (APF's).
+void reconcileObjects(RbacStores stores, const std::vector<BootstrapObject>& objects,
+                      ReconcileFn reconcile, std::function<void(BootstrapSummary)> done);
 
 // Reconciles every object of bootstrapPolicy() through `stores`, all at once
 // (their writes share group commits); `done` once each has settled. Reads and

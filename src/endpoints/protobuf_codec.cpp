@@ -18,6 +18,8 @@
 #include "kapi/autoscaling.pb.h"
 #include "kapi/batch.pb.h"
 #include "kapi/coordination.pb.h"
+#include "kapi/flowcontrol.pb.h"
+#include "kapi/flowcontrol_v1beta3.pb.h"
 #include "kapi/core.pb.h"
 #include "kapi/networking.pb.h"
 #include "kapi/opts.pb.h"
@@ -49,6 +51,8 @@ FileList schemaFiles() {
             kapi::scheduling::v1::PriorityClass::descriptor()->file(),
             kapi::rbac::v1::Role::descriptor()->file(),
             kapi::coordination::v1::Lease::descriptor()->file(),
+            kapi::flowcontrol::v1::FlowSchema::descriptor()->file(),
+            kapi::flowcontrol::v1beta3::FlowSchema::descriptor()->file(),
             kapi::autoscaling::v1::Scale::descriptor()->file(),
             kapi::authentication::v1::TokenReview::descriptor()->file(),
             kapi::authorization::v1::SubjectAccessReview::descriptor()->file()};

@@ -118,6 +118,12 @@ json::Document objectTableMeta(std::string_view stored) {
 }  // namespace
 
 server::HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r) {
+    // An object read at another version than it is stored at.
+    std::string served;
+    if (!r.kind->servedAtStorageVersion()) {
+        served = registry::servedObject(*r.kind, stored);
+        stored = served;
+    }
     if (r.output.form == OutputForm::Protobuf) {
         std::string body;
         if (auto why = encodeProtobufObject(stored, r.kind->apiVersion(), r.kind->kind, &body)) {

@@ -56,6 +56,9 @@ WatchStream::WatchStream(util::EventLoop& loop, storage::cacher::Cacher& cacher,
 
 void WatchStream::start(server::StreamSink& sink) {
     sink_ = &sink;
+    if (metrics::WatchEventSink* events = metrics::watchEventSink()) {
+        eventsSeries_ = events->series(kind_.group, kind_.version, kind_.kind);
+    }
     left_ = start_.timeout;
     cache_.addWatcher(this);
     if (start_.initialEvents) {
@@ -292,6 +295,14 @@ void WatchStream::deliver(const EventRef& e, bool live) {
 // frame is built once and shared by every watcher.
 void WatchStream::sendEvent(std::string_view type, std::string_view object,
                             const EventRef* shared) {
+    // Watchers at the storage version share the event's encodings; one at
+    // another version gets the object converted, and its own copy.
+    std::string served;
+    if (!kind_.servedAtStorageVersion()) {
+        served = registry::servedObject(kind_, object);
+        object = served;
+        shared = nullptr;
+    }
     if (render_.output.form == OutputForm::Protobuf) {
         if (shared && (*shared)->protobufFrame) {
             send((*shared)->protobufFrame);
@@ -364,6 +375,9 @@ void WatchStream::sendError(const meta::Status& status) {
 void WatchStream::send(std::shared_ptr<const std::string> line) {
     if (closed_ || !sink_) {
         return;
+    }
+    if (eventsSeries_ && line) {
+        metrics::watchEventSink()->event(eventsSeries_, line->size());
     }
     if (!sink_->send(std::move(line))) {
         closed_ = true;

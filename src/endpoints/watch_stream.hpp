@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "endpoints/metrics.hpp"
 #include "endpoints/responses.hpp"
 #include "registry/store.hpp"
 #include "server/http.hpp"
@@ -87,6 +88,8 @@ class WatchStream : public server::StreamSource,
     storage::cacher::Cacher& cacher_;
     storage::cacher::WatchCache& cache_;
     const registry::KindInfo& kind_;
+    // apiserver_watch_events_total's series for this kind (metrics.hpp)
+    void* eventsSeries_ = nullptr;
     std::string scope_;  // key prefix: the namespace's, or the resource's
     // The label and field selectors; none without them (an idle watch should
     // cost little: most have none).

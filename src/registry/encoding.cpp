@@ -105,9 +105,23 @@ std::string storedPrefix(const KindInfo& kind) {
     std::string p = "{\"kind\":";
     json::appendQuoted(p, kind.kind);
     p += ",\"apiVersion\":";
-    json::appendQuoted(p, kind.apiVersion());
+    json::appendQuoted(p, kind.storageApiVersion());
     p += ",";
     return p;
+}
+
+std::string servedObject(const KindInfo& kind, std::string_view stored) {
+    std::string from = storedPrefix(kind);
+    if (kind.servedAtStorageVersion() || !stored.starts_with(from)) {
+        return std::string(stored);
+    }
+    std::string out = "{\"kind\":";
+    json::appendQuoted(out, kind.kind);
+    out += ",\"apiVersion\":";
+    json::appendQuoted(out, kind.apiVersion());
+    out += ",";
+    out.append(stored.substr(from.size()));
+    return out;
 }
 
 std::string_view appendListItemHead(std::string& out, std::string_view stored,

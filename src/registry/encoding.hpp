@@ -20,9 +20,13 @@ struct EncodedObject {
 EncodedObject encodeObject(const json::Value& obj, bool withRevisionSlot = true);
 
 // `{"kind":"ConfigMap","apiVersion":"v1",`, the prefix every stored object
-// of `kind` starts with; list items are written without it (kube's lists
+// of `kind` starts with (its storage version's); list items are written without it (kube's lists
 // carry no kind/apiVersion per item).
 std::string storedPrefix(const KindInfo& kind);
+
+// A stored object as the version `kind` serves (its storage version's
+// apiVersion replaced); a copy of `stored` when the versions are the same.
+std::string servedObject(const KindInfo& kind, std::string_view stored);
 
 // Appends a stored object to `out` as a list item (kind/apiVersion dropped).
 void appendListItem(std::string& out, std::string_view stored, std::string_view prefix);

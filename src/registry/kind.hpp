@@ -66,6 +66,11 @@ struct SelectableField {
 struct KindInfo {
     std::string group;  // "" for core
     std::string version;
+    // The version objects are stored at when the kind is served at several
+    // ("" = `version`). The versions share one schema: an object read at
+    // another version differs only in its apiVersion (registry/encoding's
+    // servedObject).
+    std::string storageVersion;
     std::string kind;      // "ConfigMap"
     std::string resource;  // "configmaps"
     std::string singular;  // "configmap"
@@ -118,6 +123,14 @@ struct KindInfo {
 
     // "v1" or "apps/v1".
     std::string apiVersion() const { return group.empty() ? version : group + "/" + version; }
+    // The apiVersion of stored objects.
+    std::string storageApiVersion() const {
+        const std::string& v = storageVersion.empty() ? version : storageVersion;
+        return group.empty() ? v : group + "/" + v;
+    }
+    bool servedAtStorageVersion() const {
+        return storageVersion.empty() || storageVersion == version;
+    }
     std::string listKind() const { return kind + "List"; }
     meta::GroupResource groupResource() const { return {group, resource}; }
     meta::GroupKind groupKind() const { return {group, kind}; }

@@ -35,7 +35,7 @@ void prepareObjectMetaForCreate(const KindInfo& kind, json::Document& obj, std::
                                 std::chrono::system_clock::time_point now) {
     auto& a = obj.GetAllocator();
     json::setMember(obj, "kind", json::stringValue(kind.kind, a), a);
-    json::setMember(obj, "apiVersion", json::stringValue(kind.apiVersion(), a), a);
+    json::setMember(obj, "apiVersion", json::stringValue(kind.storageApiVersion(), a), a);
     json::Value& m = ensureMetadata(obj);
     if (kind.namespaced) {
         json::setMember(m, "namespace", json::stringValue(ns, a), a);
@@ -67,7 +67,7 @@ std::optional<meta::Status> prepareObjectMetaForUpdate(const KindInfo& kind, jso
                                                        std::string_view name) {
     auto& a = obj.GetAllocator();
     json::setMember(obj, "kind", json::stringValue(kind.kind, a), a);
-    json::setMember(obj, "apiVersion", json::stringValue(kind.apiVersion(), a), a);
+    json::setMember(obj, "apiVersion", json::stringValue(kind.storageApiVersion(), a), a);
     json::Value& m = ensureMetadata(obj);
     const json::Value& oldMeta = old["metadata"];
     std::string_view uid = json::stringMember(m, "uid");

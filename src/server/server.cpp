@@ -75,7 +75,7 @@ Route routeFor(std::string_view path) {
         return Route::Api;
     }
     if (path == "/version" || path == "/version/" || path == "/metrics" ||
-        pathIs(path, "/healthz") || pathIs(path, "/livez") || pathIs(path, "/readyz") ||
+        HealthChecks::handles(path) ||
         openapi::Service::handles(path) || path == "/.well-known/openid-configuration" ||
         path == "/openid/v1/jwks") {
         return Route::NonResource;
@@ -91,6 +91,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
       openapi_(scheme_, kGitVersion),
       cacher_(storage, loop, registry::withResourceVersion, options.watchCacheHistory),
       rbac_(std::make_unique<authz::RbacAuthorizer>()),
+      flowControl_(std::make_unique<flowcontrol::Controller>()),
       turns_(loop, kLargeResponseSlice) {
     endpoints::prepareProtobufSchemas();
     registry::addBuiltinKinds(scheme_);
@@ -118,6 +119,29 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
         registry::deleteNamespaceContents(scheme_, storage_, std::string(name), std::move(done));
     });
     setAuthentication(std::make_shared<authn::AuthenticationConfig>());
+    addHealthChecks();
+}
+
+// kube-apiserver's checks, in its order: ping and log always pass; the
+// storage's answers a read; informer-sync (readiness) waits for the watch
+// caches; the PostStartHooks for what start() creates.
+void Server::addHealthChecks() {
+    health_.add("ping", [] { return std::string(); });
+    health_.add("log", [] { return std::string(); });
+    health_.add(options_.storageName, [this] {
+        try {
+            storage_.currentRevision();
+        } catch (const std::exception& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    });
+    health_.add(
+        "informer-sync",
+        [this] { return started_ ? std::string() : std::string("the watch caches are not filled"); },
+        kReadyz);
+    namespacesCreated_ = health_.addPostStartHook("bootstrap-controller");
+    rbacReconciled_ = health_.addPostStartHook("rbac/bootstrap-roles");
 }
 
 void Server::setAuthentication(std::shared_ptr<const authn::AuthenticationConfig> config) {
@@ -212,10 +236,14 @@ void Server::start() {
     followRbac();
     const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     registry::Store& store = *stores_.at(ns);
-    startsPending_ = static_cast<int>(std::size(kDefaultNamespaces));
+    started_ = true;
+    namespacesPending_ = static_cast<int>(std::size(kDefaultNamespaces));
     if (options_.rbacPolicyOwner) {
         startRbacPolicy();
+    } else {
+        rbacReconciled_();  // the owner worker reconciles; this one follows its caches
     }
+    startFlowControl();
     for (const char* name : kDefaultNamespaces) {
         auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
         auto& a = doc->GetAllocator();
@@ -225,8 +253,8 @@ void Server::start() {
         store.create("", doc, {}, [this](const meta::Status* err, std::string_view) {
             // AlreadyExists is the normal case after the first start.
             if (!err || err->reason == "AlreadyExists") {
-                if (--startsPending_ == 0) {
-                    ready_ = true;
+                if (--namespacesPending_ == 0) {
+                    namespacesCreated_();
                 }
             }
         });
@@ -253,21 +281,42 @@ void Server::followRbac() {
     }
 }
 
+// APF's classifier reads its objects from the watch caches; worker 0 also
+// keeps the bootstrap objects (one more start task) and the conditions.
+void Server::startFlowControl() {
+    auto store = [this](std::string_view resource) -> registry::Store& {
+        return *stores_.at(scheme_.find("flowcontrol.apiserver.k8s.io", "v1", resource));
+    };
+    meta::Status err;
+    storage::cacher::WatchCache* schemas = store("flowschemas").watchCache(&err);
+    storage::cacher::WatchCache* levels = store("prioritylevelconfigurations").watchCache(&err);
+    if (schemas && levels) {
+        flowControl_->follow(*schemas, *levels);
+    }
+    if (!options_.rbacPolicyOwner) {
+        return;
+    }
+    startsPending_++;
+    flowMaintainer_ = std::make_unique<flowcontrol::Maintainer>(loop_, store, *flowControl_);
+    flowMaintainer_->start([this](authz::BootstrapSummary) {
+        if (--startsPending_ == 0) {
+            ready_ = true;
+        }
+    });
+}
+
 registry::Store& Server::rbacStore(std::string_view resource) {
     return *stores_.at(scheme_.find("rbac.authorization.k8s.io", "v1", resource));
 }
 
-// The bootstrap policy counts as one more start task: the server is ready
-// once it is reconciled, as kube's readyz waits for the PostStartHook.
+// The server is ready once the bootstrap policy is reconciled, as kube's
+// readyz waits for the PostStartHook.
 void Server::startRbacPolicy() {
-    startsPending_++;
     authz::reconcileBootstrapPolicy(
         [this](std::string_view resource) -> registry::Store& { return rbacStore(resource); },
         [this](authz::BootstrapSummary summary) {
             bootstrapSummary_ = std::move(summary);
-            if (--startsPending_ == 0) {
-                ready_ = true;
-            }
+            rbacReconciled_();
         });
     aggregator_ = std::make_unique<authz::ClusterRoleAggregator>(rbacStore("clusterroles"));
     aggregator_->start();
@@ -377,21 +426,11 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
         respond(HttpResponse::json(200, versionDocument()));
         return;
     }
-    bool readiness = pathIs(path, "/readyz");
-    bool ok = !readiness || ready_;
-    bool verbose = req.query.find("verbose") != std::string_view::npos;
-    if (!verbose) {
-        respond(text(ok ? 200 : 500, ok ? "ok"
-                                        : "[-]poststarthook/default-namespaces failed: "
-                                          "not finished\nreadyz check failed"));
+    if (HealthChecks::handles(path)) {
+        respond(health_.serve(path, req.query));
         return;
     }
-    std::string what = std::string(path.substr(1, path.find('/', 1) - 1));
-    std::string body = "[+]ping ok\n[+]log ok\n";
-    body += ok ? "[+]poststarthook/default-namespaces ok\n"
-               : "[-]poststarthook/default-namespaces failed: not finished\n";
-    body += what + (ok ? " check passed\n" : " check failed\n");
-    respond(text(ok ? 200 : 500, std::move(body)));
+    respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
 }
 
 bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {

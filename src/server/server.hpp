@@ -19,9 +19,12 @@
 #include "authz/rule_resolver.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
+#include "flowcontrol/controller.hpp"
+#include "flowcontrol/maintainer.hpp"
 #include "openapi/service.hpp"
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
+#include "server/health.hpp"
 #include "server/http.hpp"
 #include "storage/cacher/cacher.hpp"
 #include "storage/compactor.hpp"
@@ -60,8 +63,11 @@ struct ServerOptions {
     std::chrono::seconds minRequestTimeout{1800};
     // This worker creates and reconciles the bootstrap RBAC policy at start
     // (kube's PostStartHook rbac/bootstrap-roles) and keeps aggregated
-    // ClusterRoles current (one worker per host, so workers do not race).
+    // ClusterRoles current (one worker per host, so workers do not race); it
+    // also keeps APF's bootstrap objects and FlowSchema conditions.
     bool rbacPolicyOwner = false;
+    // What the storage is, naming its health check (kube's "etcd").
+    std::string storageName = "lmdb";
 };
 
 // The embedded API server of one nginx worker: the REST dispatcher over the
@@ -79,7 +85,12 @@ class Server {
     // default, kube-system, kube-public and kube-node-lease if missing; the
     // server is ready once that is done.
     void start();
-    bool ready() const { return ready_; }
+    // Every check of /readyz passes.
+    bool ready() const { return health_.ready(); }
+
+    // The checks of /healthz, /livez and /readyz; other parts add theirs
+    // (a PostStartHook for their bootstrap) before start().
+    HealthChecks& health() { return health_; }
 
     // Reads the store's change feed up to its latest revision and delivers
     // what is new to this worker's watchers. Call it after this process's
@@ -113,6 +124,14 @@ class Server {
     void enableEscalationChecks(const authz::Authorizer& authorizer,
                                 const authz::RuleResolver& resolver);
 
+    // This worker's API Priority and Fairness classifier, following the
+    // watch caches of FlowSchemas and PriorityLevelConfigurations from
+    // start() on.
+    flowcontrol::Classifier& flowClassifier() { return *flowControl_; }
+    // The total concurrency APF's levels share (kube: max-requests-inflight
+    // plus max-mutating-requests-inflight, 600 unless set).
+    void setServerConcurrencyLimit(int total) { flowControl_->setServerConcurrencyLimit(total); }
+
     // What the last bootstrap policy reconciliation did (null before one ends).
     const authz::BootstrapSummary* bootstrapSummary() const {
         return bootstrapSummary_ ? &*bootstrapSummary_ : nullptr;
@@ -124,6 +143,7 @@ class Server {
     void serveNonResource(const HttpRequest& req, Responder respond);
     bool serveDiscovery(const HttpRequest& req, const Responder& respond);
     void followRbac();
+    void startFlowControl();
     void serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope);
     void serveOpenIdMetadata(const HttpRequest& req, const Responder& respond);
 
@@ -140,6 +160,7 @@ class Server {
     };
     registry::Store& rbacStore(std::string_view resource);
     void startRbacPolicy();
+    void addHealthChecks();
 
     util::EventLoop& loop_;
     storage::Interface& storage_;
@@ -156,13 +177,21 @@ class Server {
     storage::cacher::Cacher cacher_;
     // After cacher_: it unsubscribes from the caches before they go.
     std::unique_ptr<authz::RbacAuthorizer> rbac_;
+    std::unique_ptr<flowcontrol::Controller> flowControl_;
+    std::unique_ptr<flowcontrol::Maintainer> flowMaintainer_;
     util::Turns turns_;
     std::unique_ptr<storage::Compactor> compactor_;
     std::unique_ptr<authz::ClusterRoleAggregator> aggregator_;
     std::unique_ptr<authz::EscalationGuard> escalation_;
     std::optional<authz::BootstrapSummary> bootstrapSummary_;
-    int startsPending_ = 0;
-    bool ready_ = false;
+    HealthChecks health_;
+    // Cleared when the default namespaces exist (PostStartHook
+    // bootstrap-controller) and when the bootstrap RBAC policy is reconciled
+    // (rbac/bootstrap-roles).
+    std::function<void()> namespacesCreated_;
+    std::function<void()> rbacReconciled_;
+    int namespacesPending_ = 0;
+    bool started_ = false;
 };
 
 }  // namespace kube::server

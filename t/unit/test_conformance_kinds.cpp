@@ -1,4 +1,5 @@
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,6 +89,10 @@ const std::map<std::string, std::string> kMinimalBodies = {
     {"rbac.authorization.k8s.io/roles", "{}"},
     {"scheduling.k8s.io/priorityclasses", R"({"value":1000})"},
     {"coordination.k8s.io/leases", "{}"},
+    {"flowcontrol.apiserver.k8s.io/flowschemas",
+     R"({"spec":{"priorityLevelConfiguration":{"name":"x"},"rules":[]}})"},
+    {"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",
+     R"({"spec":{"type":"Limited","limited":{"limitResponse":{"type":"Reject"}}}})"},
 };
 // clang-format on
 
@@ -331,15 +336,16 @@ void runConformance(Fixture& f, const KindInfo& k) {
 
 void every_kind_passes_the_rest_conformance_suite(void**) {
     Fixture f;
-    size_t kinds = 0;
+    // Every version of a kind runs the suite; the bodies are per resource.
+    std::set<std::string> resources;
     for (const auto& k : f.server.scheme().all()) {
         if (k->review) {
             continue;
         }
         runConformance(f, *k);
-        kinds++;
+        resources.insert(k->group + "/" + k->resource);
     }
-    assert_int_equal(kinds, kMinimalBodies.size());
+    assert_int_equal(resources.size(), kMinimalBodies.size());
 }
 
 void an_invalid_name_is_422_for_every_kind(void**) {

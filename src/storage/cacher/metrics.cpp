@@ -67,6 +67,18 @@ std::string metricsText(const Cacher& cacher) {
     std::sort(caches.begin(), caches.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
     std::string out;
+    // kube's etcd object counts (storage/etcd3/metrics): every worker's caches
+    // follow the same store, so the answering worker's counts are the host's.
+    out +=
+        "# HELP apiserver_storage_objects [STABLE] Number of stored objects at the time of last "
+        "check split by kind.\n# TYPE apiserver_storage_objects gauge\n";
+    for (const auto& [resource, stats] : caches) {
+        out += "apiserver_storage_objects{resource=\"";
+        out += resource;
+        out += "\"} ";
+        out += std::to_string(stats.objects);
+        out += '\n';
+    }
     for (const Family& f : kFamilies) {
         appendHeader(out, f.name, f.type, f.help);
         for (const auto& [resource, stats] : caches) {

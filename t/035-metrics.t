@@ -1,0 +1,273 @@
+# /metrics: kube-apiserver's metrics in the Prometheus text format, read
+# by a real parser (python3-prometheus-client), counted across the workers
+# of the host: requests by kube's labels (a GET, a LIST, a 404, an apply, a
+# dry run), histograms whose cumulative buckets end in +Inf = count, the
+# in-flight and long-running gauges, watch events, a terminated watcher,
+# stored objects, the process basics; and /metrics is authorized like any
+# non-resource URL (system:monitoring's).
+use lib 't/lib';
+use Test::Kube;
+use Test::More;
+use IO::Socket::INET;
+use Socket qw(SOL_SOCKET SO_RCVBUF inet_aton pack_sockaddr_in);
+use Time::HiRes qw(sleep time);
+
+my $s = start_server(workers => 2, reuseport => 1, config => <<'EOF');
+location / {
+    kube_api;
+    kube_anonymous_auth on;
+    kube_stream_max_buffered 64k;
+    add_header X-Worker $pid always;
+}
+EOF
+
+# Every sample of a scrape, parsed by prometheus_client: {name}{labels} = value,
+# labels as `k=v,...` sorted; and the families' types.
+sub scrape {
+    my ($srv, %o) = @_;
+    my $r = $srv->request(GET => '/metrics', %o);
+    is($r->{status}, 200, 'GET /metrics') or return;
+    like($r->{headers}{'content-type'}, qr{^text/plain}, 'text/plain');
+    my $file = $srv->root . '/scrape.txt';
+    open my $f, '>', $file or die $!;
+    print $f $r->{body};
+    close $f;
+    my ($rc, $out, $err) = run_command(['/usr/bin/python3', '-c', <<'PY', $file]);
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+out = {"types": {}, "samples": []}
+for fam in text_string_to_metric_families(open(sys.argv[1]).read()):
+    out["types"][fam.name] = fam.type
+    for s in fam.samples:
+        out["samples"].append([s.name, s.labels, s.value])
+print(json.dumps(out))
+PY
+    is($rc, 0, 'the scrape parses as Prometheus text') or diag($err);
+    my $got = decode_json($out);
+    my %m;
+    for my $smp (@{ $got->{samples} }) {
+        my ($name, $labels, $value) = @$smp;
+        my $key = join ',', map { "$_=$labels->{$_}" } sort keys %$labels;
+        $m{$name}{$key} = $value;
+    }
+    return (\%m, $got->{types});
+}
+
+# The value of the one series of `name` whose labels include %want (0 when none).
+sub value_of {
+    my ($m, $name, %want) = @_;
+    my $sum = 0;
+    for my $key (keys %{ $m->{$name} || {} }) {
+        my %l = map { split /=/, $_, 2 } split /,/, $key;
+        next if grep { ($l{$_} // "\0") ne $want{$_} } keys %want;
+        $sum += $m->{$name}{$key};
+    }
+    return $sum;
+}
+
+sub create_cm {
+    my ($ns, $name, %o) = @_;
+    return $s->request(POST => "/api/v1/namespaces/$ns/configmaps" . ($o{query} // ''),
+        headers => { 'Content-Type' => 'application/json' },
+        body => encode_json({ metadata => { name => $name },
+                              data => { v => $o{data} // 'x' } }));
+}
+
+is($s->request(POST => '/api/v1/namespaces', headers => { 'Content-Type' => 'application/json' },
+    body => '{"metadata":{"name":"m"}}')->{status}, 201, 'namespace m');
+is(create_cm('m', 'one')->{status}, 201, 'configmap one');
+
+my %get = (verb => 'GET', group => '', version => 'v1', resource => 'configmaps',
+    subresource => '', scope => 'resource', component => 'apiserver', dry_run => '',
+    system_client => '');
+my %list = (%get, verb => 'LIST', scope => 'namespace');
+my %dur_get = %get;
+delete @dur_get{qw(system_client)};
+
+subtest 'the families, with kube\'s names and types' => sub {
+    my ($m, $types) = scrape($s);
+    my %want = (
+        apiserver_request => 'counter', apiserver_request_duration_seconds => 'histogram',
+        apiserver_response_sizes => 'histogram', apiserver_current_inflight_requests => 'gauge',
+        apiserver_longrunning_requests => 'gauge', apiserver_storage_objects => 'gauge',
+        apiserver_watch_events => 'counter', apiserver_watch_events_sizes => 'histogram',
+        apiserver_terminated_watchers => 'counter', process_resident_memory_bytes => 'gauge',
+        process_start_time_seconds => 'gauge', process_cpu_seconds => 'counter',
+        process_open_fds => 'gauge', apiserver_flowcontrol_rejected_requests => 'counter',
+        apiserver_flowcontrol_current_inqueue_requests => 'gauge',
+        apiserver_flowcontrol_request_wait_duration_seconds => 'histogram');
+    for my $f (sort keys %want) {
+        is($types->{$f}, $want{$f}, "$f is a $want{$f}");
+    }
+    cmp_ok(value_of($m, 'process_resident_memory_bytes'), '>', 1 << 20, 'resident memory');
+    my $start = value_of($m, 'process_start_time_seconds');
+    cmp_ok($start, '>', time - 600, 'start time: recent');
+    cmp_ok($start, '<=', time, 'start time: not in the future');
+    ok(exists $m->{apiserver_current_inflight_requests}{'request_kind=mutating'},
+        'in-flight mutating requests');
+    is(value_of($m, 'apiserver_storage_objects', resource => 'configmaps'), 1,
+        'stored configmaps');
+    is(value_of($m, 'apiserver_storage_objects', resource => 'namespaces'), 5,
+        'stored namespaces (default, kube-system, kube-public, kube-node-lease, m)');
+};
+
+subtest 'a GET, a LIST and a 404 move their series, across both workers' => sub {
+    my ($m0) = scrape($s);
+    my $n = 40;
+    my %pids;
+    for my $i (1 .. $n) {
+        my $r = $s->request(GET => '/api/v1/namespaces/m/configmaps/one');
+        is($r->{status}, 200, "GET $i");
+        $pids{ $r->{headers}{'x-worker'} // '' } = 1;
+    }
+    is($s->request(GET => '/api/v1/namespaces/m/configmaps')->{status}, 200, 'LIST');
+    is($s->request(GET => '/api/v1/namespaces/m/configmaps/none')->{status}, 404, 'a 404');
+    is($s->request(GET => '/api/v1/namespaces/m/configmaps/one',
+        headers => { 'User-Agent' => 'kube-scheduler/v1.26.5 (linux/amd64)' })->{status}, 200,
+        'a GET from kube-scheduler');
+    is($s->request(GET => '/api/v1/nosuchresources')->{status}, 404,
+        'an unknown resource (not counted, as kube\'s installer has no route)');
+    is($s->request(GET => '/version')->{status}, 200, '/version (not counted, as kube)');
+    my ($m) = scrape($s);
+
+    is(value_of($m, 'apiserver_request_total', %get, code => 200)
+        - value_of($m0, 'apiserver_request_total', %get, code => 200), $n,
+        "$n GETs counted, verb GET, scope resource, code 200");
+    is(value_of($m, 'apiserver_request_total', %list, code => 200)
+        - value_of($m0, 'apiserver_request_total', %list, code => 200), 1,
+        'the LIST: verb LIST, scope namespace');
+    is(value_of($m, 'apiserver_request_total', %get, code => 404)
+        - value_of($m0, 'apiserver_request_total', %get, code => 404), 1,
+        'the 404, with its code');
+    is(value_of($m, 'apiserver_request_total', %get, code => 200,
+        system_client => 'kube-scheduler'), 1, 'system_client kube-scheduler');
+    is(value_of($m, 'apiserver_request_total', resource => 'nosuchresources'), 0,
+        'no series for an unknown resource');
+    is(value_of($m, 'apiserver_request_total', subresource => '/version'), 0,
+        'no series for /version');
+    cmp_ok(value_of($m, 'apiserver_request_total', subresource => '/readyz', verb => 'GET',
+        component => '', scope => '', code => 200), '>=', 1, '/readyz: kube counts it');
+
+    is(scalar(keys %pids), 2, 'both workers answered some of the GETs (X-Worker)');
+
+    # histograms: cumulative, +Inf = count; the duration has no code label
+    my $count = value_of($m, 'apiserver_request_duration_seconds_count', %dur_get);
+    is($count, value_of($m0, 'apiserver_request_duration_seconds_count', %dur_get) + $n + 2,
+        'duration count: the GETs, the 404 and kube-scheduler\'s');
+    my @le = qw(0.005 0.025 0.05 0.1 0.2 0.4 0.6 0.8 1 1.25 1.5 2 3 4 5 6 8 10 15 20 30 45 60
+        +Inf);
+    my @b = map { value_of($m, 'apiserver_request_duration_seconds_bucket', %dur_get, le => $_) }
+        @le;
+    is(scalar(grep { $b[$_] < $b[$_ - 1] } 1 .. $#b), 0, 'duration buckets are cumulative');
+    is($b[-1], $count, 'the +Inf bucket is the count');
+    cmp_ok($b[0], '>', 0, 'some GETs under 5 ms');
+    my $sum = value_of($m, 'apiserver_request_duration_seconds_sum', %dur_get);
+    cmp_ok($sum, '>', 0, 'a positive sum');
+    cmp_ok($sum, '<', $count * 60, 'a sum within the buckets');
+
+    my %sz = %dur_get;
+    delete $sz{dry_run};
+    my $sizes = value_of($m, 'apiserver_response_sizes_count', %sz);
+    is($sizes, value_of($m, 'apiserver_response_sizes_bucket', %sz, le => '+Inf'),
+        'response sizes: +Inf = count');
+    cmp_ok(value_of($m, 'apiserver_response_sizes_bucket', %sz, le => '1000'), '>=', $n,
+        'the GETs\' bodies are under 1000 bytes');
+    cmp_ok(value_of($m, 'apiserver_response_sizes_sum', %sz), '>', 100 * $n,
+        'their bytes are summed');
+};
+
+subtest 'verbs as kube names them: POST, PATCH, DELETE, dry_run' => sub {
+    is(create_cm('m', 'dry', query => '?dryRun=All')->{status}, 201, 'a dry-run create');
+    is(create_cm('m', 'gone')->{status}, 201, 'a create');
+    is($s->request(PATCH => '/api/v1/namespaces/m/configmaps/gone',
+        headers => { 'Content-Type' => 'application/merge-patch+json' },
+        body => '{"data":{"v":"y"}}')->{status}, 200, 'a merge patch');
+    is($s->request(DELETE => '/api/v1/namespaces/m/configmaps/gone')->{status}, 200,
+        'a delete');
+    my ($m) = scrape($s);
+    is(value_of($m, 'apiserver_request_total', %get, verb => 'POST', dry_run => 'All',
+        code => 201), 1, 'POST with dry_run All, scope resource');
+    is(value_of($m, 'apiserver_request_total', %get, verb => 'POST', code => 201), 2,
+        'POST without a dry run (one and gone)');
+    is(value_of($m, 'apiserver_request_total', %get, verb => 'PATCH', code => 200), 1, 'PATCH');
+    is(value_of($m, 'apiserver_request_total', %get, verb => 'DELETE', code => 200), 1,
+        'DELETE');
+    is(value_of($m, 'apiserver_storage_objects', resource => 'configmaps'), 1,
+        'the dry run stored nothing');
+};
+
+subtest 'watches: long-running while open, their events, a terminated watcher' => sub {
+    my $w = $s->watch('/api/v1/namespaces/m/configmaps?watch=1&resourceVersion=0');
+    is($w->status, 200, 'a watch');
+    my $e = $w->next_event(5);
+    is($e && $e->{type}, 'ADDED', 'its first event');
+    my %lr = (verb => 'WATCH', group => '', version => 'v1', resource => 'configmaps',
+        subresource => '', scope => 'namespace', component => 'apiserver');
+    my ($m) = scrape($s);
+    is(value_of($m, 'apiserver_longrunning_requests', %lr), 1, 'one long-running WATCH');
+    cmp_ok(value_of($m, 'apiserver_watch_events_total', group => '', version => 'v1',
+        kind => 'ConfigMap'), '>=', 1, 'watch events of ConfigMaps');
+    is(value_of($m, 'apiserver_watch_events_sizes_count', kind => 'ConfigMap'),
+        value_of($m, 'apiserver_watch_events_total', kind => 'ConfigMap'),
+        'one size per event');
+    $w->close;
+    ok(wait_until(sub {
+        my ($m2) = scrape($s);
+        value_of($m2, 'apiserver_longrunning_requests', %lr) == 0
+            && value_of($m2, 'apiserver_request_total', %lr, code => 200, dry_run => '',
+                system_client => '') >= 1;
+    }, 5), 'closed: no longer long-running, and counted as a WATCH')
+        or diag(join "\n", grep { /WATCH/ } split /\n/, $s->request(GET => '/metrics')->{body});
+
+    # a watcher that reads nothing is cut
+    my $sock = IO::Socket::INET->new(Proto => 'tcp') or die "socket: $!";
+    setsockopt($sock, SOL_SOCKET, SO_RCVBUF, 4096) or die "setsockopt: $!";
+    $sock->connect(pack_sockaddr_in($s->port, inet_aton('127.0.0.1'))) or die "connect: $!";
+    syswrite($sock, "GET /api/v1/namespaces/m/configmaps?watch=true HTTP/1.1\r\n"
+        . "Host: 127.0.0.1\r\nAccept: application/json\r\n\r\n");
+    sleep 0.3;
+    my $cut = 0;
+    for my $i (1 .. 30) {
+        is(create_cm('m', "big-$i", data => 'x' x 200_000)->{status}, 201, "big-$i");
+        my ($m3) = scrape($s);
+        last if ($cut = value_of($m3, 'apiserver_terminated_watchers_total',
+            resource => 'configmaps')) >= 1;
+    }
+    is($cut, 1, 'apiserver_terminated_watchers_total{resource="configmaps"}')
+        or diag($s->request(GET => '/metrics')->{body} =~ /^(kube_apiserver_stream_ends.*)$/mg);
+    close $sock;
+};
+
+subtest 'the counts survive a reload' => sub {
+    my ($m0) = scrape($s);
+    my $before = value_of($m0, 'apiserver_request_total', %get, code => 200);
+    ok($s->reload(wait_old => 1), 'reloaded');
+    $s->request(GET => '/api/v1/namespaces/m/configmaps/one');
+    my ($m) = scrape($s);
+    is(value_of($m, 'apiserver_request_total', %get, code => 200), $before + 1,
+        'the count went on');
+};
+
+ok($s->stop, 'stopped cleanly');
+
+# -- /metrics is system:monitoring's under RBAC ---------------------------------
+
+{
+    my $r = start_server(tls => 1, config => <<'EOF');
+location / {
+    kube_api;
+    kube_authorization_mode RBAC;
+}
+EOF
+    my $mon = client_cert('prom', 'system:monitoring');
+    my $plain = client_cert('nomon');
+    my $res = $r->request(GET => '/metrics', cert => $plain);
+    is($res->{status}, 403, 'a user without system:monitoring: 403');
+    like($res->{body}, qr/forbidden: User \\"nomon\\" cannot get path \\"\/metrics\\"/,
+        'kube\'s message');
+    my ($m) = scrape($r, cert => $mon);
+    ok($m && exists $m->{apiserver_request_total}, 'a member of system:monitoring scrapes it');
+    ok($r->stop, 'stopped cleanly');
+}
+
+done_testing;
