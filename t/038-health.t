@@ -1,6 +1,7 @@
 # /healthz, /livez and /readyz as kube-apiserver serves them: named checks
 # (ping, log, the storage's, informer-sync, the PostStartHooks
-# bootstrap-controller and rbac/bootstrap-roles, shutdown), "ok" or the
+# bootstrap-controller, rbac/bootstrap-roles and
+# priority-and-fairness-config-producer, shutdown), "ok" or the
 # ?verbose list, ?exclude= with kube's warning for names that match no
 # check, /<endpoint>/<check>, 404 for others, X-Content-Type-Options and
 # Cache-Control; anonymous users may read the three endpoints
@@ -61,7 +62,8 @@ sub text_ok {
 }
 
 my $common = "[+]ping ok\n[+]log ok\n[+]lmdb ok\n";
-my $hooks = "[+]poststarthook/bootstrap-controller ok\n[+]poststarthook/rbac/bootstrap-roles ok\n";
+my $hooks = "[+]poststarthook/bootstrap-controller ok\n[+]poststarthook/rbac/bootstrap-roles ok\n"
+    . "[+]poststarthook/priority-and-fairness-config-producer ok\n";
 
 for my $endpoint (qw(healthz livez readyz)) {
     text_ok(get("/$endpoint"), 200, 'ok', 1, "/$endpoint");

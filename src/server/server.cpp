@@ -142,6 +142,7 @@ void Server::addHealthChecks() {
         kReadyz);
     namespacesCreated_ = health_.addPostStartHook("bootstrap-controller");
     rbacReconciled_ = health_.addPostStartHook("rbac/bootstrap-roles");
+    flowControlBootstrapped_ = health_.addPostStartHook("priority-and-fairness-config-producer");
 }
 
 void Server::setAuthentication(std::shared_ptr<const authn::AuthenticationConfig> config) {
@@ -294,15 +295,11 @@ void Server::startFlowControl() {
         flowControl_->follow(*schemas, *levels);
     }
     if (!options_.rbacPolicyOwner) {
+        flowControlBootstrapped_();  // the owner worker keeps the objects
         return;
     }
-    startsPending_++;
     flowMaintainer_ = std::make_unique<flowcontrol::Maintainer>(loop_, store, *flowControl_);
-    flowMaintainer_->start([this](authz::BootstrapSummary) {
-        if (--startsPending_ == 0) {
-            ready_ = true;
-        }
-    });
+    flowMaintainer_->start([this](authz::BootstrapSummary) { flowControlBootstrapped_(); });
 }
 
 registry::Store& Server::rbacStore(std::string_view resource) {

@@ -190,6 +190,7 @@ class Server {
     // (rbac/bootstrap-roles).
     std::function<void()> namespacesCreated_;
     std::function<void()> rbacReconciled_;
+    std::function<void()> flowControlBootstrapped_;
     int namespacesPending_ = 0;
     bool started_ = false;
 };

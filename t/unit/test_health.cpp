@@ -167,6 +167,7 @@ void the_server_is_ready_once_started(void** /*state*/) {
                "[+]ping ok\n[+]log ok\n[+]memory ok\n[-]informer-sync failed: reason withheld\n"
                "[-]poststarthook/bootstrap-controller failed: reason withheld\n"
                "[-]poststarthook/rbac/bootstrap-roles failed: reason withheld\n"
+               "[-]poststarthook/priority-and-fairness-config-producer failed: reason withheld\n"
                "[+]shutdown ok\nreadyz check failed\n",
                true);
     expectText(f.send("GET", "/healthz/poststarthook/bootstrap-controller"), 500,
@@ -179,6 +180,7 @@ void the_server_is_ready_once_started(void** /*state*/) {
                "[+]ping ok\n[+]log ok\n[+]memory ok\n[+]informer-sync ok\n"
                "[+]poststarthook/bootstrap-controller ok\n"
                "[+]poststarthook/rbac/bootstrap-roles ok\n"
+               "[+]poststarthook/priority-and-fairness-config-producer ok\n"
                "[+]shutdown ok\nreadyz check passed\n",
                true);
     expectText(f.send("GET", "/healthz"), 200, "ok", true);
