@@ -77,6 +77,11 @@ struct ngx_http_kube_main_conf_t {
     time_t               sa_max_expiration;
     /* kube_service_account_extend_token_expiration */
     ngx_flag_t           sa_extend_expiration;
+    /* kube_max_requests_inflight, kube_max_mutating_requests_inflight */
+    ngx_int_t            max_requests_inflight;
+    ngx_int_t            max_mutating_requests_inflight;
+    /* kube_priority_and_fairness */
+    ngx_flag_t           priority_and_fairness;
 };
 
 struct ngx_http_kube_loc_conf_t {
@@ -297,7 +302,23 @@ std::string_view ngx_http_kube_request_header(ngx_http_request_t *r,
 ngx_int_t ngx_http_kube_wake_create(ngx_cycle_t *cycle);
 ngx_int_t ngx_http_kube_wake_init_worker(ngx_cycle_t *cycle);
 void ngx_http_kube_wake_commit();
+void ngx_http_kube_wake_worker(ngx_int_t slot);
 void ngx_http_kube_wake_exit_worker(ngx_cycle_t *cycle);
+
+/* kube_flowcontrol.cpp */
+namespace kube::flowcontrol {
+class Classifier;
+}
+
+ngx_int_t ngx_http_kube_flowcontrol_handler(ngx_http_request_t *r);
+ngx_int_t ngx_http_kube_flowcontrol_add_zone(ngx_conf_t *cf);
+ngx_int_t ngx_http_kube_flowcontrol_init_worker(ngx_cycle_t *cycle);
+void ngx_http_kube_flowcontrol_exit_worker(ngx_cycle_t *cycle);
+void ngx_http_kube_flowcontrol_release(ngx_http_request_t *r);
+void ngx_http_kube_flowcontrol_resume();
+void ngx_http_kube_flowcontrol_set_classifier(
+    const kube::flowcontrol::Classifier *classifier);
+int ngx_http_kube_flowcontrol_server_concurrency(ngx_cycle_t *cycle);
 
 /* kube_worker.cpp */
 ngx_int_t ngx_http_kube_init_worker(ngx_cycle_t *cycle);

@@ -636,6 +636,9 @@ ngx_http_kube_stream_start(ngx_http_request_t *r,
 
     ctx->alive.reset();
 
+    /* streaming, the list is long-running: its seat goes back */
+    ngx_http_kube_flowcontrol_release(r);
+
     return rc;
 }
 

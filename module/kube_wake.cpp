@@ -57,6 +57,9 @@ ngx_http_kube_wake_poll_handler(ngx_event_t *ev)
 {
     kube::server::Server  *server = ngx_http_kube_server();
 
+    /* a seat freed on another worker dispatched one of ours */
+    ngx_http_kube_flowcontrol_resume();
+
     if (server == NULL) {
         return;
     }
@@ -231,6 +234,33 @@ ngx_http_kube_wake_commit()
     }
 
     ngx_http_kube_wake_post_poll();
+}
+
+
+/* flow control dispatched a request that worker `slot` parked */
+void
+ngx_http_kube_wake_worker(ngx_int_t slot)
+{
+    ngx_http_kube_wake_fds_t  *fds = ngx_http_kube_wake_fds;
+    static const uint64_t      one = 1;
+
+    if (slot == static_cast<ngx_int_t>(ngx_worker)) {
+        ngx_http_kube_wake_post_poll();
+        return;
+    }
+
+    if (fds == NULL || slot < 0 || static_cast<ngx_uint_t>(slot) >= fds->n
+        || fds->fd[slot] == -1)
+    {
+        return;
+    }
+
+    if (write(fds->fd[slot], &one, sizeof(one)) == -1
+        && ngx_errno != NGX_EAGAIN)
+    {
+        ngx_log_error(NGX_LOG_ALERT, ngx_cycle->log, ngx_errno,
+                      "kube-apiserver: write() to eventfd failed");
+    }
 }
 
 

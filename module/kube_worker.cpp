@@ -140,7 +140,11 @@ try {
         return ngx_exiting || ngx_quit || ngx_terminate;
     });
     ngx_http_kube_metrics_init_worker(cycle);
+    /* APF's levels share max-requests-inflight + max-mutating-... */
+    w->server->setServerConcurrencyLimit(
+        ngx_http_kube_flowcontrol_server_concurrency(cycle));
     w->server->start();
+    ngx_http_kube_flowcontrol_set_classifier(&w->server->flowClassifier());
 
     ngx_http_kube_authz_init_worker(cycle, w->server.get());
 
@@ -247,6 +251,7 @@ ngx_http_kube_exit_worker(ngx_cycle_t *cycle)
         ngx_http_kube_worker = NULL;
 
         ngx_http_kube_authz_exit_worker();
+        ngx_http_kube_flowcontrol_set_classifier(NULL);
 
         if (w->reader_check.timer_set) {
             ngx_del_timer(&w->reader_check);

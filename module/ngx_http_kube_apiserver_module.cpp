@@ -284,6 +284,27 @@ ngx_command_t ngx_http_kube_commands[] = {
       offsetof(ngx_http_kube_main_conf_t, min_request_timeout),
       &ngx_http_kube_min_request_timeout_post },
 
+    { ngx_string("kube_max_requests_inflight"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_num_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, max_requests_inflight),
+      NULL },
+
+    { ngx_string("kube_max_mutating_requests_inflight"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_num_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, max_mutating_requests_inflight),
+      NULL },
+
+    { ngx_string("kube_priority_and_fairness"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_FLAG,
+      ngx_conf_set_flag_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, priority_and_fairness),
+      NULL },
+
       ngx_null_command
 };
 
@@ -353,6 +374,9 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
     kmcf->min_request_timeout = NGX_CONF_UNSET;
     kmcf->sa_max_expiration = NGX_CONF_UNSET;
     kmcf->sa_extend_expiration = NGX_CONF_UNSET;
+    kmcf->max_requests_inflight = NGX_CONF_UNSET;
+    kmcf->max_mutating_requests_inflight = NGX_CONF_UNSET;
+    kmcf->priority_and_fairness = NGX_CONF_UNSET;
 
     if (ngx_http_kube_authn_conf_create(cf, kmcf) != NGX_OK) {
         return NULL;
@@ -388,6 +412,12 @@ ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf)
                         kDefaultMinRequestTimeout);
 
     ngx_conf_init_value(kmcf->sa_extend_expiration, 1);
+
+    /* kube-apiserver's --max-requests-inflight and
+     * --max-mutating-requests-inflight; APF on, as kube's default */
+    ngx_conf_init_value(kmcf->max_requests_inflight, 400);
+    ngx_conf_init_value(kmcf->max_mutating_requests_inflight, 200);
+    ngx_conf_init_value(kmcf->priority_and_fairness, 1);
 
     if (kmcf->thread_pool_name.data == NULL) {
         ngx_str_set(&kmcf->thread_pool_name, "default");
@@ -876,6 +906,10 @@ ngx_http_kube_init(ngx_conf_t *cf)
             return NGX_ERROR;
         }
 
+        if (ngx_http_kube_flowcontrol_add_zone(cf) != NGX_OK) {
+            return NGX_ERROR;
+        }
+
         if (ngx_http_kube_paths_add_check(cf) != NGX_OK) {
             return NGX_ERROR;
         }
@@ -889,7 +923,7 @@ ngx_http_kube_init(ngx_conf_t *cf)
         ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module));
 
     /* handlers of a phase run last-registered first: authorization (ACCESS);
-     * in PREACCESS authentication, audit, then impersonation */
+     * in PREACCESS authentication, audit, impersonation, then flow control */
 
     h = static_cast<ngx_http_handler_pt *>(
         ngx_array_push(&cmcf->phases[NGX_HTTP_ACCESS_PHASE].handlers));
@@ -897,6 +931,14 @@ ngx_http_kube_init(ngx_conf_t *cf)
         return NGX_ERROR;
     }
     *h = ngx_http_kube_authz_handler;
+
+    /* flow control classifies by the user the request acts as */
+    h = static_cast<ngx_http_handler_pt *>(
+        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+    *h = ngx_http_kube_flowcontrol_handler;
 
     h = static_cast<ngx_http_handler_pt *>(
         ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
@@ -967,6 +1009,11 @@ ngx_http_kube_init_module(ngx_cycle_t *cycle)
 ngx_int_t
 ngx_http_kube_init_process(ngx_cycle_t *cycle)
 {
+    /* first: the worker's start hands flow control its classifier */
+    if (ngx_http_kube_flowcontrol_init_worker(cycle) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
     return ngx_http_kube_init_worker(cycle);
 }
 
@@ -975,6 +1022,7 @@ void
 ngx_http_kube_exit_process(ngx_cycle_t *cycle)
 {
     ngx_http_kube_exit_worker(cycle);
+    ngx_http_kube_flowcontrol_exit_worker(cycle);
 }
 
 }  // namespace

@@ -1,0 +1,848 @@
+/*
+ * Flow control, as kube-apiserver's WithPriorityAndFairness or, with
+ * kube_priority_and_fairness off, WithMaxInFlightLimit: a PREACCESS handler
+ * that runs after authentication, audit and impersonation, before
+ * authorization.
+ *
+ * The seats and queues of every level live in one shared memory zone
+ * (kube::flowcontrol::SharedState), so that the limits hold for the host,
+ * whichever worker a request reaches; each worker is an "owner" there. The
+ * zone's mutex guards short critical sections only (src/flowcontrol/
+ * queue_set.hpp). A request that must wait is parked: the handler answers
+ * NGX_AGAIN and the event loop goes on. A seat freed on any worker
+ * dispatches the next request in fair-queuing order and wakes the worker
+ * that parked it (kube_wake.cpp: that worker's eventfd; the wake-up poll
+ * every second covers a lost one); the woken worker resumes the request's
+ * phases. A request waiting longer than kube's request wait limit (15 s),
+ * over a Reject level's seats, or beyond a full queue, gets kube's 429. The
+ * seat is released when the request is freed (a pool cleanup: also when the
+ * client goes away), or once a streamed list starts streaming.
+ *
+ * Long-running requests (watch, proxy, exec, attach, log, portforward) take
+ * no seat; but APF classifies a watch and seats it until it starts, as kube
+ * holds a watch's seat until the watch is initialized. With APF on and no
+ * configuration read yet, requests pass.
+ */
+
+#include <signal.h>
+#include <time.h>
+
+#include <cerrno>
+#include <new>
+
+#include "kube_module.hpp"
+
+#include "flowcontrol/max_in_flight.hpp"
+#include "flowcontrol/queue_set.hpp"
+
+namespace {
+
+using kube::flowcontrol::Admission;
+using kube::flowcontrol::Dispatcher;
+using kube::flowcontrol::Seat;
+using kube::flowcontrol::SharedState;
+using kube::flowcontrol::Ticket;
+using kube::flowcontrol::Wakes;
+
+enum ngx_http_kube_fc_state_e {
+    NGX_HTTP_KUBE_FC_WAITING = 0,
+    NGX_HTTP_KUBE_FC_EXECUTING,
+    NGX_HTTP_KUBE_FC_REJECTED,
+    NGX_HTTP_KUBE_FC_RELEASED
+};
+
+/* One request under flow control; in the request pool, destroyed (and its
+ * seat released) by a pool cleanup. */
+struct ngx_http_kube_fc_request_t {
+    ngx_http_request_t  *r = nullptr;
+    ngx_queue_t          parked{};   /* in the worker's parked list */
+    /* the wait limit's timer; posted to resume the request once it is
+     * dispatched */
+    ngx_event_t          wait_timer{};
+    ngx_uint_t           state = NGX_HTTP_KUBE_FC_WAITING;
+    Seat                 seat;
+    Ticket               ticket;
+    /* X-Kubernetes-PF-* (APF only) */
+    std::string          flow_schema_uid;
+    std::string          priority_level_uid;
+    bool                 headers_set = false;
+    /* an APF watch: its seat goes back as soon as it starts */
+    bool                 watch = false;
+};
+
+/* What this worker knows of the zone. */
+struct ngx_http_kube_fc_worker_t {
+    int                  owner = -1;
+    ngx_queue_t          parked{};
+    ngx_event_t          resume{};
+    const kube::flowcontrol::Classifier                   *classifier = nullptr;
+    std::shared_ptr<const kube::flowcontrol::Configuration>  applied;
+};
+
+ngx_shm_zone_t             *ngx_http_kube_fc_zone;
+ngx_http_kube_fc_worker_t  *ngx_http_kube_fc_worker;
+
+
+std::int64_t
+ngx_http_kube_fc_now()
+{
+    struct timespec  ts;
+
+    /* one clock for every process of the host */
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+
+ngx_slab_pool_t *
+ngx_http_kube_fc_shpool()
+{
+    return reinterpret_cast<ngx_slab_pool_t *>(ngx_http_kube_fc_zone->shm.addr);
+}
+
+
+SharedState *
+ngx_http_kube_fc_state()
+{
+    if (ngx_http_kube_fc_zone == NULL || ngx_http_kube_fc_zone->data == NULL) {
+        return NULL;
+    }
+
+    return static_cast<SharedState *>(ngx_http_kube_fc_zone->data);
+}
+
+
+ngx_int_t
+ngx_http_kube_fc_init_zone(ngx_shm_zone_t *zone, void *data)
+{
+    ngx_slab_pool_t  *shpool;
+    SharedState      *state;
+
+    if (data) {
+        /* a reload keeps the seats its old workers still hold */
+        zone->data = data;
+        return NGX_OK;
+    }
+
+    shpool = reinterpret_cast<ngx_slab_pool_t *>(zone->shm.addr);
+
+    if (zone->shm.exists) {
+        zone->data = shpool->data;
+        return NGX_OK;
+    }
+
+    state = static_cast<SharedState *>(
+        ngx_slab_alloc(shpool, sizeof(SharedState)));
+    if (state == NULL) {
+        return NGX_ERROR;
+    }
+
+    Dispatcher(*state).initialize();
+
+    shpool->data = state;
+    zone->data = state;
+
+    return NGX_OK;
+}
+
+
+/* After a critical section: wakes the owners whose requests it
+ * dispatched; this worker's own are resumed from a posted event. */
+void
+ngx_http_kube_fc_wake(SharedState *state, const Wakes &wakes)
+{
+    int                         i;
+    ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
+
+    for (i = 0; i < kube::flowcontrol::kMaxOwners; i++) {
+        if (!wakes.has(i)) {
+            continue;
+        }
+
+        if (w != NULL && i == w->owner) {
+            if (!w->resume.posted) {
+                ngx_post_event(&w->resume, &ngx_posted_events);
+            }
+            continue;
+        }
+
+        /* the slot is read without the lock: a stale one costs a
+         * spurious wake-up, and the poll every second covers a lost one */
+        ngx_http_kube_wake_worker(state->owner[i].workerSlot);
+    }
+}
+
+
+/* Applies the classifier's configuration to the zone when it changed
+ * since this worker last did (every worker follows the same objects). */
+void
+ngx_http_kube_fc_apply(SharedState *state,
+    const std::shared_ptr<const kube::flowcontrol::Configuration> &config)
+{
+    Wakes                       wakes;
+    ngx_slab_pool_t            *shpool;
+    ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
+
+    if (config == nullptr || config == w->applied) {
+        return;
+    }
+
+    shpool = ngx_http_kube_fc_shpool();
+
+    ngx_shmtx_lock(&shpool->mutex);
+    bool complete = Dispatcher(*state).applyConfiguration(
+        *config, ngx_http_kube_fc_now(), wakes);
+    ngx_shmtx_unlock(&shpool->mutex);
+
+    if (!complete) {
+        ngx_log_error(NGX_LOG_WARN, ngx_cycle->log, 0,
+                      "kube-apiserver: flow control keeps at most %d "
+                      "priority levels", kube::flowcontrol::kMaxLevels);
+    }
+
+    w->applied = config;
+    ngx_http_kube_fc_wake(state, wakes);
+}
+
+
+/* Gives back the request's seat, or its place in a queue. */
+void
+ngx_http_kube_fc_release(ngx_http_kube_fc_request_t *fc)
+{
+    Wakes             wakes;
+    SharedState      *state;
+    ngx_slab_pool_t  *shpool;
+
+    if (fc->wait_timer.timer_set) {
+        ngx_del_timer(&fc->wait_timer);
+    }
+
+    if (fc->wait_timer.posted) {
+        ngx_delete_posted_event(&fc->wait_timer);
+    }
+
+    if (fc->state == NGX_HTTP_KUBE_FC_WAITING) {
+        ngx_queue_remove(&fc->parked);
+    }
+
+    state = ngx_http_kube_fc_state();
+
+    if (state == NULL || ngx_http_kube_fc_worker == NULL
+        || (fc->state != NGX_HTTP_KUBE_FC_WAITING
+            && fc->state != NGX_HTTP_KUBE_FC_EXECUTING))
+    {
+        fc->state = NGX_HTTP_KUBE_FC_RELEASED;
+        return;
+    }
+
+    Dispatcher d(*state);
+    std::int64_t now = ngx_http_kube_fc_now();
+    int owner = ngx_http_kube_fc_worker->owner;
+
+    shpool = ngx_http_kube_fc_shpool();
+    ngx_shmtx_lock(&shpool->mutex);
+
+    if (fc->state == NGX_HTTP_KUBE_FC_WAITING) {
+        std::optional<Seat> seat = d.cancel(fc->ticket, false, now, wakes);
+        if (seat) {
+            d.release(*seat, owner, now, wakes);
+        }
+
+    } else {
+        d.release(fc->seat, owner, now, wakes);
+    }
+
+    ngx_shmtx_unlock(&shpool->mutex);
+
+    fc->state = NGX_HTTP_KUBE_FC_RELEASED;
+    ngx_http_kube_fc_wake(state, wakes);
+}
+
+
+void
+ngx_http_kube_fc_cleanup(void *data)
+{
+    ngx_http_kube_fc_request_t *fc =
+        static_cast<ngx_http_kube_fc_request_t *>(data);
+
+    ngx_http_kube_fc_release(fc);
+    fc->~ngx_http_kube_fc_request_t();
+}
+
+
+/* The request's flow-control state: it survives internal redirects, which
+ * clear the module contexts, so a redirected request keeps its one seat. */
+ngx_http_kube_fc_request_t *
+ngx_http_kube_fc_find(ngx_http_request_t *r)
+{
+    ngx_pool_cleanup_t  *cln;
+
+    for (cln = r->pool->cleanup; cln; cln = cln->next) {
+        if (cln->handler == ngx_http_kube_fc_cleanup) {
+            return static_cast<ngx_http_kube_fc_request_t *>(cln->data);
+        }
+    }
+
+    return NULL;
+}
+
+
+ngx_http_kube_fc_request_t *
+ngx_http_kube_fc_create(ngx_http_request_t *r)
+{
+    ngx_pool_cleanup_t          *cln;
+    ngx_http_kube_fc_request_t  *fc;
+
+    cln = ngx_pool_cleanup_add(r->pool, sizeof(ngx_http_kube_fc_request_t));
+    if (cln == NULL) {
+        return NULL;
+    }
+
+    fc = new (cln->data) ngx_http_kube_fc_request_t();
+    fc->r = r;
+    fc->state = NGX_HTTP_KUBE_FC_RELEASED;
+    cln->handler = ngx_http_kube_fc_cleanup;
+
+    return fc;
+}
+
+
+ngx_int_t
+ngx_http_kube_fc_add_header(ngx_http_request_t *r, const char *name,
+    const std::string &value)
+{
+    ngx_table_elt_t  *h;
+
+    if (value.empty()) {
+        return NGX_OK;
+    }
+
+    h = static_cast<ngx_table_elt_t *>(ngx_list_push(&r->headers_out.headers));
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+
+    h->hash = 1;
+    h->key.len = ngx_strlen(name);
+    h->key.data = reinterpret_cast<u_char *>(const_cast<char *>(name));
+    h->value.len = value.size();
+    h->value.data = static_cast<u_char *>(ngx_pnalloc(r->pool, value.size()));
+    if (h->value.data == NULL) {
+        return NGX_ERROR;
+    }
+    ngx_memcpy(h->value.data, value.data(), value.size());
+
+    return NGX_OK;
+}
+
+
+/* setResponseHeaders: the UIDs, not the names, of what classified it */
+ngx_int_t
+ngx_http_kube_fc_set_headers(ngx_http_request_t *r,
+    ngx_http_kube_fc_request_t *fc)
+{
+    if (fc->headers_set) {
+        return NGX_OK;
+    }
+
+    fc->headers_set = true;
+
+    if (ngx_http_kube_fc_add_header(r, "X-Kubernetes-PF-PriorityLevel-UID",
+                                    fc->priority_level_uid)
+        != NGX_OK
+        || ngx_http_kube_fc_add_header(r, "X-Kubernetes-PF-FlowSchema-UID",
+                                       fc->flow_schema_uid)
+           != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
+}
+
+
+/* tooManyRequests: 429 with Retry-After 1, as a Status */
+ngx_int_t
+ngx_http_kube_fc_too_many(ngx_http_request_t *r, ngx_http_kube_fc_request_t *fc)
+{
+    if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
+        kube::meta::Status::tooManyRequests(
+            std::string(kube::flowcontrol::kTooManyRequestsMessage),
+            kube::flowcontrol::kRetryAfterSeconds),
+        true));
+}
+
+
+/* The wait limit passed, or (posted) the request was dispatched: its
+ * phases go on, and the handler answers by its state. */
+void
+ngx_http_kube_fc_wait_event(ngx_event_t *ev)
+{
+    Wakes                        wakes;
+    SharedState                 *state;
+    ngx_slab_pool_t             *shpool;
+    ngx_http_request_t          *r;
+    ngx_http_kube_fc_request_t  *fc;
+
+    fc = static_cast<ngx_http_kube_fc_request_t *>(ev->data);
+    r = fc->r;
+    state = ngx_http_kube_fc_state();
+
+    if (fc->state == NGX_HTTP_KUBE_FC_WAITING && state != NULL) {
+        shpool = ngx_http_kube_fc_shpool();
+        ngx_shmtx_lock(&shpool->mutex);
+        std::optional<Seat> seat = Dispatcher(*state).cancel(
+            fc->ticket, true, ngx_http_kube_fc_now(), wakes);
+        ngx_shmtx_unlock(&shpool->mutex);
+
+        ngx_queue_remove(&fc->parked);
+
+        if (seat) {
+            /* dispatched meanwhile: it runs after all */
+            fc->seat = *seat;
+            fc->state = NGX_HTTP_KUBE_FC_EXECUTING;
+        } else {
+            fc->state = NGX_HTTP_KUBE_FC_REJECTED;
+        }
+
+        ngx_http_kube_fc_wake(state, wakes);
+    }
+
+    r->read_event_handler = ngx_http_block_reading;
+    r->write_event_handler = ngx_http_core_run_phases;
+    ngx_http_core_run_phases(r);
+    ngx_http_run_posted_requests(r->connection);
+}
+
+
+/* Resumes this worker's parked requests that were dispatched, each from
+ * its own posted event (one may end another's connection). */
+void
+ngx_http_kube_fc_resume_handler(ngx_event_t *ev)
+{
+    ngx_queue_t                 *q, *next;
+    SharedState                 *state;
+    ngx_slab_pool_t             *shpool;
+    ngx_http_kube_fc_worker_t   *w = ngx_http_kube_fc_worker;
+    ngx_http_kube_fc_request_t  *fc;
+
+    state = ngx_http_kube_fc_state();
+    if (w == NULL || state == NULL || ngx_queue_empty(&w->parked)) {
+        return;
+    }
+
+    Dispatcher d(*state);
+
+    shpool = ngx_http_kube_fc_shpool();
+    ngx_shmtx_lock(&shpool->mutex);
+
+    for (q = ngx_queue_head(&w->parked);
+         q != ngx_queue_sentinel(&w->parked);
+         q = next)
+    {
+        next = ngx_queue_next(q);
+        fc = ngx_queue_data(q, ngx_http_kube_fc_request_t, parked);
+
+        bool gone = false;
+        std::optional<Seat> seat = d.poll(fc->ticket, gone);
+        if (!seat && !gone) {
+            continue;
+        }
+
+        ngx_queue_remove(q);
+        if (fc->wait_timer.timer_set) {
+            ngx_del_timer(&fc->wait_timer);
+        }
+
+        /* a ticket the zone forgot (its owner was swept) runs unlimited */
+        fc->state = seat ? NGX_HTTP_KUBE_FC_EXECUTING
+                         : NGX_HTTP_KUBE_FC_RELEASED;
+        if (seat) {
+            fc->seat = *seat;
+        }
+
+        ngx_post_event(&fc->wait_timer, &ngx_posted_events);
+    }
+
+    ngx_shmtx_unlock(&shpool->mutex);
+}
+
+
+/* The level a request goes to and how its flow is told apart; false when
+ * it passes unlimited (no configuration read yet). */
+bool
+ngx_http_kube_fc_classify(ngx_http_kube_main_conf_t *kmcf,
+    ngx_http_kube_ctx_t *ctx, SharedState *state,
+    ngx_http_kube_fc_request_t *fc, std::string &level, std::uint64_t &hash)
+{
+    ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
+
+    if (!kmcf->priority_and_fairness) {
+        level = kube::flowcontrol::isMutatingVerb(ctx->info.verb)
+                    ? kube::flowcontrol::kMutatingLevel
+                    : kube::flowcontrol::kReadOnlyLevel;
+        hash = 0;
+        return true;
+    }
+
+    if (w->classifier == NULL) {
+        return false;
+    }
+
+    ngx_http_kube_fc_apply(state, w->classifier->configuration());
+
+    std::optional<kube::flowcontrol::Decision> decision =
+        w->classifier->classify(kube::authz::attributesOf(ctx->user,
+                                                          ctx->info));
+    if (!decision || decision->level == nullptr) {
+        return false;
+    }
+
+    level = decision->level->name;
+    hash = decision->flowHash;
+    fc->flow_schema_uid = decision->flowSchemaUid;
+    fc->priority_level_uid = decision->level->uid;
+
+    return true;
+}
+
+
+bool
+ngx_http_kube_fc_privileged(const kube::authn::UserInfo &user)
+{
+    for (const std::string &g : user.groups) {
+        if (g == "system:masters") {
+            return true;
+        }
+    }
+
+    return false;
+}
+
+}  // namespace
+
+
+/* mirrors WithPriorityAndFairness / WithMaxInFlightLimit */
+ngx_int_t
+ngx_http_kube_flowcontrol_handler(ngx_http_request_t *r)
+try {
+    Wakes                        wakes;
+    SharedState                 *state;
+    ngx_slab_pool_t             *shpool;
+    ngx_http_kube_ctx_t         *ctx;
+    ngx_http_kube_loc_conf_t    *klcf;
+    ngx_http_kube_main_conf_t   *kmcf;
+    ngx_http_kube_fc_request_t  *fc;
+
+    if (r != r->main) {
+        return NGX_DECLINED;
+    }
+
+    fc = ngx_http_kube_fc_find(r);
+    if (fc != NULL) {
+        switch (fc->state) {
+        case NGX_HTTP_KUBE_FC_WAITING:
+            return NGX_AGAIN;
+        case NGX_HTTP_KUBE_FC_REJECTED:
+            fc->state = NGX_HTTP_KUBE_FC_RELEASED;
+            return ngx_http_kube_fc_too_many(r, fc);
+        case NGX_HTTP_KUBE_FC_EXECUTING:
+            if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {
+                return NGX_HTTP_INTERNAL_SERVER_ERROR;
+            }
+            if (fc->watch) {
+                ngx_http_kube_fc_release(fc);
+            }
+            return NGX_DECLINED;
+        default:
+            return NGX_DECLINED;
+        }
+    }
+
+    klcf = static_cast<ngx_http_kube_loc_conf_t *>(
+        ngx_http_get_module_loc_conf(r, ngx_http_kube_apiserver_module));
+    if (!klcf->api) {
+        return NGX_DECLINED;
+    }
+
+    ctx = ngx_http_kube_get_ctx(r);
+    if (ctx == NULL || ctx->route == kube::server::Route::None
+        || !ctx->authenticated)
+    {
+        return NGX_DECLINED;
+    }
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_http_get_module_main_conf(r, ngx_http_kube_apiserver_module));
+
+    /* APF classifies and seats a watch too, until it starts (kube holds
+     * the seat until the watch is initialized); the other long-running
+     * requests, and every one under max-in-flight, pass */
+    bool watch = kmcf->priority_and_fairness && ctx->info.verb == "watch";
+
+    if (!watch && kube::flowcontrol::isLongRunning(ctx->info)) {
+        return NGX_DECLINED;
+    }
+
+    state = ngx_http_kube_fc_state();
+    if (state == NULL || ngx_http_kube_fc_worker == NULL
+        || ngx_http_kube_fc_worker->owner < 0)
+    {
+        return NGX_DECLINED;
+    }
+
+    fc = ngx_http_kube_fc_create(r);
+    if (fc == NULL) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    fc->watch = watch;
+
+    std::string level;
+    std::uint64_t hash = 0;
+    if (!ngx_http_kube_fc_classify(kmcf, ctx, state, fc, level, hash)) {
+        return NGX_DECLINED;
+    }
+
+    int owner = ngx_http_kube_fc_worker->owner;
+
+    shpool = ngx_http_kube_fc_shpool();
+    ngx_shmtx_lock(&shpool->mutex);
+    Admission a = Dispatcher(*state).admit(level, hash, owner,
+                                           ngx_http_kube_fc_now(), wakes);
+    ngx_shmtx_unlock(&shpool->mutex);
+
+    ngx_http_kube_fc_wake(state, wakes);
+
+    switch (a.outcome) {
+
+    case Admission::Outcome::Execute:
+        fc->seat = a.seat;
+        fc->state = NGX_HTTP_KUBE_FC_EXECUTING;
+        if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+        if (fc->watch) {
+            ngx_http_kube_fc_release(fc);
+        }
+        return NGX_DECLINED;
+
+    case Admission::Outcome::Queued:
+        fc->ticket = a.ticket;
+        fc->state = NGX_HTTP_KUBE_FC_WAITING;
+        ngx_queue_insert_tail(&ngx_http_kube_fc_worker->parked, &fc->parked);
+
+        fc->wait_timer.handler = ngx_http_kube_fc_wait_event;
+        fc->wait_timer.data = fc;
+        fc->wait_timer.log = r->connection->log;
+        ngx_add_timer(&fc->wait_timer, kube::flowcontrol::kRequestWaitLimitMs);
+
+        /* as limit_req's delay: a client that goes away ends the wait */
+        r->read_event_handler = ngx_http_test_reading;
+        r->write_event_handler = ngx_http_request_empty_handler;
+        return NGX_AGAIN;
+
+    case Admission::Outcome::Rejected:
+        /* max-in-flight serves system:masters whatever the load */
+        if (!kmcf->priority_and_fairness
+            && ngx_http_kube_fc_privileged(ctx->user))
+        {
+            return NGX_DECLINED;
+        }
+        return ngx_http_kube_fc_too_many(r, fc);
+
+    default:
+        if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+        return NGX_DECLINED;
+    }
+
+} catch (...) {
+    ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                  "kube-apiserver: flow control: unexpected exception");
+    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
+        kube::meta::Status::internalError("unexpected error in flow control")));
+}
+
+
+/* A streamed list holds no seat once it streams (long-running from then). */
+void
+ngx_http_kube_flowcontrol_release(ngx_http_request_t *r)
+{
+    ngx_http_kube_fc_request_t  *fc;
+
+    fc = ngx_http_kube_fc_find(r->main);
+    if (fc != NULL && fc->state == NGX_HTTP_KUBE_FC_EXECUTING) {
+        ngx_http_kube_fc_release(fc);
+    }
+}
+
+
+ngx_int_t
+ngx_http_kube_flowcontrol_add_zone(ngx_conf_t *cf)
+{
+    ngx_str_t  name = ngx_string("kube_apiserver_flowcontrol");
+
+    /* the state, and the slab allocator's own pages */
+    size_t size = ngx_align(sizeof(SharedState), ngx_pagesize)
+                  + 16 * ngx_pagesize;
+
+    ngx_http_kube_fc_zone = ngx_shared_memory_add(cf, &name, size,
+        &ngx_http_kube_apiserver_module);
+    if (ngx_http_kube_fc_zone == NULL) {
+        return NGX_ERROR;
+    }
+
+    ngx_http_kube_fc_zone->init = ngx_http_kube_fc_init_zone;
+
+    return NGX_OK;
+}
+
+
+/* init_process: this worker becomes an owner in the zone; the owners whose
+ * process is gone (a worker that crashed) give back what they held */
+ngx_int_t
+ngx_http_kube_flowcontrol_init_worker(ngx_cycle_t *cycle)
+try {
+    Wakes                       wakes;
+    SharedState                *state;
+    ngx_slab_pool_t            *shpool;
+    ngx_http_kube_main_conf_t  *kmcf;
+
+    state = ngx_http_kube_fc_state();
+    if (state == NULL) {
+        return NGX_OK;
+    }
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_http_cycle_get_module_main_conf(cycle,
+                                            ngx_http_kube_apiserver_module));
+
+    auto w = std::make_unique<ngx_http_kube_fc_worker_t>();
+    ngx_queue_init(&w->parked);
+    w->resume.handler = ngx_http_kube_fc_resume_handler;
+    w->resume.data = cycle;
+    w->resume.log = cycle->log;
+
+    Dispatcher d(*state);
+    std::int64_t now = ngx_http_kube_fc_now();
+
+    shpool = ngx_http_kube_fc_shpool();
+    ngx_shmtx_lock(&shpool->mutex);
+    w->owner = d.registerOwner(
+        static_cast<std::int32_t>(ngx_pid), static_cast<std::int32_t>(ngx_worker),
+        now, [](std::int32_t pid) {
+            return kill(pid, 0) == 0 || errno == EPERM;
+        }, wakes);
+    ngx_shmtx_unlock(&shpool->mutex);
+
+    if (w->owner < 0) {
+        ngx_log_error(NGX_LOG_ALERT, cycle->log, 0,
+                      "kube-apiserver: flow control has no room for this "
+                      "worker, its requests are not limited");
+    }
+
+    ngx_http_kube_fc_worker = w.release();
+    ngx_http_kube_fc_wake(state, wakes);
+
+    if (!kmcf->priority_and_fairness) {
+        ngx_http_kube_fc_apply(state,
+            kube::flowcontrol::maxInFlightConfiguration(
+                static_cast<int>(kmcf->max_requests_inflight),
+                static_cast<int>(kmcf->max_mutating_requests_inflight)));
+    }
+
+    return NGX_OK;
+
+} catch (const std::exception &e) {
+    ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                  "kube-apiserver: flow control: %s", e.what());
+    return NGX_ERROR;
+}
+
+
+/* exit_process: anything this worker still holds goes back */
+void
+ngx_http_kube_flowcontrol_exit_worker(ngx_cycle_t *cycle)
+{
+    Wakes                       wakes;
+    SharedState                *state;
+    ngx_slab_pool_t            *shpool;
+    ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
+
+    if (w == NULL) {
+        return;
+    }
+
+    try {
+        state = ngx_http_kube_fc_state();
+
+        if (w->resume.posted) {
+            ngx_delete_posted_event(&w->resume);
+        }
+
+        if (state != NULL && w->owner >= 0) {
+            shpool = ngx_http_kube_fc_shpool();
+            ngx_shmtx_lock(&shpool->mutex);
+            Dispatcher(*state).dropOwner(w->owner, ngx_http_kube_fc_now(),
+                                         wakes);
+            ngx_shmtx_unlock(&shpool->mutex);
+
+            w->owner = -1;
+            ngx_http_kube_fc_wake(state, wakes);
+        }
+
+        ngx_http_kube_fc_worker = NULL;
+        delete w;
+
+    } catch (...) {
+        ngx_log_error(NGX_LOG_ALERT, cycle->log, 0,
+                      "kube-apiserver: flow control did not stop cleanly");
+    }
+}
+
+
+/* The wake-up poll (kube_wake.cpp): resumes what was dispatched. */
+void
+ngx_http_kube_flowcontrol_resume()
+{
+    ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
+
+    if (w != NULL && !ngx_queue_empty(&w->parked) && !w->resume.posted) {
+        ngx_post_event(&w->resume, &ngx_posted_events);
+    }
+}
+
+
+/* The coordinator's wiring: this worker's APF classifier (loop thread
+ * only; NULL until there is one: requests pass). */
+void
+ngx_http_kube_flowcontrol_set_classifier(
+    const kube::flowcontrol::Classifier *classifier)
+{
+    if (ngx_http_kube_fc_worker != NULL) {
+        ngx_http_kube_fc_worker->classifier = classifier;
+        ngx_http_kube_fc_worker->applied.reset();
+    }
+}
+
+
+/* kube's APF total: --max-requests-inflight + --max-mutating-requests-
+ * inflight, from which the levels' nominal seats are computed */
+int
+ngx_http_kube_flowcontrol_server_concurrency(ngx_cycle_t *cycle)
+{
+    ngx_http_kube_main_conf_t  *kmcf;
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_http_cycle_get_module_main_conf(cycle,
+                                            ngx_http_kube_apiserver_module));
+
+    return static_cast<int>(kmcf->max_requests_inflight
+                            + kmcf->max_mutating_requests_inflight);
+}

@@ -1,0 +1,565 @@
+#include "flowcontrol/queue_set.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "flowcontrol/shuffle_sharding.hpp"
+
+namespace kube::flowcontrol {
+
+namespace {
+
+constexpr std::uint32_t kMagic = 0x41504631;  // "APF1"
+
+std::string_view nameOf(const LevelSlot& l) {
+    return std::string_view(l.name, strnlen(l.name, sizeof(l.name)));
+}
+
+void copyName(char* dst, std::size_t size, std::string_view src) {
+    std::size_t n = std::min(src.size(), size - 1);
+    std::memcpy(dst, src.data(), n);
+    std::memset(dst + n, 0, size - n);
+}
+
+bool limited(const LevelSlot& l) {
+    return l.used && !l.exempt;
+}
+
+}  // namespace
+
+void Dispatcher::initialize() {
+    std::memset(&s_, 0, sizeof(s_));
+    s_.magic = kMagic;
+    for (int i = 0; i < kMaxWaiting; i++) {
+        s_.waiting[i].next = (i + 1 < kMaxWaiting) ? i + 2 : 0;
+    }
+    s_.freeHead = 1;
+}
+
+bool Dispatcher::applyConfiguration(const Configuration& config, std::int64_t nowNs, Wakes& wakes) {
+    bool complete = true;
+    s_.generation++;
+
+    for (LevelSlot& l : s_.level) {
+        l.present = 0;
+    }
+
+    for (const auto& level : config.levels) {
+        if (!level) {
+            continue;
+        }
+        int i = findLevel(level->name);
+        if (i < 0) {
+            for (int j = 0; j < kMaxLevels; j++) {
+                if (!s_.level[j].used) {
+                    i = j;
+                    break;
+                }
+            }
+            if (i < 0) {
+                complete = false;
+                continue;
+            }
+            LevelSlot& fresh = s_.level[i];
+            std::memset(&fresh, 0, sizeof(fresh));
+            fresh.used = 1;
+            copyName(fresh.name, sizeof(fresh.name), level->name);
+        }
+
+        LevelSlot& l = s_.level[i];
+        syncTime(l, nowNs);
+        copyName(l.uid, sizeof(l.uid), level->uid);
+        l.present = 1;
+        l.exempt = level->exempt;
+        l.reject = level->reject;
+        l.nominalSeats = std::max(level->nominalSeats, 0);
+        l.lendableSeats = std::clamp(level->lendableSeats, 0, l.nominalSeats);
+        l.borrowingSeats = level->borrowingSeats < 0 ? -1 : level->borrowingSeats;
+        l.queues =
+            (l.exempt || l.reject) ? 0 : std::clamp(level->queuing.queues, 0, kMaxQueuesPerLevel);
+        l.handSize =
+            std::clamp(level->queuing.handSize, 1, std::max(1, std::min(l.queues, kMaxHandSize)));
+        l.queueLengthLimit = std::max(level->queuing.queueLengthLimit, 0);
+        l.queueSpan = std::max(l.queueSpan, l.queues);
+    }
+
+    for (int i = 0; i < kMaxLevels; i++) {
+        freeLevelIfIdle(i);
+    }
+
+    dispatchAsMuchAsPossible(nowNs, wakes);
+    return complete;
+}
+
+int Dispatcher::addOwner(std::int32_t pid, std::int32_t workerSlot) {
+    int free = -1;
+    for (int i = 0; i < kMaxOwners; i++) {
+        if (s_.owner[i].pid == pid) {
+            s_.owner[i].workerSlot = workerSlot;
+            return i;
+        }
+        if (free < 0 && s_.owner[i].pid == 0) {
+            free = i;
+        }
+    }
+    if (free >= 0) {
+        std::memset(&s_.owner[free], 0, sizeof(s_.owner[free]));
+        s_.owner[free].pid = pid;
+        s_.owner[free].workerSlot = workerSlot;
+    }
+    return free;
+}
+
+void Dispatcher::dropOwner(int owner, std::int64_t nowNs, Wakes& wakes) {
+    OwnerSlot& o = s_.owner[owner];
+
+    for (int i = 0; i < kMaxWaiting; i++) {
+        WaitingSlot& w = s_.waiting[i];
+        if (w.state == static_cast<std::uint32_t>(WaitState::Free) || w.owner != owner) {
+            continue;
+        }
+        if (w.state == static_cast<std::uint32_t>(WaitState::Waiting)) {
+            unlinkWaiting(i);
+        } else {
+            // dispatched, never collected: its seat is among the held ones
+            QueueSlot& q = s_.level[w.level].queue[w.queue];
+            q.seatsInUse = std::max(q.seatsInUse - 1, 0);
+        }
+        freeWaiting(i);
+    }
+
+    for (int i = 0; i < kMaxLevels; i++) {
+        LevelSlot& l = s_.level[i];
+        if (o.held[i] > 0 && l.used) {
+            syncTime(l, nowNs);
+            l.seatsInUse = std::max(l.seatsInUse - o.held[i], 0);
+            if (l.seatsInUse == 0) {
+                // which queues the dead requests held is not known
+                for (int q = 0; q < l.queueSpan; q++) {
+                    l.queue[q].seatsInUse = 0;
+                }
+            }
+        }
+        freeLevelIfIdle(i);
+    }
+
+    std::memset(&o, 0, sizeof(o));
+    dispatchAsMuchAsPossible(nowNs, wakes);
+}
+
+int Dispatcher::findLevel(std::string_view name) const {
+    for (int i = 0; i < kMaxLevels; i++) {
+        if (s_.level[i].used && nameOf(s_.level[i]) == name) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+LevelStats Dispatcher::stats(std::string_view level) const {
+    LevelStats st;
+    int i = findLevel(level);
+    if (i >= 0) {
+        const LevelSlot& l = s_.level[i];
+        st.seatsInUse = l.seatsInUse;
+        st.waiting = l.waiting;
+        st.nominalSeats = l.nominalSeats;
+        st.dispatched = l.dispatched;
+        st.rejected = l.rejected;
+        st.timedOut = l.timedOut;
+    }
+    return st;
+}
+
+// queueSet.syncTimeLocked: R advances at min(seats wanted, the level's
+// seats) shared among the queues that are busy. Doubles keep R exact enough
+// for years of seat-seconds, so kube's epoch advance is not needed.
+void Dispatcher::syncTime(LevelSlot& l, std::int64_t nowNs) {
+    if (l.lastRealNs == 0 || nowNs <= l.lastRealNs) {
+        l.lastRealNs = std::max(l.lastRealNs, nowNs);
+        return;
+    }
+
+    int active = 0;
+    long wanted = 0;
+    for (int i = 0; i < l.queueSpan; i++) {
+        const QueueSlot& q = l.queue[i];
+        wanted += q.seatsInUse + q.waiting;
+        if (q.seatsInUse > 0 || q.waiting > 0) {
+            active++;
+        }
+    }
+
+    if (active > 0) {
+        double seconds = static_cast<double>(nowNs - l.lastRealNs) / 1e9;
+        double rate = static_cast<double>(std::min<long>(wanted, std::max(l.nominalSeats, 1)));
+        l.currentR += seconds * rate / active;
+    }
+    l.lastRealNs = nowNs;
+}
+
+// queueSet.shuffleShardLocked: the queue with the least waiting work in the
+// flow's hand, visited from an offset that rotates with every enqueue.
+int Dispatcher::chooseQueue(LevelSlot& l, std::uint64_t flowHash) {
+    int hand[kMaxHandSize];
+    int handSize = std::min(l.handSize, l.queues);
+    dealIntoHand(flowHash, l.queues, handSize, hand);
+
+    int offset = static_cast<int>(l.enqueues % static_cast<std::uint64_t>(handSize));
+    l.enqueues++;
+
+    int best = -1;
+    int bestWaiting = 0;
+    for (int i = 0; i < handSize; i++) {
+        int q = hand[(offset + i) % handSize];
+        if (best < 0 || l.queue[q].waiting < bestWaiting) {
+            best = q;
+            bestWaiting = l.queue[q].waiting;
+        }
+    }
+    return best;
+}
+
+// Borrowing at dispatch time (apf_controller adjusts each level's limit
+// every 10 s from its seat demand; here a level takes what is idle now):
+// a level always has its nominal seats less its lendable ones; beyond that
+// it uses its own lendable seats, or borrows others' idle lendable seats up
+// to its borrowing limit, while the seats borrowed stay within the lendable
+// seats idle (so all levels together never exceed the server's seats).
+// An owner takes back a lent seat as soon as a borrower releases one: the
+// dispatch loop serves levels within their nominal seats first.
+bool Dispatcher::canTakeSeat(const LevelSlot& l, bool withinNominalOnly) const {
+    int n = l.seatsInUse;
+    int nominal = l.nominalSeats;
+
+    if (withinNominalOnly && n >= nominal) {
+        return false;
+    }
+    if (n < nominal - l.lendableSeats) {
+        return true;
+    }
+
+    long borrowed = 0;
+    long idleLendable = 0;
+    for (const LevelSlot& m : s_.level) {
+        if (!limited(m)) {
+            continue;
+        }
+        borrowed += std::max(m.seatsInUse - m.nominalSeats, 0);
+        idleLendable += std::min(m.lendableSeats, std::max(m.nominalSeats - m.seatsInUse, 0));
+    }
+
+    if (borrowed >= idleLendable) {
+        return false;
+    }
+    if (n < nominal) {
+        return true;
+    }
+    return l.present && (l.borrowingSeats < 0 || n - nominal < l.borrowingSeats);
+}
+
+void Dispatcher::takeSeat(int level, int queue, int owner) {
+    LevelSlot& l = s_.level[level];
+    l.seatsInUse++;
+    l.dispatched++;
+    if (queue >= 0) {
+        l.queue[queue].seatsInUse++;
+    }
+    if (owner >= 0) {
+        s_.owner[owner].held[level]++;
+    }
+}
+
+Admission Dispatcher::admit(std::string_view level, std::uint64_t flowHash, int owner,
+                            std::int64_t nowNs, Wakes& wakes) {
+    Admission a;
+    int i = findLevel(level);
+    if (i < 0 || !s_.level[i].present) {
+        return a;
+    }
+
+    LevelSlot& l = s_.level[i];
+    if (l.exempt) {
+        a.outcome = Admission::Outcome::Exempt;
+        return a;
+    }
+
+    syncTime(l, nowNs);
+
+    // queueSet.StartRequest step 0: no queues, the seat limit alone
+    if (l.queues == 0) {
+        if (!canTakeSeat(l, false)) {
+            l.rejected++;
+            a.outcome = Admission::Outcome::Rejected;
+            return a;
+        }
+        takeSeat(i, -1, owner);
+        a.outcome = Admission::Outcome::Execute;
+        a.seat = {i, -1, nowNs};
+        return a;
+    }
+
+    int qi = chooseQueue(l, flowHash);
+    QueueSlot& q = l.queue[qi];
+
+    // rejectOrEnqueueToBoundLocked; and no room left in the shared table
+    if ((!canTakeSeat(l, false) && q.waiting >= l.queueLengthLimit) || s_.freeHead == 0) {
+        l.rejected++;
+        a.outcome = Admission::Outcome::Rejected;
+        return a;
+    }
+
+    if (q.waiting == 0 && q.seatsInUse == 0) {
+        q.nextDispatchR = l.currentR;
+    }
+
+    int slot = s_.freeHead - 1;
+    WaitingSlot& w = s_.waiting[slot];
+    s_.freeHead = w.next;
+
+    w.next = 0;
+    w.level = i;
+    w.queue = qi;
+    w.owner = owner;
+    w.state = static_cast<std::uint32_t>(WaitState::Waiting);
+    w.serial = ++s_.serial;
+    if (w.serial == 0) {
+        w.serial = ++s_.serial;
+    }
+    w.startNs = 0;
+    w.arrivalR = l.currentR;
+
+    if (q.tail != 0) {
+        s_.waiting[q.tail - 1].next = slot + 1;
+    } else {
+        q.head = slot + 1;
+    }
+    q.tail = slot + 1;
+    q.waiting++;
+    l.waiting++;
+    boundNextDispatch(l, q);
+
+    dispatchAsMuchAsPossible(nowNs, wakes);
+
+    a.ticket = {slot, w.serial};
+    if (w.state == static_cast<std::uint32_t>(WaitState::Dispatched)) {
+        bool gone = false;
+        a.seat = *poll(a.ticket, gone);
+        a.outcome = Admission::Outcome::Execute;
+        return a;
+    }
+
+    a.outcome = Admission::Outcome::Queued;
+    return a;
+}
+
+std::optional<Seat> Dispatcher::poll(Ticket ticket, bool& gone) {
+    gone = false;
+    if (ticket.slot < 0 || ticket.slot >= kMaxWaiting) {
+        gone = true;
+        return std::nullopt;
+    }
+
+    WaitingSlot& w = s_.waiting[ticket.slot];
+    if (w.serial != ticket.serial || w.state == static_cast<std::uint32_t>(WaitState::Free)) {
+        gone = true;
+        return std::nullopt;
+    }
+    if (w.state == static_cast<std::uint32_t>(WaitState::Waiting)) {
+        return std::nullopt;
+    }
+
+    Seat seat{w.level, w.queue, w.startNs};
+    freeWaiting(ticket.slot);
+    return seat;
+}
+
+std::optional<Seat> Dispatcher::cancel(Ticket ticket, bool timedOut, std::int64_t nowNs,
+                                       Wakes& wakes) {
+    bool gone = false;
+    std::optional<Seat> seat = poll(ticket, gone);
+    if (seat || gone) {
+        return seat;
+    }
+
+    WaitingSlot& w = s_.waiting[ticket.slot];
+    int level = w.level;
+    LevelSlot& l = s_.level[level];
+    syncTime(l, nowNs);
+    unlinkWaiting(ticket.slot);
+    freeWaiting(ticket.slot);
+    if (timedOut) {
+        l.timedOut++;
+    }
+    l.rejected++;
+    freeLevelIfIdle(level);
+    // the head of the queue changed: its successor may be dispatchable
+    dispatchAsMuchAsPossible(nowNs, wakes);
+    return std::nullopt;
+}
+
+void Dispatcher::release(const Seat& seat, int owner, std::int64_t nowNs, Wakes& wakes) {
+    if (seat.level < 0 || seat.level >= kMaxLevels) {
+        return;
+    }
+
+    LevelSlot& l = s_.level[seat.level];
+    syncTime(l, nowNs);
+    l.seatsInUse = std::max(l.seatsInUse - 1, 0);
+    if (owner >= 0 && s_.owner[owner].held[seat.level] > 0) {
+        s_.owner[owner].held[seat.level]--;
+    }
+
+    if (seat.queue >= 0 && seat.queue < kMaxQueuesPerLevel) {
+        QueueSlot& q = l.queue[seat.queue];
+        q.seatsInUse = std::max(q.seatsInUse - 1, 0);
+        // finishRequestLocked: the start of the queue's next request moves
+        // by what the request took beyond (or short of) its estimate
+        double actual = static_cast<double>(std::max<std::int64_t>(nowNs - seat.startNs, 0)) / 1e9;
+        q.nextDispatchR -= kEstimatedServiceSeconds - actual;
+        boundNextDispatch(l, q);
+    }
+
+    freeLevelIfIdle(seat.level);
+    dispatchAsMuchAsPossible(nowNs, wakes);
+}
+
+// Levels within their nominal seats first, then the borrowers; one request
+// per level a round, so that borrowers share what is idle.
+void Dispatcher::dispatchAsMuchAsPossible(std::int64_t nowNs, Wakes& wakes) {
+    for (int pass = 0; pass < 2; pass++) {
+        bool progress = true;
+        while (progress) {
+            progress = false;
+            for (int i = 0; i < kMaxLevels; i++) {
+                LevelSlot& l = s_.level[i];
+                if (!limited(l) || l.waiting == 0 || !canTakeSeat(l, pass == 0)) {
+                    continue;
+                }
+                syncTime(l, nowNs);
+                progress = dispatchOne(i, nowNs, wakes) || progress;
+            }
+        }
+    }
+}
+
+// queueSet.dispatchLocked / findDispatchQueueToBoundLocked: the queue whose
+// oldest request has the least virtual finish time, scanning round-robin
+// from the queue after the last one served.
+bool Dispatcher::dispatchOne(int level, std::int64_t nowNs, Wakes& wakes) {
+    LevelSlot& l = s_.level[level];
+    int span = l.queueSpan;
+    if (span == 0) {
+        return false;
+    }
+
+    int best = -1;
+    double bestFinish = 0;
+    int index = l.robinIndex;
+    for (int n = 0; n < span; n++) {
+        index = (index + 1) % span;
+        const QueueSlot& q = l.queue[index];
+        if (q.waiting == 0) {
+            continue;
+        }
+        double finish = q.nextDispatchR + kEstimatedServiceSeconds;
+        if (best < 0 || finish < bestFinish) {
+            best = index;
+            bestFinish = finish;
+        }
+    }
+    if (best < 0) {
+        return false;
+    }
+
+    QueueSlot& q = l.queue[best];
+    int slot = q.head - 1;
+    WaitingSlot& w = s_.waiting[slot];
+    q.head = w.next;
+    if (q.head == 0) {
+        q.tail = 0;
+    }
+    w.next = 0;
+    q.waiting--;
+    l.waiting--;
+
+    w.state = static_cast<std::uint32_t>(WaitState::Dispatched);
+    w.startNs = nowNs;
+    takeSeat(level, best, w.owner);
+    q.nextDispatchR += kEstimatedServiceSeconds;
+    l.robinIndex = best;
+    boundNextDispatch(l, q);
+
+    if (w.owner >= 0) {
+        wakes.add(w.owner);
+    }
+
+    // a shrunk configuration's extra queues go once drained
+    while (l.queueSpan > l.queues && l.queue[l.queueSpan - 1].waiting == 0 &&
+           l.queue[l.queueSpan - 1].seatsInUse == 0) {
+        l.queueSpan--;
+    }
+    if (l.robinIndex >= l.queueSpan) {
+        l.robinIndex = 0;
+    }
+    return true;
+}
+
+// Removes a waiting request from its queue (the queue's list is short:
+// at most queueLengthLimit).
+void Dispatcher::unlinkWaiting(int slot) {
+    WaitingSlot& w = s_.waiting[slot];
+    LevelSlot& l = s_.level[w.level];
+    QueueSlot& q = l.queue[w.queue];
+
+    int prev = 0;
+    for (int cur = q.head; cur != 0; cur = s_.waiting[cur - 1].next) {
+        if (cur == slot + 1) {
+            if (prev == 0) {
+                q.head = w.next;
+            } else {
+                s_.waiting[prev - 1].next = w.next;
+            }
+            if (q.tail == slot + 1) {
+                q.tail = prev;
+            }
+            q.waiting--;
+            l.waiting--;
+            break;
+        }
+        prev = cur;
+    }
+    w.next = 0;
+    boundNextDispatch(l, q);
+}
+
+void Dispatcher::freeWaiting(int slot) {
+    WaitingSlot& w = s_.waiting[slot];
+    std::uint32_t serial = w.serial;
+    std::memset(&w, 0, sizeof(w));
+    w.serial = serial;  // a stale ticket still mismatches once reused
+    w.next = s_.freeHead;
+    s_.freeHead = slot + 1;
+}
+
+// queueSet.boundNextDispatchLocked: dispatch in the virtual world does not
+// precede the arrival of the queue's oldest request.
+void Dispatcher::boundNextDispatch(LevelSlot& l, QueueSlot& q) {
+    (void)l;
+    if (q.head == 0) {
+        return;
+    }
+    double arrival = s_.waiting[q.head - 1].arrivalR;
+    if (q.nextDispatchR < arrival) {
+        q.nextDispatchR = arrival;
+    }
+}
+
+void Dispatcher::freeLevelIfIdle(int level) {
+    LevelSlot& l = s_.level[level];
+    if (l.used && !l.present && l.seatsInUse == 0 && l.waiting == 0) {
+        std::memset(&l, 0, sizeof(l));
+    }
+}
+
+}  // namespace kube::flowcontrol

@@ -1,0 +1,218 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+
+#include "flowcontrol/decision.hpp"
+
+namespace kube::flowcontrol {
+
+// The seats and queues of every priority level, shared by all the workers of
+// a host: plain data at a fixed layout (no pointers, no std containers), so
+// that it can live in an nginx shared-memory zone. Mirrors kube's
+// fairqueuing/queueset (one queueSet per level) with the levels' borrowing
+// (apf_controller's lendable and borrowing limits) done at dispatch time.
+//
+// Every Dispatcher call must be made under the lock that guards the state
+// (the zone's mutex); each is a short critical section that never waits.
+// Requests take one seat each (kube's work estimator is not modelled).
+
+inline constexpr int kMaxLevels = 64;
+inline constexpr int kMaxQueuesPerLevel = 512;  // kube's validation maximum
+inline constexpr int kMaxWaiting = 4096;        // waiting requests, all levels
+inline constexpr int kMaxOwners = 128;          // worker processes (reloads too)
+inline constexpr int kLevelNameSize = 254;      // a name of up to 253 bytes
+inline constexpr int kLevelUidSize = 64;
+
+// kube's estimatedServiceDuration G: the work a request is assumed to take
+// when it is dispatched, in seconds (corrected by its real duration later).
+inline constexpr double kEstimatedServiceSeconds = 0.003;
+
+struct QueueSlot {
+    std::int32_t head;  // first waiting entry + 1 (0: empty)
+    std::int32_t tail;  // last waiting entry + 1
+    std::int32_t waiting;
+    std::int32_t seatsInUse;
+    double nextDispatchR;  // queue.nextDispatchR, seat-seconds
+};
+
+struct LevelSlot {
+    char name[kLevelNameSize];
+    char uid[kLevelUidSize];
+    std::uint8_t used;     // the slot holds a level
+    std::uint8_t present;  // the level is in the current configuration
+    std::uint8_t exempt;
+    std::uint8_t reject;  // limitResponse Reject (no queues)
+    std::int32_t nominalSeats;
+    std::int32_t lendableSeats;
+    std::int32_t borrowingSeats;  // -1: no limit
+    std::int32_t queues;
+    std::int32_t handSize;
+    std::int32_t queueLengthLimit;
+    std::int32_t seatsInUse;
+    std::int32_t waiting;
+    std::int32_t queueSpan;   // queues that may hold requests (a shrunk
+                              // configuration drains the ones past `queues`)
+    std::int32_t robinIndex;  // queueSet.robinIndex
+    std::uint64_t enqueues;   // rotates the visit of a hand
+    double currentR;          // queueSet.currentR, seat-seconds
+    std::int64_t lastRealNs;
+    // totals since the level's slot was taken, for the metrics
+    std::uint64_t dispatched;
+    std::uint64_t rejected;
+    std::uint64_t timedOut;
+    QueueSlot queue[kMaxQueuesPerLevel];
+};
+
+// A request waiting in a queue, or dispatched and not yet collected by the
+// worker that parked it.
+struct WaitingSlot {
+    std::int32_t next;  // next in its queue, or in the free list (+1; 0: none)
+    std::int32_t level;
+    std::int32_t queue;
+    std::int32_t owner;
+    std::uint32_t state;  // WaitState
+    std::uint32_t serial;
+    std::int64_t startNs;  // when it was dispatched
+    double arrivalR;
+};
+
+struct OwnerSlot {
+    std::int32_t pid;               // 0: free
+    std::int32_t workerSlot;        // ngx_worker, whose eventfd wakes it
+    std::int32_t held[kMaxLevels];  // seats its executing requests hold
+};
+
+struct SharedState {
+    std::uint32_t magic;
+    std::uint32_t serial;
+    std::int32_t freeHead;  // first free WaitingSlot + 1
+    std::uint32_t reserved;
+    std::uint64_t generation;  // configurations applied
+    LevelSlot level[kMaxLevels];
+    WaitingSlot waiting[kMaxWaiting];
+    OwnerSlot owner[kMaxOwners];
+};
+
+static_assert(std::is_trivially_copyable_v<SharedState>);
+static_assert(std::is_standard_layout_v<SharedState>);
+
+enum class WaitState : std::uint32_t { Free = 0, Waiting, Dispatched };
+
+// A dispatched request's seat, kept by its worker until it finishes.
+struct Seat {
+    std::int32_t level = -1;
+    std::int32_t queue = -1;  // -1: dispatched without a queue
+    std::int64_t startNs = 0;
+};
+
+// A parked request, as its worker knows it.
+struct Ticket {
+    std::int32_t slot = -1;
+    std::uint32_t serial = 0;
+};
+
+// The owners to wake because a request of theirs was dispatched.
+struct Wakes {
+    std::uint64_t mask[kMaxOwners / 64] = {};
+
+    void add(int owner) { mask[owner / 64] |= std::uint64_t{1} << (owner % 64); }
+    bool has(int owner) const { return (mask[owner / 64] >> (owner % 64)) & 1; }
+};
+
+struct Admission {
+    enum class Outcome {
+        Execute,  // a seat is taken: `seat`
+        Exempt,   // an exempt level: no seat
+        Queued,   // parked: `ticket`; wait for a wake-up, then poll()
+        Rejected,
+        Unknown,  // no such level in the state
+    };
+    Outcome outcome = Outcome::Unknown;
+    Seat seat;
+    Ticket ticket;
+};
+
+struct LevelStats {
+    int seatsInUse = 0;
+    int waiting = 0;
+    int nominalSeats = 0;
+    std::uint64_t dispatched = 0;
+    std::uint64_t rejected = 0;
+    std::uint64_t timedOut = 0;
+};
+
+// Operations on a SharedState; holds no state of its own.
+class Dispatcher {
+  public:
+    explicit Dispatcher(SharedState& state) : s_(state) {}
+
+    // Makes a zeroed state ready (once, when the zone is created).
+    void initialize();
+
+    // Takes the levels of `config`: a level already known by name keeps its
+    // seats in use and its queues; levels no longer named are not admitted
+    // to, drain, and free their slot once idle. Levels past kMaxLevels are
+    // left out (returns false then).
+    // Raised limits dispatch waiting requests at once (into `wakes`).
+    bool applyConfiguration(const Configuration& config, std::int64_t nowNs, Wakes& wakes);
+
+    // A worker process: its owner index, or -1 when the table is full.
+    // Owners whose process is gone (isAlive(pid) false) are swept first:
+    // their waiting requests are dropped and their seats freed.
+    template <typename IsAlive>
+    int registerOwner(std::int32_t pid, std::int32_t workerSlot, std::int64_t nowNs,
+                      IsAlive isAlive, Wakes& wakes) {
+        for (int i = 0; i < kMaxOwners; i++) {
+            if (s_.owner[i].pid != 0 && s_.owner[i].pid != pid && !isAlive(s_.owner[i].pid)) {
+                dropOwner(i, nowNs, wakes);
+            }
+        }
+        return addOwner(pid, workerSlot);
+    }
+    void dropOwner(int owner, std::int64_t nowNs, Wakes& wakes);
+    int ownerWorkerSlot(int owner) const { return s_.owner[owner].workerSlot; }
+
+    // queueset.StartRequest for the level named `level`: a seat at once, a
+    // place in the shortest queue of the flow's hand, or a refusal (a
+    // Reject level without a free seat, a full queue, no free WaitingSlot).
+    Admission admit(std::string_view level, std::uint64_t flowHash, int owner, std::int64_t nowNs,
+                    Wakes& wakes);
+
+    // A parked request: still waiting (nullopt), or dispatched: its seat,
+    // now the caller's (the WaitingSlot is freed). `gone` is set when the
+    // ticket is no longer known (its owner was swept).
+    std::optional<Seat> poll(Ticket ticket, bool& gone);
+
+    // The parked request gives up (its wait limit, the client went away):
+    // removed from its queue, or, if it was dispatched meanwhile, its seat
+    // is returned to the caller, which runs the request or releases it.
+    // `timedOut` counts it as kube's time-out rejection, else as cancelled.
+    std::optional<Seat> cancel(Ticket ticket, bool timedOut, std::int64_t nowNs, Wakes& wakes);
+
+    // A request finished: its seat frees, and waiting requests of any level
+    // are dispatched into the seats free now.
+    void release(const Seat& seat, int owner, std::int64_t nowNs, Wakes& wakes);
+
+    int findLevel(std::string_view name) const;
+    LevelStats stats(std::string_view level) const;
+
+  private:
+    int addOwner(std::int32_t pid, std::int32_t workerSlot);
+    void syncTime(LevelSlot& l, std::int64_t nowNs);
+    int chooseQueue(LevelSlot& l, std::uint64_t flowHash);
+    bool canTakeSeat(const LevelSlot& l, bool withinNominal) const;
+    void takeSeat(int level, int queue, int owner);
+    void dispatchAsMuchAsPossible(std::int64_t nowNs, Wakes& wakes);
+    bool dispatchOne(int level, std::int64_t nowNs, Wakes& wakes);
+    void unlinkWaiting(int slot);
+    void freeWaiting(int slot);
+    void boundNextDispatch(LevelSlot& l, QueueSlot& q);
+    void freeLevelIfIdle(int level);
+
+    SharedState& s_;
+};
+
+}  // namespace kube::flowcontrol

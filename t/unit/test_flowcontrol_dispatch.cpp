@@ -1,0 +1,504 @@
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "flowcontrol/max_in_flight.hpp"
+#include "flowcontrol/queue_set.hpp"
+#include "flowcontrol/shuffle_sharding.hpp"
+
+// cmocka last: its fail() macro breaks standard headers included after it.
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+extern "C" {
+#include <cmocka.h>
+}
+// clang-format on
+
+using namespace kube::flowcontrol;
+
+namespace {
+
+constexpr std::int64_t kMs = 1000000;
+
+std::shared_ptr<Level> limitedLevel(std::string name, int seats, int queues, int handSize,
+                                    int queueLengthLimit) {
+    auto l = std::make_shared<Level>();
+    l->name = std::move(name);
+    l->uid = "uid-" + l->name;
+    l->nominalSeats = seats;
+    l->lendableSeats = 0;
+    l->borrowingSeats = 0;
+    l->queuing = {queues, handSize, queueLengthLimit};
+    return l;
+}
+
+std::shared_ptr<Configuration> configOf(std::vector<std::shared_ptr<Level>> levels) {
+    auto c = std::make_shared<Configuration>();
+    for (auto& l : levels) {
+        c->serverConcurrencyLimit += l->nominalSeats;
+        c->levels.push_back(l);
+    }
+    return c;
+}
+
+// One shared block, as a zone holds it, and the lock its callers take.
+struct Zone {
+    Zone() : state(std::make_unique<SharedState>()) { Dispatcher(*state).initialize(); }
+    std::unique_ptr<SharedState> state;
+    std::mutex mutex;
+};
+
+int registerWorker(Dispatcher& d, int pid, int slot) {
+    Wakes wakes;
+    return d.registerOwner(
+        pid, slot, 1, [](std::int32_t) { return true; }, wakes);
+}
+
+// kube's Dealer on sample values (computed with its algorithm: mixed-radix
+// digits of the hash, each stepped over the earlier digits).
+void dealer_matches_kube(void**) {
+    struct Case {
+        std::uint64_t hash;
+        int deck, hand;
+        std::vector<int> want;
+    } cases[] = {
+        {0, 64, 8, {0, 1, 2, 3, 4, 5, 6, 7}},
+        {0x0123456789abcdefULL, 128, 6, {111, 33, 73, 64, 85, 1}},
+        {0xdeadbeefcafebabeULL, 64, 8, {62, 52, 53, 30, 23, 46, 45, 27}},
+        {12345678901234567ULL, 16, 4, {7, 0, 1, 6}},
+        {0xffffffffffffffffULL, 512, 6, {511, 1, 127, 94, 196, 285}},
+    };
+    for (const Case& c : cases) {
+        int hand[kMaxHandSize];
+        dealIntoHand(c.hash, c.deck, c.hand, hand);
+        for (int i = 0; i < c.hand; i++) {
+            assert_int_equal(hand[i], c.want[i]);
+        }
+        // the same flow, the same hand
+        int again[kMaxHandSize];
+        dealIntoHand(c.hash, c.deck, c.hand, again);
+        assert_memory_equal(hand, again, sizeof(int) * c.hand);
+    }
+    assert_int_equal(requiredEntropyBits(1024, 6), 60);
+    assert_int_equal(requiredEntropyBits(512, 8), 72);
+}
+
+// Hands hold distinct cards of the deck.
+void dealer_hands_are_distinct_cards(void**) {
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int n = 0; n < 1000; n++) {
+        h = h * 6364136223846793005ULL + 1442695040888963407ULL;
+        int hand[8];
+        dealIntoHand(h, 128, 8, hand);
+        for (int i = 0; i < 8; i++) {
+            assert_true(hand[i] >= 0 && hand[i] < 128);
+            for (int j = 0; j < i; j++) {
+                assert_int_not_equal(hand[i], hand[j]);
+            }
+        }
+    }
+}
+
+// A flow's requests wait in the shortest queue of its hand: with a hand of
+// two, a flow's second waiting request goes to the other queue of the hand.
+void waiting_requests_take_the_shortest_queue_of_the_hand(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    d.applyConfiguration(*configOf({limitedLevel("l", 1, 16, 2, 10)}), kMs, wakes);
+    int a = registerWorker(d, 100, 0);
+
+    int hand[2];
+    dealIntoHand(77, 16, 2, hand);
+
+    Admission first = d.admit("l", 77, a, kMs, wakes);
+    assert_int_equal(static_cast<int>(first.outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+    Admission w1 = d.admit("l", 77, a, kMs, wakes);
+    Admission w2 = d.admit("l", 77, a, kMs, wakes);
+    assert_int_equal(static_cast<int>(w1.outcome), static_cast<int>(Admission::Outcome::Queued));
+    assert_int_equal(static_cast<int>(w2.outcome), static_cast<int>(Admission::Outcome::Queued));
+
+    const WaitingSlot& s1 = z.state->waiting[w1.ticket.slot];
+    const WaitingSlot& s2 = z.state->waiting[w2.ticket.slot];
+    assert_true(s1.queue == hand[0] || s1.queue == hand[1]);
+    assert_true(s2.queue == hand[0] || s2.queue == hand[1]);
+    assert_int_not_equal(s1.queue, s2.queue);
+}
+
+// Fair queuing: a heavy flow with many waiting requests does not starve a
+// light one; dispatch alternates while both wait, and each flow's requests
+// keep their order.
+void fair_queuing_alternates_between_flows(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    // one seat; hands of one card: flow hash 0 lands in queue 0, 1 in 1
+    d.applyConfiguration(*configOf({limitedLevel("l", 1, 8, 1, 50)}), kMs, wakes);
+    int owner = registerWorker(d, 100, 0);
+
+    std::int64_t now = kMs;
+    Admission running = d.admit("l", 0, owner, now, wakes);
+    assert_int_equal(static_cast<int>(running.outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+
+    std::vector<std::pair<std::string, Ticket>> parked;
+    for (int i = 1; i <= 5; i++) {
+        Admission a = d.admit("l", 0, owner, now, wakes);
+        assert_int_equal(static_cast<int>(a.outcome), static_cast<int>(Admission::Outcome::Queued));
+        parked.emplace_back("H" + std::to_string(i), a.ticket);
+    }
+    for (int i = 1; i <= 2; i++) {
+        Admission a = d.admit("l", 1, owner, now, wakes);
+        assert_int_equal(static_cast<int>(a.outcome), static_cast<int>(Admission::Outcome::Queued));
+        parked.emplace_back("L" + std::to_string(i), a.ticket);
+    }
+    assert_int_equal(d.stats("l").waiting, 7);
+
+    // every request takes 10 ms; each release dispatches the next one
+    std::string order;
+    Seat seat = running.seat;
+    for (int n = 0; n < 7; n++) {
+        now += 10 * kMs;
+        d.release(seat, owner, now, wakes);
+        int found = 0;
+        for (auto it = parked.begin(); it != parked.end();) {
+            bool gone = false;
+            std::optional<Seat> s = d.poll(it->second, gone);
+            assert_false(gone);
+            if (s) {
+                order += it->first;
+                seat = *s;
+                found++;
+                it = parked.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        assert_int_equal(found, 1);
+        assert_int_equal(d.stats("l").seatsInUse, 1);
+    }
+    d.release(seat, owner, now + 10 * kMs, wakes);
+
+    assert_string_equal(order.c_str(), "L1H1L2H2H3H4H5");
+    assert_int_equal(d.stats("l").seatsInUse, 0);
+    assert_int_equal(d.stats("l").waiting, 0);
+}
+
+// Two workers share the block: seats never exceed the level's; a release
+// by worker B dispatches worker A's parked request and says to wake A.
+void two_workers_share_the_seats(void**) {
+    Zone z;
+    Dispatcher a(*z.state);
+    Dispatcher b(*z.state);
+    Wakes wakes;
+    a.applyConfiguration(*configOf({limitedLevel("l", 2, 8, 2, 10)}), kMs, wakes);
+    int ownerA = registerWorker(a, 100, 0);
+    int ownerB = registerWorker(b, 200, 1);
+    assert_int_not_equal(ownerA, ownerB);
+
+    Admission a1 = a.admit("l", 1, ownerA, kMs, wakes);
+    Admission b1 = b.admit("l", 2, ownerB, kMs, wakes);
+    assert_int_equal(static_cast<int>(a1.outcome), static_cast<int>(Admission::Outcome::Execute));
+    assert_int_equal(static_cast<int>(b1.outcome), static_cast<int>(Admission::Outcome::Execute));
+
+    Admission a2 = a.admit("l", 1, ownerA, kMs, wakes);
+    assert_int_equal(static_cast<int>(a2.outcome), static_cast<int>(Admission::Outcome::Queued));
+    assert_int_equal(a.stats("l").seatsInUse, 2);
+
+    bool gone = false;
+    assert_false(a.poll(a2.ticket, gone).has_value());
+
+    Wakes fromB;
+    b.release(b1.seat, ownerB, 2 * kMs, fromB);
+    assert_true(fromB.has(ownerA));
+    assert_false(fromB.has(ownerB));
+    assert_int_equal(b.ownerWorkerSlot(ownerA), 0);
+
+    std::optional<Seat> s = a.poll(a2.ticket, gone);
+    assert_true(s.has_value());
+    assert_int_equal(a.stats("l").seatsInUse, 2);
+
+    Wakes w;
+    a.release(a1.seat, ownerA, 3 * kMs, w);
+    a.release(*s, ownerA, 3 * kMs, w);
+    assert_int_equal(a.stats("l").seatsInUse, 0);
+}
+
+// Many admissions and releases from two threads standing for two workers,
+// each under the zone's lock: the seats in use never pass the limit and all
+// return.
+void concurrent_workers_never_exceed_the_seats(void**) {
+    Zone z;
+    Wakes wakes;
+    Dispatcher(*z.state).applyConfiguration(*configOf({limitedLevel("l", 3, 16, 4, 100)}), kMs,
+                                            wakes);
+    int owners[2];
+    {
+        Dispatcher d(*z.state);
+        owners[0] = registerWorker(d, 100, 0);
+        owners[1] = registerWorker(d, 200, 1);
+    }
+
+    int over = 0;
+    auto worker = [&](int self) {
+        Dispatcher d(*z.state);
+        std::vector<Seat> running;
+        std::vector<Ticket> parked;
+        std::int64_t now = kMs;
+        for (int n = 0; n < 20000; n++) {
+            std::lock_guard<std::mutex> lock(z.mutex);
+            now += 1000;
+            Wakes w;
+            if (n % 3 != 2) {
+                Admission ad =
+                    d.admit("l", static_cast<std::uint64_t>(n % 7), owners[self], now, w);
+                if (ad.outcome == Admission::Outcome::Execute) {
+                    running.push_back(ad.seat);
+                } else if (ad.outcome == Admission::Outcome::Queued) {
+                    parked.push_back(ad.ticket);
+                }
+            } else if (!running.empty()) {
+                d.release(running.back(), owners[self], now, w);
+                running.pop_back();
+            }
+            for (auto it = parked.begin(); it != parked.end();) {
+                bool gone = false;
+                std::optional<Seat> s = d.poll(*it, gone);
+                if (s) {
+                    running.push_back(*s);
+                }
+                it = (s || gone) ? parked.erase(it) : it + 1;
+            }
+            if (d.stats("l").seatsInUse > 3) {
+                over++;
+            }
+        }
+        std::lock_guard<std::mutex> lock(z.mutex);
+        Wakes w;
+        for (Ticket t : parked) {
+            std::optional<Seat> s = d.cancel(t, false, now, w);
+            if (s) {
+                running.push_back(*s);
+            }
+        }
+        for (const Seat& s : running) {
+            d.release(s, owners[self], now, w);
+        }
+    };
+
+    std::thread t0(worker, 0);
+    std::thread t1(worker, 1);
+    t0.join();
+    t1.join();
+
+    Dispatcher d(*z.state);
+    assert_int_equal(over, 0);
+    assert_true(d.stats("l").dispatched > 100);
+    assert_int_equal(d.stats("l").waiting, 0);
+    assert_int_equal(d.stats("l").seatsInUse, 0);
+}
+
+// Reject levels refuse at once; exempt levels bypass; a full queue
+// refuses; a wait that times out is counted and leaves the queue.
+void reject_exempt_queue_limit_and_timeout(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    auto reject = limitedLevel("reject", 1, 0, 0, 0);
+    reject->reject = true;
+    auto exempt = limitedLevel("exempt", 0, 0, 0, 0);
+    exempt->exempt = true;
+    d.applyConfiguration(*configOf({reject, exempt, limitedLevel("q", 1, 1, 1, 2)}), kMs, wakes);
+    int o = registerWorker(d, 100, 0);
+
+    assert_int_equal(static_cast<int>(d.admit("reject", 5, o, kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+    assert_int_equal(static_cast<int>(d.admit("reject", 5, o, kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Rejected));
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(static_cast<int>(d.admit("exempt", 5, o, kMs, wakes).outcome),
+                         static_cast<int>(Admission::Outcome::Exempt));
+    }
+    assert_int_equal(static_cast<int>(d.admit("nosuch", 5, o, kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Unknown));
+
+    assert_int_equal(static_cast<int>(d.admit("q", 5, o, kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+    Admission w1 = d.admit("q", 5, o, kMs, wakes);
+    Admission w2 = d.admit("q", 6, o, kMs, wakes);
+    assert_int_equal(static_cast<int>(w2.outcome), static_cast<int>(Admission::Outcome::Queued));
+    // queueLengthLimit 2 reached
+    assert_int_equal(static_cast<int>(d.admit("q", 7, o, kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Rejected));
+
+    assert_false(d.cancel(w1.ticket, true, 2 * kMs, wakes).has_value());
+    assert_int_equal(d.stats("q").waiting, 1);
+    assert_int_equal(static_cast<int>(d.stats("q").timedOut), 1);
+    // a canceled ticket is gone
+    bool gone = false;
+    assert_false(d.poll(w1.ticket, gone).has_value());
+    assert_true(gone);
+}
+
+// A new configuration keeps the seats in use: lowering a limit under the
+// seats held dispatches nothing until enough are released; a removed level
+// drains and frees its slot.
+void new_configuration_keeps_seats_in_use(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    d.applyConfiguration(*configOf({limitedLevel("l", 3, 4, 1, 10)}), kMs, wakes);
+    int o = registerWorker(d, 100, 0);
+
+    std::vector<Seat> seats;
+    for (int i = 0; i < 3; i++) {
+        seats.push_back(d.admit("l", 0, o, kMs, wakes).seat);
+    }
+    Admission waiting = d.admit("l", 0, o, kMs, wakes);
+    assert_int_equal(static_cast<int>(waiting.outcome),
+                     static_cast<int>(Admission::Outcome::Queued));
+
+    d.applyConfiguration(*configOf({limitedLevel("l", 1, 4, 1, 10)}), 2 * kMs, wakes);
+    assert_int_equal(d.stats("l").seatsInUse, 3);
+    assert_int_equal(d.stats("l").nominalSeats, 1);
+
+    d.release(seats[0], o, 3 * kMs, wakes);
+    d.release(seats[1], o, 3 * kMs, wakes);
+    bool gone = false;
+    assert_false(d.poll(waiting.ticket, gone).has_value());
+    d.release(seats[2], o, 3 * kMs, wakes);
+    std::optional<Seat> s = d.poll(waiting.ticket, gone);
+    assert_true(s.has_value());
+    assert_int_equal(d.stats("l").seatsInUse, 1);
+
+    // removed: no admission, the slot stays until its seat is released
+    d.applyConfiguration(*configOf({limitedLevel("other", 1, 4, 1, 10)}), 4 * kMs, wakes);
+    assert_int_equal(static_cast<int>(d.admit("l", 0, o, 4 * kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Unknown));
+    assert_true(d.findLevel("l") >= 0);
+    d.release(*s, o, 5 * kMs, wakes);
+    assert_int_equal(d.findLevel("l"), -1);
+}
+
+// Borrowing: a level uses another's idle lendable seats up to its
+// borrowing limit; the lender takes its seats back as borrowers release.
+void levels_borrow_idle_lendable_seats(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    auto lender = limitedLevel("lender", 2, 4, 1, 10);
+    lender->lendableSeats = 2;
+    auto borrower = limitedLevel("borrower", 1, 4, 1, 10);
+    borrower->borrowingSeats = 1;
+    d.applyConfiguration(*configOf({lender, borrower}), kMs, wakes);
+    int o = registerWorker(d, 100, 0);
+
+    std::vector<Seat> b;
+    b.push_back(d.admit("borrower", 0, o, kMs, wakes).seat);
+    Admission borrowed = d.admit("borrower", 0, o, kMs, wakes);
+    assert_int_equal(static_cast<int>(borrowed.outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+    // the borrowing limit (1) is reached
+    Admission third = d.admit("borrower", 0, o, kMs, wakes);
+    assert_int_equal(static_cast<int>(third.outcome), static_cast<int>(Admission::Outcome::Queued));
+    assert_int_equal(d.stats("borrower").seatsInUse, 2);
+
+    // one of the lender's two seats is lent: it gets the other at once
+    Admission l1 = d.admit("lender", 0, o, kMs, wakes);
+    assert_int_equal(static_cast<int>(l1.outcome), static_cast<int>(Admission::Outcome::Execute));
+    Admission l2 = d.admit("lender", 0, o, kMs, wakes);
+    assert_int_equal(static_cast<int>(l2.outcome), static_cast<int>(Admission::Outcome::Queued));
+
+    // the borrower releases its borrowed seat: the lender's request comes
+    // first, the borrower's waiting one stays
+    Wakes w;
+    d.release(borrowed.seat, o, 2 * kMs, w);
+    bool gone = false;
+    assert_true(d.poll(l2.ticket, gone).has_value());
+    assert_false(d.poll(third.ticket, gone).has_value());
+    assert_int_equal(d.stats("lender").seatsInUse, 2);
+    assert_int_equal(d.stats("borrower").seatsInUse, 1);
+}
+
+// A worker that died holds nothing: registering a worker sweeps the owners
+// whose process is gone, their seats free and their waiters leave.
+void dead_workers_are_swept(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    d.applyConfiguration(*configOf({limitedLevel("l", 1, 4, 1, 10)}), kMs, wakes);
+    int dead = registerWorker(d, 100, 0);
+    assert_int_equal(static_cast<int>(d.admit("l", 0, dead, kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+    d.admit("l", 0, dead, kMs, wakes);
+    assert_int_equal(d.stats("l").waiting, 1);
+
+    Wakes w;
+    int fresh = d.registerOwner(
+        300, 0, 2 * kMs, [](std::int32_t pid) { return pid != 100; }, w);
+    assert_true(fresh >= 0);
+    assert_int_equal(d.stats("l").seatsInUse, 0);
+    assert_int_equal(d.stats("l").waiting, 0);
+    assert_int_equal(static_cast<int>(d.admit("l", 0, fresh, 3 * kMs, w).outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+}
+
+// Max-in-flight: read-only and mutating verbs have their own limit, no
+// queue; a limit of 0 is none; watches and other long-running requests are
+// not counted.
+void max_in_flight_levels(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    d.applyConfiguration(*maxInFlightConfiguration(1, 0), kMs, wakes);
+    int o = registerWorker(d, 100, 0);
+
+    assert_int_equal(static_cast<int>(d.admit(kReadOnlyLevel, 0, o, kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+    assert_int_equal(static_cast<int>(d.admit(kReadOnlyLevel, 0, o, kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Rejected));
+    assert_int_equal(static_cast<int>(d.admit(kMutatingLevel, 0, o, kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Exempt));
+
+    assert_false(isMutatingVerb("get"));
+    assert_false(isMutatingVerb("list"));
+    assert_false(isMutatingVerb("watch"));
+    assert_true(isMutatingVerb("create"));
+    assert_true(isMutatingVerb("deletecollection"));
+    assert_true(isMutatingVerb("patch"));
+
+    kube::endpoints::RequestInfo watch =
+        kube::endpoints::resolveRequestInfo("GET", "/api/v1/pods", "watch=true");
+    kube::endpoints::RequestInfo list =
+        kube::endpoints::resolveRequestInfo("GET", "/api/v1/pods", "");
+    kube::endpoints::RequestInfo logs =
+        kube::endpoints::resolveRequestInfo("GET", "/api/v1/namespaces/default/pods/p/log", "");
+    assert_true(isLongRunning(watch));
+    assert_false(isLongRunning(list));
+    assert_true(isLongRunning(logs));
+}
+
+}  // namespace
+
+int main() {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(dealer_matches_kube),
+        cmocka_unit_test(dealer_hands_are_distinct_cards),
+        cmocka_unit_test(waiting_requests_take_the_shortest_queue_of_the_hand),
+        cmocka_unit_test(fair_queuing_alternates_between_flows),
+        cmocka_unit_test(two_workers_share_the_seats),
+        cmocka_unit_test(concurrent_workers_never_exceed_the_seats),
+        cmocka_unit_test(reject_exempt_queue_limit_and_timeout),
+        cmocka_unit_test(new_configuration_keeps_seats_in_use),
+        cmocka_unit_test(levels_borrow_idle_lendable_seats),
+        cmocka_unit_test(dead_workers_are_swept),
+        cmocka_unit_test(max_in_flight_levels),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
