@@ -162,9 +162,15 @@ admin(POST => "/apis/apps/v1/namespaces/$own/deployments", { metadata => { name 
         template => { metadata => { labels => { app => 'fixture' } },
             spec => { containers => [ { name => 'c', image => 'busybox' } ] } } } }, 201);
 
-for my $sa (qw(nobody reader nsadmin impersonator gone)) {
+for my $sa (qw(nobody reader nsadmin impersonator gone named)) {
     admin(POST => "/api/v1/namespaces/$own/serviceaccounts", { metadata => { name => $sa } }, 201);
 }
+admin(POST => "$rbac/namespaces/$own/roles", { metadata => { name => 'named' },
+    rules => [ { verbs => [qw(get list watch patch)], apiGroups => [''],
+                 resources => ['configmaps'], resourceNames => ['fixture'] } ] }, 201);
+admin(POST => "$rbac/namespaces/$own/rolebindings", { metadata => { name => 'named' },
+    roleRef => { apiGroup => $g, kind => 'Role', name => 'named' },
+    subjects => [ { kind => 'ServiceAccount', name => 'named', namespace => $own } ] }, 201);
 binding($own, 'reader-view', 'view', ServiceAccount => 'reader');
 binding($own, 'nsadmin-admin', 'admin', ServiceAccount => 'nsadmin');
 binding($own, 'jane-edit', 'edit', User => 'jane');
@@ -177,7 +183,7 @@ admin(POST => "$rbac/clusterroles", { metadata => { name => "${P}impersonate-ivy
 binding(undef, "${P}impersonator", "${P}impersonate-ivy", ServiceAccount => 'impersonator');
 
 my %token;
-for my $sa (qw(nobody reader nsadmin impersonator gone)) {
+for my $sa (qw(nobody reader nsadmin impersonator gone named)) {
     my $tr = admin(POST => "/api/v1/namespaces/$own/serviceaccounts/$sa/token",
         { spec => { expirationSeconds => 3600 } }, 201);
     $token{$sa} = $tr->{status}{token};
@@ -257,6 +263,7 @@ my @rows = (
     [ 'imp-sa-denied' => same(bearer($token{impersonator},
                                      'Impersonate-User' => "system:serviceaccount:$own:nsadmin")) ],
     [ 'oidc' => bearer($token{oidc}), as_user('oidc:ann@example.com', 'oidc:admins') ],
+    [ 'named' => same(bearer($token{named})) ],
 );
 
 # ---------------------------------------------------------------------------
@@ -312,6 +319,28 @@ my @groups = (
         [ 'secrets-list' => sub { [ GET => '/api/v1/secrets' ] } ],
         [ 'secrets-watch' => sub { [ GET => '/api/v1/secrets?watch=1&timeoutSeconds=1' ] } ],
     ] ],
+    # A Role naming objects (resourceNames) lets a list or watch through
+    # when its field selector names one of them, as kube's RequestInfo
+    # takes metadata.name from it.
+    [ 'by-name', [
+        [ get => sub { [ GET => "/api/v1/namespaces/$own/configmaps/fixture" ] } ],
+        [ 'get-unnamed' => sub { [ GET => "/api/v1/namespaces/$own/configmaps/unnamed" ] } ],
+        [ list => sub { [ GET => "/api/v1/namespaces/$own/configmaps" ] } ],
+        [ 'list-named' => sub { [ GET => "/api/v1/namespaces/$own/configmaps"
+                                         . '?fieldSelector=metadata.name%3Dfixture' ] } ],
+        [ 'watch-named' => sub { [ GET => "/api/v1/namespaces/$own/configmaps"
+                                          . '?fieldSelector=metadata.name%3Dfixture'
+                                          . '&watch=1&timeoutSeconds=1' ] } ],
+        [ 'list-unnamed' => sub { [ GET => "/api/v1/namespaces/$own/configmaps"
+                                           . '?fieldSelector=metadata.name%3Dunnamed' ] } ],
+        [ 'patch-named' => sub { [ PATCH => "/api/v1/namespaces/$own/configmaps/fixture",
+                                   '{"metadata":{"labels":{"p":"1"}}}', $merge ] } ],
+    ] ],
+    # Refusals in protobuf when the client accepts it, as kubectl does.
+    [ 'protobuf', [ map { my ($verb, $q) = @$_; [ $verb => sub {
+        [ GET => "/api/v1/namespaces/$own/configmaps$q", undef, undef,
+          { Accept => 'application/vnd.kubernetes.protobuf, application/json' } ] } ] }
+        [ get => '/fixture' ], [ list => '' ], [ watch => '?watch=1&timeoutSeconds=1' ] ] ],
     [ 'deployments/scale', [
         [ get => sub { [ GET => "/apis/apps/v1/namespaces/$own/deployments/fixture/scale" ] } ],
         [ update => sub { [ PUT => "/apis/apps/v1/namespaces/$own/deployments/fixture/scale",
@@ -358,8 +387,8 @@ sub allowed {
 
 # The request of one cell as one identity reaches the server under test.
 sub cell_request {
-    my ($ident, $method, $path, $body, $type) = @_;
-    my %h = %{ $ident->{headers} || {} };
+    my ($ident, $method, $path, $body, $type, $headers) = @_;
+    my %h = (%{ $ident->{headers} || {} }, %{ $headers || {} });
     my $req = { url => ($ident->{url} || $url) . $path, method => $method, headers => \%h };
     if ($record) {
         $req->{insecure} = 1;
@@ -413,6 +442,9 @@ note(sprintf '%d cells in %.1f s', scalar @cells, time - $t0);
 
 sub message_of {
     my $body = shift;
+    if (my $u = pb_unwrap($body)) {
+        return "(protobuf $u->{kind}) " . (pb_msg($u->{raw} // '')->{3} // '');
+    }
     my $o = eval { decode_json($body) };
     return ref $o eq 'HASH' && defined $o->{message} ? $o->{message} : '';
 }
@@ -437,7 +469,8 @@ if ($record) {
     for my $row (map { $_->[0] } @rows) {
         my $cs = $seen{$row}{order} or next;
         my $norm = sub { my $m = outcome_of($_[0]); $m =~ s/\Q$P\E/h-am-/g; $m };
-        my %distinct = map { ($_->{res}{status} . ' ' . $norm->($_)) => 1 } @$cs;
+        my %distinct = map { my $m = $norm->($_); $m =~ s/^\(protobuf Status\) //;
+                             ($_->{res}{status} . " $m") => 1 } @$cs;
         if (keys %distinct == 1) {
             push @lines, "$row *: " . (keys %distinct)[0];
             next;
@@ -497,6 +530,8 @@ for my $c (@cells) {
     my ($code, $message) = $whole_row{ $c->{row} } && !$want{$key}
                          ? @{ $whole_row{ $c->{row} } }
                          : ($want{$key}{code}, $want{$key}{message} // '');
+    $message = "(protobuf Status) $message"
+        if $whole_row{ $c->{row} } && $c->{group} eq 'protobuf' && $message ne '';
     die "no expectation for $key" unless defined $code;
     my $got = $c->{res}{status};
     my $got_message = outcome_of($c);
@@ -512,6 +547,7 @@ is($mismatches, 0, 'every cell answers as kube-apiserver does');
 # exists or not.
 for my $c (grep { $_->{res}{status} == 401 || $_->{res}{status} == 403 } @cells) {
     my $key = "$c->{row} $c->{group} $c->{verb}";
+    next if pb_unwrap($c->{res}{body});
     my $o = eval { decode_json($c->{res}{body}) } || {};
     my %status_keys =
         map { $_ => 1 } qw(apiVersion code details kind message metadata reason status);
@@ -577,6 +613,8 @@ TABLE
 #   clusterroles: get list watch create update patch delete deletecollection
 #   secrets/other: get get-missing list watch
 #   all-namespaces: serviceaccounts-list serviceaccounts-watch secrets-list secrets-watch
+#   by-name: get get-unnamed list list-named watch-named list-unnamed patch-named
+#   protobuf: get list watch (configmaps/own)
 #   deployments/scale: get update patch
 #   nonresource: /version /healthz /livez /readyz /api /apis /metrics /openapi/v2 /version/
 #     /healthz/ping /livez/ping /openapi/v3 /apis/apps /.well-known/openid-configuration
@@ -584,7 +622,7 @@ TABLE
 #   reviews: token ssar ssar-path sar lsar tokenreview
 # "ROW GROUP VERB: message" the Status message of a cell that is no
 # success (or for a review, whether it allowed); "ROW *: code message" a
-# row where every cell answers the same.
+# row where every cell answers the same (in protobuf where asked).
 sub expected_table { return <<'TABLE' }
 anon configmaps/own: 403 403 403 403 403 403 403 403
 anon configmaps/own get: configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
@@ -650,6 +688,18 @@ anon all-namespaces serviceaccounts-list: serviceaccounts is forbidden: User "sy
 anon all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "system:anonymous" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
 anon all-namespaces secrets-list: secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" at the cluster scope
 anon all-namespaces secrets-watch: secrets is forbidden: User "system:anonymous" cannot watch resource "secrets" in API group "" at the cluster scope
+anon by-name: 403 403 403 403 403 403 403
+anon by-name get: configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+anon by-name get-unnamed: configmaps "unnamed" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+anon by-name list: configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+anon by-name list-named: configmaps "fixture" is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+anon by-name watch-named: configmaps "fixture" is forbidden: User "system:anonymous" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+anon by-name list-unnamed: configmaps "unnamed" is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+anon by-name patch-named: configmaps "fixture" is forbidden: User "system:anonymous" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+anon protobuf: 403 403 403
+anon protobuf get: (protobuf Status) configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+anon protobuf list: (protobuf Status) configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+anon protobuf watch: (protobuf Status) configmaps is forbidden: User "system:anonymous" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
 anon deployments/scale: 403 403 403
 anon deployments/scale get: deployments.apps "fixture" is forbidden: User "system:anonymous" cannot get resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
 anon deployments/scale update: deployments.apps "fixture" is forbidden: User "system:anonymous" cannot update resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
@@ -740,6 +790,18 @@ no-roles all-namespaces serviceaccounts-list: serviceaccounts is forbidden: User
 no-roles all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
 no-roles all-namespaces secrets-list: secrets is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot list resource "secrets" in API group "" at the cluster scope
 no-roles all-namespaces secrets-watch: secrets is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot watch resource "secrets" in API group "" at the cluster scope
+no-roles by-name: 403 403 403 403 403 403 403
+no-roles by-name get: configmaps "fixture" is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+no-roles by-name get-unnamed: configmaps "unnamed" is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+no-roles by-name list: configmaps is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+no-roles by-name list-named: configmaps "fixture" is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+no-roles by-name watch-named: configmaps "fixture" is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+no-roles by-name list-unnamed: configmaps "unnamed" is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+no-roles by-name patch-named: configmaps "fixture" is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+no-roles protobuf: 403 403 403
+no-roles protobuf get: (protobuf Status) configmaps "fixture" is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+no-roles protobuf list: (protobuf Status) configmaps is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+no-roles protobuf watch: (protobuf Status) configmaps is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
 no-roles deployments/scale: 403 403 403
 no-roles deployments/scale get: deployments.apps "fixture" is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot get resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
 no-roles deployments/scale update: deployments.apps "fixture" is forbidden: User "system:serviceaccount:h-am-own:nobody" cannot update resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
@@ -817,6 +879,10 @@ reader all-namespaces serviceaccounts-list: serviceaccounts is forbidden: User "
 reader all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "system:serviceaccount:h-am-own:reader" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
 reader all-namespaces secrets-list: secrets is forbidden: User "system:serviceaccount:h-am-own:reader" cannot list resource "secrets" in API group "" at the cluster scope
 reader all-namespaces secrets-watch: secrets is forbidden: User "system:serviceaccount:h-am-own:reader" cannot watch resource "secrets" in API group "" at the cluster scope
+reader by-name: 200 404 200 200 200 200 403
+reader by-name get-unnamed: configmaps "unnamed" not found
+reader by-name patch-named: configmaps "fixture" is forbidden: User "system:serviceaccount:h-am-own:reader" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+reader protobuf: 200 200 200
 reader deployments/scale: 200 403 403
 reader deployments/scale update: deployments.apps "fixture" is forbidden: User "system:serviceaccount:h-am-own:reader" cannot update resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
 reader deployments/scale patch: deployments.apps "fixture" is forbidden: User "system:serviceaccount:h-am-own:reader" cannot patch resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
@@ -880,6 +946,9 @@ ns-admin all-namespaces serviceaccounts-list: serviceaccounts is forbidden: User
 ns-admin all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "system:serviceaccount:h-am-own:nsadmin" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
 ns-admin all-namespaces secrets-list: secrets is forbidden: User "system:serviceaccount:h-am-own:nsadmin" cannot list resource "secrets" in API group "" at the cluster scope
 ns-admin all-namespaces secrets-watch: secrets is forbidden: User "system:serviceaccount:h-am-own:nsadmin" cannot watch resource "secrets" in API group "" at the cluster scope
+ns-admin by-name: 200 404 200 200 200 200 200
+ns-admin by-name get-unnamed: configmaps "unnamed" not found
+ns-admin protobuf: 200 200 200
 ns-admin deployments/scale: 200 200 200
 ns-admin nonresource: 200 200 200 200 200 200 403 200 200 403 403 200 200 200 200 403 403
 ns-admin nonresource /metrics: forbidden: User "system:serviceaccount:h-am-own:nsadmin" cannot get path "/metrics"
@@ -903,6 +972,9 @@ cluster-admin clusterroles: 200 200 200 201 200 200 200 200
 cluster-admin secrets/other: 200 404 200 200
 cluster-admin secrets/other get-missing: secrets "missing" not found
 cluster-admin all-namespaces: 200 200 200 200
+cluster-admin by-name: 200 404 200 200 200 200 200
+cluster-admin by-name get-unnamed: configmaps "unnamed" not found
+cluster-admin protobuf: 200 200 200
 cluster-admin deployments/scale: 200 200 200
 cluster-admin nonresource: 200 200 200 200 200 200 200 200 200 200 200 200 200 200 200 200 404
 cluster-admin reviews: 201 201 201 201 201 201
@@ -957,6 +1029,9 @@ token-file all-namespaces serviceaccounts-list: serviceaccounts is forbidden: Us
 token-file all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "jane" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
 token-file all-namespaces secrets-list: secrets is forbidden: User "jane" cannot list resource "secrets" in API group "" at the cluster scope
 token-file all-namespaces secrets-watch: secrets is forbidden: User "jane" cannot watch resource "secrets" in API group "" at the cluster scope
+token-file by-name: 200 404 200 200 200 200 200
+token-file by-name get-unnamed: configmaps "unnamed" not found
+token-file protobuf: 200 200 200
 token-file deployments/scale: 200 200 200
 token-file nonresource: 200 200 200 200 200 200 403 200 200 403 403 200 200 200 403 403 403
 token-file nonresource /metrics: forbidden: User "jane" cannot get path "/metrics"
@@ -1024,6 +1099,10 @@ proxied secrets/other watch: secrets is forbidden: User "pam" cannot watch resou
 proxied all-namespaces: 200 200 403 403
 proxied all-namespaces secrets-list: secrets is forbidden: User "pam" cannot list resource "secrets" in API group "" at the cluster scope
 proxied all-namespaces secrets-watch: secrets is forbidden: User "pam" cannot watch resource "secrets" in API group "" at the cluster scope
+proxied by-name: 200 404 200 200 200 200 403
+proxied by-name get-unnamed: configmaps "unnamed" not found
+proxied by-name patch-named: configmaps "fixture" is forbidden: User "pam" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+proxied protobuf: 200 200 200
 proxied deployments/scale: 200 403 403
 proxied deployments/scale update: deployments.apps "fixture" is forbidden: User "pam" cannot update resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
 proxied deployments/scale patch: deployments.apps "fixture" is forbidden: User "pam" cannot patch resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
@@ -1094,6 +1173,18 @@ impersonated all-namespaces serviceaccounts-list: serviceaccounts is forbidden: 
 impersonated all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "ivy" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
 impersonated all-namespaces secrets-list: secrets is forbidden: User "ivy" cannot list resource "secrets" in API group "" at the cluster scope
 impersonated all-namespaces secrets-watch: secrets is forbidden: User "ivy" cannot watch resource "secrets" in API group "" at the cluster scope
+impersonated by-name: 403 403 403 403 403 403 403
+impersonated by-name get: configmaps "fixture" is forbidden: User "ivy" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+impersonated by-name get-unnamed: configmaps "unnamed" is forbidden: User "ivy" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+impersonated by-name list: configmaps is forbidden: User "ivy" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+impersonated by-name list-named: configmaps "fixture" is forbidden: User "ivy" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+impersonated by-name watch-named: configmaps "fixture" is forbidden: User "ivy" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+impersonated by-name list-unnamed: configmaps "unnamed" is forbidden: User "ivy" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+impersonated by-name patch-named: configmaps "fixture" is forbidden: User "ivy" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+impersonated protobuf: 403 403 403
+impersonated protobuf get: (protobuf Status) configmaps "fixture" is forbidden: User "ivy" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+impersonated protobuf list: (protobuf Status) configmaps is forbidden: User "ivy" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+impersonated protobuf watch: (protobuf Status) configmaps is forbidden: User "ivy" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
 impersonated deployments/scale: 403 403 403
 impersonated deployments/scale get: deployments.apps "fixture" is forbidden: User "ivy" cannot get resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
 impersonated deployments/scale update: deployments.apps "fixture" is forbidden: User "ivy" cannot update resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
@@ -1168,6 +1259,18 @@ oidc all-namespaces serviceaccounts-list: serviceaccounts is forbidden: User "oi
 oidc all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "oidc:ann@example.com" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
 oidc all-namespaces secrets-list: secrets is forbidden: User "oidc:ann@example.com" cannot list resource "secrets" in API group "" at the cluster scope
 oidc all-namespaces secrets-watch: secrets is forbidden: User "oidc:ann@example.com" cannot watch resource "secrets" in API group "" at the cluster scope
+oidc by-name: 403 403 403 403 403 403 403
+oidc by-name get: configmaps "fixture" is forbidden: User "oidc:ann@example.com" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+oidc by-name get-unnamed: configmaps "unnamed" is forbidden: User "oidc:ann@example.com" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+oidc by-name list: configmaps is forbidden: User "oidc:ann@example.com" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+oidc by-name list-named: configmaps "fixture" is forbidden: User "oidc:ann@example.com" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+oidc by-name watch-named: configmaps "fixture" is forbidden: User "oidc:ann@example.com" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+oidc by-name list-unnamed: configmaps "unnamed" is forbidden: User "oidc:ann@example.com" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+oidc by-name patch-named: configmaps "fixture" is forbidden: User "oidc:ann@example.com" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+oidc protobuf: 403 403 403
+oidc protobuf get: (protobuf Status) configmaps "fixture" is forbidden: User "oidc:ann@example.com" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+oidc protobuf list: (protobuf Status) configmaps is forbidden: User "oidc:ann@example.com" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+oidc protobuf watch: (protobuf Status) configmaps is forbidden: User "oidc:ann@example.com" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
 oidc deployments/scale: 403 403 403
 oidc deployments/scale get: deployments.apps "fixture" is forbidden: User "oidc:ann@example.com" cannot get resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
 oidc deployments/scale update: deployments.apps "fixture" is forbidden: User "oidc:ann@example.com" cannot update resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
@@ -1186,4 +1289,91 @@ oidc reviews ssar-path: allowed=false
 oidc reviews sar: subjectaccessreviews.authorization.k8s.io is forbidden: User "oidc:ann@example.com" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope
 oidc reviews lsar: localsubjectaccessreviews.authorization.k8s.io is forbidden: User "oidc:ann@example.com" cannot create resource "localsubjectaccessreviews" in API group "authorization.k8s.io" in the namespace "h-am-own"
 oidc reviews tokenreview: tokenreviews.authentication.k8s.io is forbidden: User "oidc:ann@example.com" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope
+named configmaps/own: 200 403 403 403 403 403 403 403
+named configmaps/own list: configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+named configmaps/own watch: configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+named configmaps/own create: configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "configmaps" in API group "" in the namespace "h-am-own"
+named configmaps/own update: configmaps "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot update resource "configmaps" in API group "" in the namespace "h-am-own"
+named configmaps/own patch: configmaps "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+named configmaps/own delete: configmaps "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot delete resource "configmaps" in API group "" in the namespace "h-am-own"
+named configmaps/own deletecollection: configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot deletecollection resource "configmaps" in API group "" in the namespace "h-am-own"
+named configmaps/other: 403 403 403 403 403 403 403 403
+named configmaps/other get: configmaps "fixture" is forbidden: User "system:serviceaccount:h-am-own:named" cannot get resource "configmaps" in API group "" in the namespace "h-am-other"
+named configmaps/other list: configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "configmaps" in API group "" in the namespace "h-am-other"
+named configmaps/other watch: configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot watch resource "configmaps" in API group "" in the namespace "h-am-other"
+named configmaps/other create: configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "configmaps" in API group "" in the namespace "h-am-other"
+named configmaps/other update: configmaps "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot update resource "configmaps" in API group "" in the namespace "h-am-other"
+named configmaps/other patch: configmaps "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot patch resource "configmaps" in API group "" in the namespace "h-am-other"
+named configmaps/other delete: configmaps "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot delete resource "configmaps" in API group "" in the namespace "h-am-other"
+named configmaps/other deletecollection: configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot deletecollection resource "configmaps" in API group "" in the namespace "h-am-other"
+named secrets/own: 403 403 403 403 403 403 403 403
+named secrets/own get: secrets "fixture" is forbidden: User "system:serviceaccount:h-am-own:named" cannot get resource "secrets" in API group "" in the namespace "h-am-own"
+named secrets/own list: secrets is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "secrets" in API group "" in the namespace "h-am-own"
+named secrets/own watch: secrets is forbidden: User "system:serviceaccount:h-am-own:named" cannot watch resource "secrets" in API group "" in the namespace "h-am-own"
+named secrets/own create: secrets is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "secrets" in API group "" in the namespace "h-am-own"
+named secrets/own update: secrets "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot update resource "secrets" in API group "" in the namespace "h-am-own"
+named secrets/own patch: secrets "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot patch resource "secrets" in API group "" in the namespace "h-am-own"
+named secrets/own delete: secrets "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot delete resource "secrets" in API group "" in the namespace "h-am-own"
+named secrets/own deletecollection: secrets is forbidden: User "system:serviceaccount:h-am-own:named" cannot deletecollection resource "secrets" in API group "" in the namespace "h-am-own"
+named namespaces: 403 403 403 403 403 403 403 403
+named namespaces get: namespaces "h-am-own" is forbidden: User "system:serviceaccount:h-am-own:named" cannot get resource "namespaces" in API group "" in the namespace "h-am-own"
+named namespaces list: namespaces is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "namespaces" in API group "" at the cluster scope
+named namespaces watch: namespaces is forbidden: User "system:serviceaccount:h-am-own:named" cannot watch resource "namespaces" in API group "" at the cluster scope
+named namespaces create: namespaces is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "namespaces" in API group "" at the cluster scope
+named namespaces update: namespaces "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot update resource "namespaces" in API group "" in the namespace "h-am-named"
+named namespaces patch: namespaces "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot patch resource "namespaces" in API group "" in the namespace "h-am-named"
+named namespaces delete: namespaces "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot delete resource "namespaces" in API group "" in the namespace "h-am-named"
+named namespaces deletecollection: namespaces is forbidden: User "system:serviceaccount:h-am-own:named" cannot deletecollection resource "namespaces" in API group "" at the cluster scope
+named nodes: 403 403 403 403 403 403 403 403
+named nodes get: nodes "h-am-node" is forbidden: User "system:serviceaccount:h-am-own:named" cannot get resource "nodes" in API group "" at the cluster scope
+named nodes list: nodes is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "nodes" in API group "" at the cluster scope
+named nodes watch: nodes is forbidden: User "system:serviceaccount:h-am-own:named" cannot watch resource "nodes" in API group "" at the cluster scope
+named nodes create: nodes is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "nodes" in API group "" at the cluster scope
+named nodes update: nodes "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot update resource "nodes" in API group "" at the cluster scope
+named nodes patch: nodes "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot patch resource "nodes" in API group "" at the cluster scope
+named nodes delete: nodes "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot delete resource "nodes" in API group "" at the cluster scope
+named nodes deletecollection: nodes is forbidden: User "system:serviceaccount:h-am-own:named" cannot deletecollection resource "nodes" in API group "" at the cluster scope
+named clusterroles: 403 403 403 403 403 403 403 403
+named clusterroles get: clusterroles.rbac.authorization.k8s.io "view" is forbidden: User "system:serviceaccount:h-am-own:named" cannot get resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+named clusterroles list: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+named clusterroles watch: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:serviceaccount:h-am-own:named" cannot watch resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+named clusterroles create: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+named clusterroles update: clusterroles.rbac.authorization.k8s.io "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot update resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+named clusterroles patch: clusterroles.rbac.authorization.k8s.io "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot patch resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+named clusterroles delete: clusterroles.rbac.authorization.k8s.io "h-am-named" is forbidden: User "system:serviceaccount:h-am-own:named" cannot delete resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+named clusterroles deletecollection: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:serviceaccount:h-am-own:named" cannot deletecollection resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+named secrets/other: 403 403 403 403
+named secrets/other get: secrets "fixture" is forbidden: User "system:serviceaccount:h-am-own:named" cannot get resource "secrets" in API group "" in the namespace "h-am-other"
+named secrets/other get-missing: secrets "missing" is forbidden: User "system:serviceaccount:h-am-own:named" cannot get resource "secrets" in API group "" in the namespace "h-am-other"
+named secrets/other list: secrets is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "secrets" in API group "" in the namespace "h-am-other"
+named secrets/other watch: secrets is forbidden: User "system:serviceaccount:h-am-own:named" cannot watch resource "secrets" in API group "" in the namespace "h-am-other"
+named all-namespaces: 403 403 403 403
+named all-namespaces serviceaccounts-list: serviceaccounts is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "serviceaccounts" in API group "" at the cluster scope
+named all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "system:serviceaccount:h-am-own:named" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
+named all-namespaces secrets-list: secrets is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "secrets" in API group "" at the cluster scope
+named all-namespaces secrets-watch: secrets is forbidden: User "system:serviceaccount:h-am-own:named" cannot watch resource "secrets" in API group "" at the cluster scope
+named by-name: 200 403 403 200 200 403 200
+named by-name get-unnamed: configmaps "unnamed" is forbidden: User "system:serviceaccount:h-am-own:named" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+named by-name list: configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+named by-name list-unnamed: configmaps "unnamed" is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+named protobuf: 200 403 403
+named protobuf list: (protobuf Status) configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+named protobuf watch: (protobuf Status) configmaps is forbidden: User "system:serviceaccount:h-am-own:named" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+named deployments/scale: 403 403 403
+named deployments/scale get: deployments.apps "fixture" is forbidden: User "system:serviceaccount:h-am-own:named" cannot get resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+named deployments/scale update: deployments.apps "fixture" is forbidden: User "system:serviceaccount:h-am-own:named" cannot update resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+named deployments/scale patch: deployments.apps "fixture" is forbidden: User "system:serviceaccount:h-am-own:named" cannot patch resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+named nonresource: 200 200 200 200 200 200 403 200 200 403 403 200 200 200 200 403 403
+named nonresource /metrics: forbidden: User "system:serviceaccount:h-am-own:named" cannot get path "/metrics"
+named nonresource /healthz/ping: forbidden: User "system:serviceaccount:h-am-own:named" cannot get path "/healthz/ping"
+named nonresource /livez/ping: forbidden: User "system:serviceaccount:h-am-own:named" cannot get path "/livez/ping"
+named nonresource /logs/: forbidden: User "system:serviceaccount:h-am-own:named" cannot get path "/logs/"
+named nonresource /nope: forbidden: User "system:serviceaccount:h-am-own:named" cannot get path "/nope"
+named reviews: 403 201 201 403 403 403
+named reviews token: serviceaccounts "reader" is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "serviceaccounts/token" in API group "" in the namespace "h-am-own"
+named reviews ssar: allowed=false
+named reviews ssar-path: allowed=false
+named reviews sar: subjectaccessreviews.authorization.k8s.io is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope
+named reviews lsar: localsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "localsubjectaccessreviews" in API group "authorization.k8s.io" in the namespace "h-am-own"
+named reviews tokenreview: tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope
 TABLE
