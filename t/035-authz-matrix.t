@@ -162,7 +162,7 @@ admin(POST => "/apis/apps/v1/namespaces/$own/deployments", { metadata => { name 
         template => { metadata => { labels => { app => 'fixture' } },
             spec => { containers => [ { name => 'c', image => 'busybox' } ] } } } }, 201);
 
-for my $sa (qw(nobody reader nsadmin impersonator gone named)) {
+for my $sa (qw(nobody reader nsadmin impersonator gone named phoenix)) {
     admin(POST => "/api/v1/namespaces/$own/serviceaccounts", { metadata => { name => $sa } }, 201);
 }
 admin(POST => "$rbac/namespaces/$own/roles", { metadata => { name => 'named' },
@@ -174,6 +174,7 @@ admin(POST => "$rbac/namespaces/$own/rolebindings", { metadata => { name => 'nam
 binding($own, 'reader-view', 'view', ServiceAccount => 'reader');
 binding($own, 'nsadmin-admin', 'admin', ServiceAccount => 'nsadmin');
 binding($own, 'jane-edit', 'edit', User => 'jane');
+binding($own, 'viewers-view', 'view', Group => 'viewers');
 binding($other, 'ivy-edit', 'edit', User => 'ivy');
 binding($other, 'oidc-admin', 'admin', Group => 'oidc:admins');
 binding(undef, "${P}proxied-view", 'view', Group => 'proxied');
@@ -183,12 +184,14 @@ admin(POST => "$rbac/clusterroles", { metadata => { name => "${P}impersonate-ivy
 binding(undef, "${P}impersonator", "${P}impersonate-ivy", ServiceAccount => 'impersonator');
 
 my %token;
-for my $sa (qw(nobody reader nsadmin impersonator gone named)) {
+for my $sa (qw(nobody reader nsadmin impersonator gone named phoenix)) {
     my $tr = admin(POST => "/api/v1/namespaces/$own/serviceaccounts/$sa/token",
         { spec => { expirationSeconds => 3600 } }, 201);
     $token{$sa} = $tr->{status}{token};
 }
 admin(DELETE => "/api/v1/namespaces/$own/serviceaccounts/gone", undef, 200);
+admin(DELETE => "/api/v1/namespaces/$own/serviceaccounts/phoenix", undef, 200);
+admin(POST => "/api/v1/namespaces/$own/serviceaccounts", { metadata => { name => 'phoenix' } }, 201);
 
 # Tokens only this server can be given: one past its expiry for a live
 # ServiceAccount, a legacy Secret-based token whose Secret is then deleted,
@@ -264,6 +267,13 @@ my @rows = (
                                      'Impersonate-User' => "system:serviceaccount:$own:nsadmin")) ],
     [ 'oidc' => bearer($token{oidc}), as_user('oidc:ann@example.com', 'oidc:admins') ],
     [ 'named' => same(bearer($token{named})) ],
+    # A client certificate outside system:masters (its groups bound to view).
+    [ 'cert-user' => { cert => client_cert('carl', 'viewers') }, as_user('carl', 'viewers') ],
+    # The token of an earlier ServiceAccount of the same name.
+    [ 'recreated-sa' => same(bearer($token{phoenix})) ],
+    # Credentials no authenticator takes are anonymous, not refused.
+    [ 'basic-auth' => same({ headers => { Authorization => 'Basic YWxpY2U6c2VjcmV0' } }) ],
+    [ 'empty-bearer' => same({ headers => { Authorization => 'Bearer' } }) ],
 );
 
 # ---------------------------------------------------------------------------
@@ -1376,4 +1386,284 @@ named reviews ssar-path: allowed=false
 named reviews sar: subjectaccessreviews.authorization.k8s.io is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope
 named reviews lsar: localsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "localsubjectaccessreviews" in API group "authorization.k8s.io" in the namespace "h-am-own"
 named reviews tokenreview: tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:h-am-own:named" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope
+cert-user configmaps/own: 200 200 200 403 403 403 403 403
+cert-user configmaps/own create: configmaps is forbidden: User "carl" cannot create resource "configmaps" in API group "" in the namespace "h-am-own"
+cert-user configmaps/own update: configmaps "h-am-cert-user" is forbidden: User "carl" cannot update resource "configmaps" in API group "" in the namespace "h-am-own"
+cert-user configmaps/own patch: configmaps "h-am-cert-user" is forbidden: User "carl" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+cert-user configmaps/own delete: configmaps "h-am-cert-user" is forbidden: User "carl" cannot delete resource "configmaps" in API group "" in the namespace "h-am-own"
+cert-user configmaps/own deletecollection: configmaps is forbidden: User "carl" cannot deletecollection resource "configmaps" in API group "" in the namespace "h-am-own"
+cert-user configmaps/other: 403 403 403 403 403 403 403 403
+cert-user configmaps/other get: configmaps "fixture" is forbidden: User "carl" cannot get resource "configmaps" in API group "" in the namespace "h-am-other"
+cert-user configmaps/other list: configmaps is forbidden: User "carl" cannot list resource "configmaps" in API group "" in the namespace "h-am-other"
+cert-user configmaps/other watch: configmaps is forbidden: User "carl" cannot watch resource "configmaps" in API group "" in the namespace "h-am-other"
+cert-user configmaps/other create: configmaps is forbidden: User "carl" cannot create resource "configmaps" in API group "" in the namespace "h-am-other"
+cert-user configmaps/other update: configmaps "h-am-cert-user" is forbidden: User "carl" cannot update resource "configmaps" in API group "" in the namespace "h-am-other"
+cert-user configmaps/other patch: configmaps "h-am-cert-user" is forbidden: User "carl" cannot patch resource "configmaps" in API group "" in the namespace "h-am-other"
+cert-user configmaps/other delete: configmaps "h-am-cert-user" is forbidden: User "carl" cannot delete resource "configmaps" in API group "" in the namespace "h-am-other"
+cert-user configmaps/other deletecollection: configmaps is forbidden: User "carl" cannot deletecollection resource "configmaps" in API group "" in the namespace "h-am-other"
+cert-user secrets/own: 403 403 403 403 403 403 403 403
+cert-user secrets/own get: secrets "fixture" is forbidden: User "carl" cannot get resource "secrets" in API group "" in the namespace "h-am-own"
+cert-user secrets/own list: secrets is forbidden: User "carl" cannot list resource "secrets" in API group "" in the namespace "h-am-own"
+cert-user secrets/own watch: secrets is forbidden: User "carl" cannot watch resource "secrets" in API group "" in the namespace "h-am-own"
+cert-user secrets/own create: secrets is forbidden: User "carl" cannot create resource "secrets" in API group "" in the namespace "h-am-own"
+cert-user secrets/own update: secrets "h-am-cert-user" is forbidden: User "carl" cannot update resource "secrets" in API group "" in the namespace "h-am-own"
+cert-user secrets/own patch: secrets "h-am-cert-user" is forbidden: User "carl" cannot patch resource "secrets" in API group "" in the namespace "h-am-own"
+cert-user secrets/own delete: secrets "h-am-cert-user" is forbidden: User "carl" cannot delete resource "secrets" in API group "" in the namespace "h-am-own"
+cert-user secrets/own deletecollection: secrets is forbidden: User "carl" cannot deletecollection resource "secrets" in API group "" in the namespace "h-am-own"
+cert-user namespaces: 200 403 403 403 403 403 403 403
+cert-user namespaces list: namespaces is forbidden: User "carl" cannot list resource "namespaces" in API group "" at the cluster scope
+cert-user namespaces watch: namespaces is forbidden: User "carl" cannot watch resource "namespaces" in API group "" at the cluster scope
+cert-user namespaces create: namespaces is forbidden: User "carl" cannot create resource "namespaces" in API group "" at the cluster scope
+cert-user namespaces update: namespaces "h-am-cert-user" is forbidden: User "carl" cannot update resource "namespaces" in API group "" in the namespace "h-am-cert-user"
+cert-user namespaces patch: namespaces "h-am-cert-user" is forbidden: User "carl" cannot patch resource "namespaces" in API group "" in the namespace "h-am-cert-user"
+cert-user namespaces delete: namespaces "h-am-cert-user" is forbidden: User "carl" cannot delete resource "namespaces" in API group "" in the namespace "h-am-cert-user"
+cert-user namespaces deletecollection: namespaces is forbidden: User "carl" cannot deletecollection resource "namespaces" in API group "" at the cluster scope
+cert-user nodes: 403 403 403 403 403 403 403 403
+cert-user nodes get: nodes "h-am-node" is forbidden: User "carl" cannot get resource "nodes" in API group "" at the cluster scope
+cert-user nodes list: nodes is forbidden: User "carl" cannot list resource "nodes" in API group "" at the cluster scope
+cert-user nodes watch: nodes is forbidden: User "carl" cannot watch resource "nodes" in API group "" at the cluster scope
+cert-user nodes create: nodes is forbidden: User "carl" cannot create resource "nodes" in API group "" at the cluster scope
+cert-user nodes update: nodes "h-am-cert-user" is forbidden: User "carl" cannot update resource "nodes" in API group "" at the cluster scope
+cert-user nodes patch: nodes "h-am-cert-user" is forbidden: User "carl" cannot patch resource "nodes" in API group "" at the cluster scope
+cert-user nodes delete: nodes "h-am-cert-user" is forbidden: User "carl" cannot delete resource "nodes" in API group "" at the cluster scope
+cert-user nodes deletecollection: nodes is forbidden: User "carl" cannot deletecollection resource "nodes" in API group "" at the cluster scope
+cert-user clusterroles: 403 403 403 403 403 403 403 403
+cert-user clusterroles get: clusterroles.rbac.authorization.k8s.io "view" is forbidden: User "carl" cannot get resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+cert-user clusterroles list: clusterroles.rbac.authorization.k8s.io is forbidden: User "carl" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+cert-user clusterroles watch: clusterroles.rbac.authorization.k8s.io is forbidden: User "carl" cannot watch resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+cert-user clusterroles create: clusterroles.rbac.authorization.k8s.io is forbidden: User "carl" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+cert-user clusterroles update: clusterroles.rbac.authorization.k8s.io "h-am-cert-user" is forbidden: User "carl" cannot update resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+cert-user clusterroles patch: clusterroles.rbac.authorization.k8s.io "h-am-cert-user" is forbidden: User "carl" cannot patch resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+cert-user clusterroles delete: clusterroles.rbac.authorization.k8s.io "h-am-cert-user" is forbidden: User "carl" cannot delete resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+cert-user clusterroles deletecollection: clusterroles.rbac.authorization.k8s.io is forbidden: User "carl" cannot deletecollection resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+cert-user secrets/other: 403 403 403 403
+cert-user secrets/other get: secrets "fixture" is forbidden: User "carl" cannot get resource "secrets" in API group "" in the namespace "h-am-other"
+cert-user secrets/other get-missing: secrets "missing" is forbidden: User "carl" cannot get resource "secrets" in API group "" in the namespace "h-am-other"
+cert-user secrets/other list: secrets is forbidden: User "carl" cannot list resource "secrets" in API group "" in the namespace "h-am-other"
+cert-user secrets/other watch: secrets is forbidden: User "carl" cannot watch resource "secrets" in API group "" in the namespace "h-am-other"
+cert-user all-namespaces: 403 403 403 403
+cert-user all-namespaces serviceaccounts-list: serviceaccounts is forbidden: User "carl" cannot list resource "serviceaccounts" in API group "" at the cluster scope
+cert-user all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "carl" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
+cert-user all-namespaces secrets-list: secrets is forbidden: User "carl" cannot list resource "secrets" in API group "" at the cluster scope
+cert-user all-namespaces secrets-watch: secrets is forbidden: User "carl" cannot watch resource "secrets" in API group "" at the cluster scope
+cert-user by-name: 200 404 200 200 200 200 403
+cert-user by-name get-unnamed: configmaps "unnamed" not found
+cert-user by-name patch-named: configmaps "fixture" is forbidden: User "carl" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+cert-user protobuf: 200 200 200
+cert-user deployments/scale: 200 403 403
+cert-user deployments/scale update: deployments.apps "fixture" is forbidden: User "carl" cannot update resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+cert-user deployments/scale patch: deployments.apps "fixture" is forbidden: User "carl" cannot patch resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+cert-user nonresource: 200 200 200 200 200 200 403 200 200 403 403 200 200 200 403 403 403
+cert-user nonresource /metrics: forbidden: User "carl" cannot get path "/metrics"
+cert-user nonresource /healthz/ping: forbidden: User "carl" cannot get path "/healthz/ping"
+cert-user nonresource /livez/ping: forbidden: User "carl" cannot get path "/livez/ping"
+cert-user nonresource /openid/v1/jwks: forbidden: User "carl" cannot get path "/openid/v1/jwks"
+cert-user nonresource /logs/: forbidden: User "carl" cannot get path "/logs/"
+cert-user nonresource /nope: forbidden: User "carl" cannot get path "/nope"
+cert-user reviews: 403 201 201 403 403 403
+cert-user reviews token: serviceaccounts "reader" is forbidden: User "carl" cannot create resource "serviceaccounts/token" in API group "" in the namespace "h-am-own"
+cert-user reviews ssar: allowed=false
+cert-user reviews ssar-path: allowed=false
+cert-user reviews sar: subjectaccessreviews.authorization.k8s.io is forbidden: User "carl" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope
+cert-user reviews lsar: localsubjectaccessreviews.authorization.k8s.io is forbidden: User "carl" cannot create resource "localsubjectaccessreviews" in API group "authorization.k8s.io" in the namespace "h-am-own"
+cert-user reviews tokenreview: tokenreviews.authentication.k8s.io is forbidden: User "carl" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope
+recreated-sa *: 401 Unauthorized
+basic-auth configmaps/own: 403 403 403 403 403 403 403 403
+basic-auth configmaps/own get: configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth configmaps/own list: configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth configmaps/own watch: configmaps is forbidden: User "system:anonymous" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth configmaps/own create: configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth configmaps/own update: configmaps "h-am-basic-auth" is forbidden: User "system:anonymous" cannot update resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth configmaps/own patch: configmaps "h-am-basic-auth" is forbidden: User "system:anonymous" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth configmaps/own delete: configmaps "h-am-basic-auth" is forbidden: User "system:anonymous" cannot delete resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth configmaps/own deletecollection: configmaps is forbidden: User "system:anonymous" cannot deletecollection resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth configmaps/other: 403 403 403 403 403 403 403 403
+basic-auth configmaps/other get: configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-other"
+basic-auth configmaps/other list: configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-other"
+basic-auth configmaps/other watch: configmaps is forbidden: User "system:anonymous" cannot watch resource "configmaps" in API group "" in the namespace "h-am-other"
+basic-auth configmaps/other create: configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "h-am-other"
+basic-auth configmaps/other update: configmaps "h-am-basic-auth" is forbidden: User "system:anonymous" cannot update resource "configmaps" in API group "" in the namespace "h-am-other"
+basic-auth configmaps/other patch: configmaps "h-am-basic-auth" is forbidden: User "system:anonymous" cannot patch resource "configmaps" in API group "" in the namespace "h-am-other"
+basic-auth configmaps/other delete: configmaps "h-am-basic-auth" is forbidden: User "system:anonymous" cannot delete resource "configmaps" in API group "" in the namespace "h-am-other"
+basic-auth configmaps/other deletecollection: configmaps is forbidden: User "system:anonymous" cannot deletecollection resource "configmaps" in API group "" in the namespace "h-am-other"
+basic-auth secrets/own: 403 403 403 403 403 403 403 403
+basic-auth secrets/own get: secrets "fixture" is forbidden: User "system:anonymous" cannot get resource "secrets" in API group "" in the namespace "h-am-own"
+basic-auth secrets/own list: secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" in the namespace "h-am-own"
+basic-auth secrets/own watch: secrets is forbidden: User "system:anonymous" cannot watch resource "secrets" in API group "" in the namespace "h-am-own"
+basic-auth secrets/own create: secrets is forbidden: User "system:anonymous" cannot create resource "secrets" in API group "" in the namespace "h-am-own"
+basic-auth secrets/own update: secrets "h-am-basic-auth" is forbidden: User "system:anonymous" cannot update resource "secrets" in API group "" in the namespace "h-am-own"
+basic-auth secrets/own patch: secrets "h-am-basic-auth" is forbidden: User "system:anonymous" cannot patch resource "secrets" in API group "" in the namespace "h-am-own"
+basic-auth secrets/own delete: secrets "h-am-basic-auth" is forbidden: User "system:anonymous" cannot delete resource "secrets" in API group "" in the namespace "h-am-own"
+basic-auth secrets/own deletecollection: secrets is forbidden: User "system:anonymous" cannot deletecollection resource "secrets" in API group "" in the namespace "h-am-own"
+basic-auth namespaces: 403 403 403 403 403 403 403 403
+basic-auth namespaces get: namespaces "h-am-own" is forbidden: User "system:anonymous" cannot get resource "namespaces" in API group "" in the namespace "h-am-own"
+basic-auth namespaces list: namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope
+basic-auth namespaces watch: namespaces is forbidden: User "system:anonymous" cannot watch resource "namespaces" in API group "" at the cluster scope
+basic-auth namespaces create: namespaces is forbidden: User "system:anonymous" cannot create resource "namespaces" in API group "" at the cluster scope
+basic-auth namespaces update: namespaces "h-am-basic-auth" is forbidden: User "system:anonymous" cannot update resource "namespaces" in API group "" in the namespace "h-am-basic-auth"
+basic-auth namespaces patch: namespaces "h-am-basic-auth" is forbidden: User "system:anonymous" cannot patch resource "namespaces" in API group "" in the namespace "h-am-basic-auth"
+basic-auth namespaces delete: namespaces "h-am-basic-auth" is forbidden: User "system:anonymous" cannot delete resource "namespaces" in API group "" in the namespace "h-am-basic-auth"
+basic-auth namespaces deletecollection: namespaces is forbidden: User "system:anonymous" cannot deletecollection resource "namespaces" in API group "" at the cluster scope
+basic-auth nodes: 403 403 403 403 403 403 403 403
+basic-auth nodes get: nodes "h-am-node" is forbidden: User "system:anonymous" cannot get resource "nodes" in API group "" at the cluster scope
+basic-auth nodes list: nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope
+basic-auth nodes watch: nodes is forbidden: User "system:anonymous" cannot watch resource "nodes" in API group "" at the cluster scope
+basic-auth nodes create: nodes is forbidden: User "system:anonymous" cannot create resource "nodes" in API group "" at the cluster scope
+basic-auth nodes update: nodes "h-am-basic-auth" is forbidden: User "system:anonymous" cannot update resource "nodes" in API group "" at the cluster scope
+basic-auth nodes patch: nodes "h-am-basic-auth" is forbidden: User "system:anonymous" cannot patch resource "nodes" in API group "" at the cluster scope
+basic-auth nodes delete: nodes "h-am-basic-auth" is forbidden: User "system:anonymous" cannot delete resource "nodes" in API group "" at the cluster scope
+basic-auth nodes deletecollection: nodes is forbidden: User "system:anonymous" cannot deletecollection resource "nodes" in API group "" at the cluster scope
+basic-auth clusterroles: 403 403 403 403 403 403 403 403
+basic-auth clusterroles get: clusterroles.rbac.authorization.k8s.io "view" is forbidden: User "system:anonymous" cannot get resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+basic-auth clusterroles list: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:anonymous" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+basic-auth clusterroles watch: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:anonymous" cannot watch resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+basic-auth clusterroles create: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+basic-auth clusterroles update: clusterroles.rbac.authorization.k8s.io "h-am-basic-auth" is forbidden: User "system:anonymous" cannot update resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+basic-auth clusterroles patch: clusterroles.rbac.authorization.k8s.io "h-am-basic-auth" is forbidden: User "system:anonymous" cannot patch resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+basic-auth clusterroles delete: clusterroles.rbac.authorization.k8s.io "h-am-basic-auth" is forbidden: User "system:anonymous" cannot delete resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+basic-auth clusterroles deletecollection: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:anonymous" cannot deletecollection resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+basic-auth secrets/other: 403 403 403 403
+basic-auth secrets/other get: secrets "fixture" is forbidden: User "system:anonymous" cannot get resource "secrets" in API group "" in the namespace "h-am-other"
+basic-auth secrets/other get-missing: secrets "missing" is forbidden: User "system:anonymous" cannot get resource "secrets" in API group "" in the namespace "h-am-other"
+basic-auth secrets/other list: secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" in the namespace "h-am-other"
+basic-auth secrets/other watch: secrets is forbidden: User "system:anonymous" cannot watch resource "secrets" in API group "" in the namespace "h-am-other"
+basic-auth all-namespaces: 403 403 403 403
+basic-auth all-namespaces serviceaccounts-list: serviceaccounts is forbidden: User "system:anonymous" cannot list resource "serviceaccounts" in API group "" at the cluster scope
+basic-auth all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "system:anonymous" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
+basic-auth all-namespaces secrets-list: secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" at the cluster scope
+basic-auth all-namespaces secrets-watch: secrets is forbidden: User "system:anonymous" cannot watch resource "secrets" in API group "" at the cluster scope
+basic-auth by-name: 403 403 403 403 403 403 403
+basic-auth by-name get: configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth by-name get-unnamed: configmaps "unnamed" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth by-name list: configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth by-name list-named: configmaps "fixture" is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth by-name watch-named: configmaps "fixture" is forbidden: User "system:anonymous" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth by-name list-unnamed: configmaps "unnamed" is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth by-name patch-named: configmaps "fixture" is forbidden: User "system:anonymous" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth protobuf: 403 403 403
+basic-auth protobuf get: (protobuf Status) configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth protobuf list: (protobuf Status) configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth protobuf watch: (protobuf Status) configmaps is forbidden: User "system:anonymous" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+basic-auth deployments/scale: 403 403 403
+basic-auth deployments/scale get: deployments.apps "fixture" is forbidden: User "system:anonymous" cannot get resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+basic-auth deployments/scale update: deployments.apps "fixture" is forbidden: User "system:anonymous" cannot update resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+basic-auth deployments/scale patch: deployments.apps "fixture" is forbidden: User "system:anonymous" cannot patch resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+basic-auth nonresource: 200 200 200 200 403 403 403 403 200 403 403 403 403 200 403 403 403
+basic-auth nonresource /api: forbidden: User "system:anonymous" cannot get path "/api"
+basic-auth nonresource /apis: forbidden: User "system:anonymous" cannot get path "/apis"
+basic-auth nonresource /metrics: forbidden: User "system:anonymous" cannot get path "/metrics"
+basic-auth nonresource /openapi/v2: forbidden: User "system:anonymous" cannot get path "/openapi/v2"
+basic-auth nonresource /healthz/ping: forbidden: User "system:anonymous" cannot get path "/healthz/ping"
+basic-auth nonresource /livez/ping: forbidden: User "system:anonymous" cannot get path "/livez/ping"
+basic-auth nonresource /openapi/v3: forbidden: User "system:anonymous" cannot get path "/openapi/v3"
+basic-auth nonresource /apis/apps: forbidden: User "system:anonymous" cannot get path "/apis/apps"
+basic-auth nonresource /openid/v1/jwks: forbidden: User "system:anonymous" cannot get path "/openid/v1/jwks"
+basic-auth nonresource /logs/: forbidden: User "system:anonymous" cannot get path "/logs/"
+basic-auth nonresource /nope: forbidden: User "system:anonymous" cannot get path "/nope"
+basic-auth reviews: 403 403 403 403 403 403
+basic-auth reviews token: serviceaccounts "reader" is forbidden: User "system:anonymous" cannot create resource "serviceaccounts/token" in API group "" in the namespace "h-am-own"
+basic-auth reviews ssar: selfsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "selfsubjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope
+basic-auth reviews ssar-path: selfsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "selfsubjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope
+basic-auth reviews sar: subjectaccessreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope
+basic-auth reviews lsar: localsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "localsubjectaccessreviews" in API group "authorization.k8s.io" in the namespace "h-am-own"
+basic-auth reviews tokenreview: tokenreviews.authentication.k8s.io is forbidden: User "system:anonymous" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope
+empty-bearer configmaps/own: 403 403 403 403 403 403 403 403
+empty-bearer configmaps/own get: configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer configmaps/own list: configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer configmaps/own watch: configmaps is forbidden: User "system:anonymous" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer configmaps/own create: configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer configmaps/own update: configmaps "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot update resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer configmaps/own patch: configmaps "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer configmaps/own delete: configmaps "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot delete resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer configmaps/own deletecollection: configmaps is forbidden: User "system:anonymous" cannot deletecollection resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer configmaps/other: 403 403 403 403 403 403 403 403
+empty-bearer configmaps/other get: configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-other"
+empty-bearer configmaps/other list: configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-other"
+empty-bearer configmaps/other watch: configmaps is forbidden: User "system:anonymous" cannot watch resource "configmaps" in API group "" in the namespace "h-am-other"
+empty-bearer configmaps/other create: configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "h-am-other"
+empty-bearer configmaps/other update: configmaps "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot update resource "configmaps" in API group "" in the namespace "h-am-other"
+empty-bearer configmaps/other patch: configmaps "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot patch resource "configmaps" in API group "" in the namespace "h-am-other"
+empty-bearer configmaps/other delete: configmaps "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot delete resource "configmaps" in API group "" in the namespace "h-am-other"
+empty-bearer configmaps/other deletecollection: configmaps is forbidden: User "system:anonymous" cannot deletecollection resource "configmaps" in API group "" in the namespace "h-am-other"
+empty-bearer secrets/own: 403 403 403 403 403 403 403 403
+empty-bearer secrets/own get: secrets "fixture" is forbidden: User "system:anonymous" cannot get resource "secrets" in API group "" in the namespace "h-am-own"
+empty-bearer secrets/own list: secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" in the namespace "h-am-own"
+empty-bearer secrets/own watch: secrets is forbidden: User "system:anonymous" cannot watch resource "secrets" in API group "" in the namespace "h-am-own"
+empty-bearer secrets/own create: secrets is forbidden: User "system:anonymous" cannot create resource "secrets" in API group "" in the namespace "h-am-own"
+empty-bearer secrets/own update: secrets "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot update resource "secrets" in API group "" in the namespace "h-am-own"
+empty-bearer secrets/own patch: secrets "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot patch resource "secrets" in API group "" in the namespace "h-am-own"
+empty-bearer secrets/own delete: secrets "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot delete resource "secrets" in API group "" in the namespace "h-am-own"
+empty-bearer secrets/own deletecollection: secrets is forbidden: User "system:anonymous" cannot deletecollection resource "secrets" in API group "" in the namespace "h-am-own"
+empty-bearer namespaces: 403 403 403 403 403 403 403 403
+empty-bearer namespaces get: namespaces "h-am-own" is forbidden: User "system:anonymous" cannot get resource "namespaces" in API group "" in the namespace "h-am-own"
+empty-bearer namespaces list: namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope
+empty-bearer namespaces watch: namespaces is forbidden: User "system:anonymous" cannot watch resource "namespaces" in API group "" at the cluster scope
+empty-bearer namespaces create: namespaces is forbidden: User "system:anonymous" cannot create resource "namespaces" in API group "" at the cluster scope
+empty-bearer namespaces update: namespaces "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot update resource "namespaces" in API group "" in the namespace "h-am-empty-bearer"
+empty-bearer namespaces patch: namespaces "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot patch resource "namespaces" in API group "" in the namespace "h-am-empty-bearer"
+empty-bearer namespaces delete: namespaces "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot delete resource "namespaces" in API group "" in the namespace "h-am-empty-bearer"
+empty-bearer namespaces deletecollection: namespaces is forbidden: User "system:anonymous" cannot deletecollection resource "namespaces" in API group "" at the cluster scope
+empty-bearer nodes: 403 403 403 403 403 403 403 403
+empty-bearer nodes get: nodes "h-am-node" is forbidden: User "system:anonymous" cannot get resource "nodes" in API group "" at the cluster scope
+empty-bearer nodes list: nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope
+empty-bearer nodes watch: nodes is forbidden: User "system:anonymous" cannot watch resource "nodes" in API group "" at the cluster scope
+empty-bearer nodes create: nodes is forbidden: User "system:anonymous" cannot create resource "nodes" in API group "" at the cluster scope
+empty-bearer nodes update: nodes "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot update resource "nodes" in API group "" at the cluster scope
+empty-bearer nodes patch: nodes "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot patch resource "nodes" in API group "" at the cluster scope
+empty-bearer nodes delete: nodes "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot delete resource "nodes" in API group "" at the cluster scope
+empty-bearer nodes deletecollection: nodes is forbidden: User "system:anonymous" cannot deletecollection resource "nodes" in API group "" at the cluster scope
+empty-bearer clusterroles: 403 403 403 403 403 403 403 403
+empty-bearer clusterroles get: clusterroles.rbac.authorization.k8s.io "view" is forbidden: User "system:anonymous" cannot get resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+empty-bearer clusterroles list: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:anonymous" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+empty-bearer clusterroles watch: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:anonymous" cannot watch resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+empty-bearer clusterroles create: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+empty-bearer clusterroles update: clusterroles.rbac.authorization.k8s.io "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot update resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+empty-bearer clusterroles patch: clusterroles.rbac.authorization.k8s.io "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot patch resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+empty-bearer clusterroles delete: clusterroles.rbac.authorization.k8s.io "h-am-empty-bearer" is forbidden: User "system:anonymous" cannot delete resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+empty-bearer clusterroles deletecollection: clusterroles.rbac.authorization.k8s.io is forbidden: User "system:anonymous" cannot deletecollection resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope
+empty-bearer secrets/other: 403 403 403 403
+empty-bearer secrets/other get: secrets "fixture" is forbidden: User "system:anonymous" cannot get resource "secrets" in API group "" in the namespace "h-am-other"
+empty-bearer secrets/other get-missing: secrets "missing" is forbidden: User "system:anonymous" cannot get resource "secrets" in API group "" in the namespace "h-am-other"
+empty-bearer secrets/other list: secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" in the namespace "h-am-other"
+empty-bearer secrets/other watch: secrets is forbidden: User "system:anonymous" cannot watch resource "secrets" in API group "" in the namespace "h-am-other"
+empty-bearer all-namespaces: 403 403 403 403
+empty-bearer all-namespaces serviceaccounts-list: serviceaccounts is forbidden: User "system:anonymous" cannot list resource "serviceaccounts" in API group "" at the cluster scope
+empty-bearer all-namespaces serviceaccounts-watch: serviceaccounts is forbidden: User "system:anonymous" cannot watch resource "serviceaccounts" in API group "" at the cluster scope
+empty-bearer all-namespaces secrets-list: secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" at the cluster scope
+empty-bearer all-namespaces secrets-watch: secrets is forbidden: User "system:anonymous" cannot watch resource "secrets" in API group "" at the cluster scope
+empty-bearer by-name: 403 403 403 403 403 403 403
+empty-bearer by-name get: configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer by-name get-unnamed: configmaps "unnamed" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer by-name list: configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer by-name list-named: configmaps "fixture" is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer by-name watch-named: configmaps "fixture" is forbidden: User "system:anonymous" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer by-name list-unnamed: configmaps "unnamed" is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer by-name patch-named: configmaps "fixture" is forbidden: User "system:anonymous" cannot patch resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer protobuf: 403 403 403
+empty-bearer protobuf get: (protobuf Status) configmaps "fixture" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer protobuf list: (protobuf Status) configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer protobuf watch: (protobuf Status) configmaps is forbidden: User "system:anonymous" cannot watch resource "configmaps" in API group "" in the namespace "h-am-own"
+empty-bearer deployments/scale: 403 403 403
+empty-bearer deployments/scale get: deployments.apps "fixture" is forbidden: User "system:anonymous" cannot get resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+empty-bearer deployments/scale update: deployments.apps "fixture" is forbidden: User "system:anonymous" cannot update resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+empty-bearer deployments/scale patch: deployments.apps "fixture" is forbidden: User "system:anonymous" cannot patch resource "deployments/scale" in API group "apps" in the namespace "h-am-own"
+empty-bearer nonresource: 200 200 200 200 403 403 403 403 200 403 403 403 403 200 403 403 403
+empty-bearer nonresource /api: forbidden: User "system:anonymous" cannot get path "/api"
+empty-bearer nonresource /apis: forbidden: User "system:anonymous" cannot get path "/apis"
+empty-bearer nonresource /metrics: forbidden: User "system:anonymous" cannot get path "/metrics"
+empty-bearer nonresource /openapi/v2: forbidden: User "system:anonymous" cannot get path "/openapi/v2"
+empty-bearer nonresource /healthz/ping: forbidden: User "system:anonymous" cannot get path "/healthz/ping"
+empty-bearer nonresource /livez/ping: forbidden: User "system:anonymous" cannot get path "/livez/ping"
+empty-bearer nonresource /openapi/v3: forbidden: User "system:anonymous" cannot get path "/openapi/v3"
+empty-bearer nonresource /apis/apps: forbidden: User "system:anonymous" cannot get path "/apis/apps"
+empty-bearer nonresource /openid/v1/jwks: forbidden: User "system:anonymous" cannot get path "/openid/v1/jwks"
+empty-bearer nonresource /logs/: forbidden: User "system:anonymous" cannot get path "/logs/"
+empty-bearer nonresource /nope: forbidden: User "system:anonymous" cannot get path "/nope"
+empty-bearer reviews: 403 403 403 403 403 403
+empty-bearer reviews token: serviceaccounts "reader" is forbidden: User "system:anonymous" cannot create resource "serviceaccounts/token" in API group "" in the namespace "h-am-own"
+empty-bearer reviews ssar: selfsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "selfsubjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope
+empty-bearer reviews ssar-path: selfsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "selfsubjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope
+empty-bearer reviews sar: subjectaccessreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope
+empty-bearer reviews lsar: localsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "localsubjectaccessreviews" in API group "authorization.k8s.io" in the namespace "h-am-own"
+empty-bearer reviews tokenreview: tokenreviews.authentication.k8s.io is forbidden: User "system:anonymous" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope
 TABLE
