@@ -301,7 +301,8 @@ ApplyResult FieldManager::apply(const json::Value& live, const json::Value& conf
 
     ManagerId id{manager.empty() ? "unknown" : std::string(manager), std::string(kOperationApply),
                  options_.apiVersion, options_.subresource};
-    Managers work = managers;
+    // Updater::apply changes `managers` only when it succeeds.
+    Managers& work = managers;
     UpdaterResult r = updater_.apply(liveCopy, config, options_.apiVersion, work, id, force);
     if (!r.error && !r.conflicts.empty() && manager == "kubectl") {
         // lastAppliedManager: conflicts only on what client-side apply's
@@ -314,7 +315,6 @@ ApplyResult FieldManager::apply(const json::Value& live, const json::Value& conf
                 }
             }
             if (rest.empty()) {
-                work = managers;
                 r = updater_.apply(liveCopy, config, options_.apiVersion, work, id, true);
             } else {
                 r.conflicts = std::move(rest);

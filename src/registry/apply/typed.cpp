@@ -107,11 +107,13 @@ struct IndexedItem {
     size_t order;
 };
 
-// The items of list `v` named by their elements, in list order, plus a copy
-// sorted for lookups; fails on an unnamable or repeated item.
+using SortedItems = std::vector<const IndexedItem*>;
+
+// The items of list `v` named by their elements, in list order, plus
+// pointers to them sorted for lookups; fails on an unnamable or repeated
+// item.
 std::optional<std::string> indexItems(const TypeRef& t, const json::Value* v, Path& path,
-                                      std::vector<IndexedItem>& ordered,
-                                      std::vector<IndexedItem>& sorted) {
+                                      std::vector<IndexedItem>& ordered, SortedItems& sorted) {
     if (!v || !v->IsArray()) {
         return std::nullopt;
     }
@@ -124,23 +126,26 @@ std::optional<std::string> indexItems(const TypeRef& t, const json::Value* v, Pa
         }
         ordered.push_back({std::move(*pe), &(*v)[i], i});
     }
-    sorted = ordered;
-    std::sort(sorted.begin(), sorted.end(), [](const IndexedItem& a, const IndexedItem& b) {
-        return a.element.compare(b.element) < 0;
+    sorted.reserve(ordered.size());
+    for (const IndexedItem& item : ordered) {
+        sorted.push_back(&item);
+    }
+    std::sort(sorted.begin(), sorted.end(), [](const IndexedItem* a, const IndexedItem* b) {
+        return a->element.compare(b->element) < 0;
     });
     for (size_t i = 1; i < sorted.size(); ++i) {
-        if (sorted[i - 1].element.compare(sorted[i].element) == 0) {
-            return prefixed(path, "duplicate entries for key " + sorted[i].element.toString());
+        if (sorted[i - 1]->element.compare(sorted[i]->element) == 0) {
+            return prefixed(path, "duplicate entries for key " + sorted[i]->element.toString());
         }
     }
     return std::nullopt;
 }
 
-const json::Value* lookup(const std::vector<IndexedItem>& sorted, const PathElement& pe) {
+const json::Value* lookup(const SortedItems& sorted, const PathElement& pe) {
     auto it = std::lower_bound(
         sorted.begin(), sorted.end(), pe,
-        [](const IndexedItem& a, const PathElement& e) { return a.element.compare(e) < 0; });
-    return it != sorted.end() && it->element.compare(pe) == 0 ? it->value : nullptr;
+        [](const IndexedItem* a, const PathElement& e) { return a->element.compare(e) < 0; });
+    return it != sorted.end() && (*it)->element.compare(pe) == 0 ? (*it)->value : nullptr;
 }
 
 // value.Equals: numbers compare numerically, objects regardless of order.
@@ -193,15 +198,15 @@ void collect(const json::Value& v, const TypeRef& t, FieldSet& here);
 // empty or undeclared, which their parent decides.)
 bool isLeaf(const json::Value& v, const TypeRef& t) {
     switch (t.kind()) {
-    case Kind::Scalar:
-        return true;
-    case Kind::Struct:
-    case Kind::Map:
-        return t.atomic() || !v.IsObject();
-    case Kind::List:
-        return t.atomic() || !v.IsArray();
-    case Kind::Untyped:
-        return !v.IsObject();
+        case Kind::Scalar:
+            return true;
+        case Kind::Struct:
+        case Kind::Map:
+            return t.atomic() || !v.IsObject();
+        case Kind::List:
+            return t.atomic() || !v.IsArray();
+        case Kind::Untyped:
+            return !v.IsObject();
     }
     return true;
 }
@@ -239,6 +244,49 @@ void collect(const json::Value& v, const TypeRef& t, FieldSet& here) {
             here.insert({*pe});
         }
     }
+}
+
+// ---- Validate ----
+
+// Names every list item as merge and compare will (the path is built only
+// to report an error).
+std::optional<std::string> validateNode(const json::Value& v, const TypeRef& t, Path& path) {
+    if (v.IsObject() && !isLeaf(v, t)) {
+        bool declared = false;
+        for (const auto& m : v.GetObject()) {
+            if (!m.value.IsObject() && !m.value.IsArray()) {
+                continue;
+            }
+            path.push_back(PathElement::field(std::string(json::view(m.name))));
+            auto err = validateNode(m.value, t.member(json::view(m.name), &declared), path);
+            path.pop_back();
+            if (err) {
+                return err;
+            }
+        }
+        return std::nullopt;
+    }
+    if (!v.IsArray() || isLeaf(v, t) || v.Empty()) {
+        return std::nullopt;
+    }
+    std::vector<IndexedItem> ordered;
+    SortedItems sorted;
+    if (auto err = indexItems(t, &v, path, ordered, sorted)) {
+        return err;
+    }
+    TypeRef it = t.item();
+    for (IndexedItem& item : ordered) {
+        if (!item.value->IsObject() && !item.value->IsArray()) {
+            continue;
+        }
+        path.push_back(std::move(item.element));
+        auto err = validateNode(*item.value, it, path);
+        path.pop_back();
+        if (err) {
+            return err;
+        }
+    }
+    return std::nullopt;
 }
 
 // ---- Compare ----
@@ -315,7 +363,8 @@ class Comparer {
 
     std::optional<std::string> walkList(const json::Value* lhs, const json::Value* rhs,
                                         const TypeRef& t) {
-        std::vector<IndexedItem> lOrder, lSorted, rOrder, rSorted;
+        std::vector<IndexedItem> lOrder, rOrder;
+        SortedItems lSorted, rSorted;
         if (auto err = indexItems(t, rhs, path_, rOrder, rSorted)) {
             return err;
         }
@@ -419,7 +468,8 @@ class Merger {
     // items stay where they were relative to them.
     std::optional<std::string> walkList(const json::Value* lhs, const json::Value* rhs,
                                         const TypeRef& t, json::Value& out) {
-        std::vector<IndexedItem> lOrder, lSorted, rOrder, rSorted;
+        std::vector<IndexedItem> lOrder, rOrder;
+        SortedItems lSorted, rSorted;
         if (auto err = indexItems(t, rhs, path_, rOrder, rSorted)) {
             return err;
         }
@@ -561,9 +611,8 @@ std::optional<std::string> compare(const json::Value& lhs, const json::Value& rh
 }
 
 std::optional<std::string> validate(const json::Value& v, const TypeRef& t) {
-    Comparison ignored;
-    Comparer c(ignored);
-    return c.walk(&v, &v, t);
+    Path path;
+    return validateNode(v, t, path);
 }
 
 std::optional<std::string> merge(const json::Value& lhs, const json::Value& rhs, const TypeRef& t,

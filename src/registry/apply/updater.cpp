@@ -46,14 +46,14 @@ UpdaterResult Updater::update(const json::Value& live, const json::Value& newObj
                               const std::string& apiVersion, Managers& managers,
                               const ManagerId& manager) const {
     UpdaterResult out;
-    Managers work = managers;
     std::string self = manager.identifier();
     Comparison c;
-    if ((out.error = takeFields(live, newObject, work, self, true, c, out.conflicts))) {
+    // With force, takeFields changes `managers` only once it cannot fail.
+    if ((out.error = takeFields(live, newObject, managers, self, true, c, out.conflicts))) {
         return out;
     }
     out.conflicts.clear();
-    ManagedSet& mine = work[self];
+    ManagedSet& mine = managers[self];
     mine.id = manager;
     mine.apiVersion = apiVersion;
     mine.applied = false;
@@ -62,9 +62,8 @@ UpdaterResult Updater::update(const json::Value& live, const json::Value& newObj
                    .difference(c.removed)
                    .recursiveDifference(ignored_);
     if (mine.set.empty()) {
-        work.erase(self);
+        managers.erase(self);
     }
-    managers = std::move(work);
     return out;
 }
 
@@ -77,30 +76,42 @@ UpdaterResult Updater::apply(const json::Value& live, const json::Value& config,
         out.error = "failed to merge config: " + *err;
         return out;
     }
-    Managers work = managers;
     std::string self = manager.identifier();
-    FieldSet lastSet;
-    if (auto it = work.find(self); it != work.end()) {
-        lastSet = it->second.set;
+    // The applier's entry is replaced now and put back if the apply fails;
+    // takeFields leaves the others alone unless it succeeds.
+    std::optional<ManagedSet> previous;
+    if (auto it = managers.find(self); it != managers.end()) {
+        previous = std::move(it->second);
     }
-    ManagedSet& mine = work[self];
+    ManagedSet& mine = managers[self];
     mine.id = manager;
     mine.apiVersion = apiVersion;
     mine.applied = true;
+    mine.time = previous ? previous->time : std::string();
     mine.set = toFieldSet(config, type_).recursiveDifference(ignored_);
+    auto restore = [&] {
+        if (previous) {
+            managers[self] = std::move(*previous);
+        } else {
+            managers.erase(self);
+        }
+    };
 
     json::Document pruned;
-    static_cast<json::Value&>(pruned) = prune(merged, work, lastSet, pruned.GetAllocator());
+    static const FieldSet kNone;
+    static_cast<json::Value&>(pruned) =
+        prune(merged, managers, previous ? previous->set : kNone, pruned.GetAllocator());
 
     Comparison c;
-    if ((out.error = takeFields(live, pruned, work, self, force, c, out.conflicts))) {
+    if ((out.error = takeFields(live, pruned, managers, self, force, c, out.conflicts))) {
+        restore();
         return out;
     }
     if (!out.conflicts.empty() && !force) {
+        restore();
         return out;
     }
     out.conflicts.clear();
-    managers = std::move(work);
     if (!c.same()) {
         out.object = std::move(pruned);
     }
@@ -111,13 +122,20 @@ UpdaterResult Updater::apply(const json::Value& live, const json::Value& config,
 // applies, unless some manager (this one included) owns it now.
 json::Value Updater::prune(const json::Value& merged, const Managers& managers,
                            const FieldSet& lastSet, json::Allocator& a) const {
+    // Nothing given up: the rest of the walk would remove nothing.
+    if (lastSet.empty()) {
+        return json::Value(merged, a);
+    }
+    FieldSet givenUp = lastSet;
+    for (const auto& [key, ms] : managers) {
+        givenUp = givenUp.difference(ms.set);
+        if (givenUp.empty()) {
+            return json::Value(merged, a);
+        }
+    }
     FieldSet owned;
     for (const auto& [key, ms] : managers) {
         owned = owned.unionWith(ms.set);
-    }
-    // Nothing given up: the rest of the walk would remove nothing.
-    if (lastSet.empty() || lastSet.difference(owned).empty()) {
-        return json::Value(merged, a);
     }
     FieldSet last = ensureNamedFieldsAreMembers(lastSet, type_);
     FieldSet mergedSet = ensureNamedFieldsAreMembers(toFieldSet(merged, type_), type_);
