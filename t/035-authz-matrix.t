@@ -425,6 +425,13 @@ unless ($record) {
         cell_request($ours{'deleted-secret'}, GET => "/api/v1/namespaces/$own/configmaps") ]);
     is($r->[0]{status}, 200, 'the legacy token works while its Secret exists');
     admin(DELETE => "/api/v1/namespaces/$own/secrets/reader-token", undef, 200);
+    # Successful token authentications are cached for 10 s, as kube's are:
+    # the token just used is refused once its entry has gone.
+    ok(wait_until(sub {
+        my $r = http_batch([
+            cell_request($ours{'deleted-secret'}, GET => "/api/v1/namespaces/$own/configmaps") ]);
+        $r->[0]{status} == 401;
+    }, 15), 'the legacy token is refused within the cache\'s 10 s of its Secret\'s deletion');
 }
 
 # Every cell in order; watches in a second, parallel batch (each lasts its
