@@ -18,14 +18,6 @@ EOF
 my $s = start_server(config => $config, tls => 1);
 my $path = '/api/v1/namespaces/bad/configmaps';
 
-sub call {
-    my ($method, $p, $body, %o) = @_;
-    my $r = $s->request($method, $p,
-        headers => {'Content-Type' => 'application/json', %{$o{headers} || {}}},
-        defined $body ? (body => $body) : (), $o{http2} ? (http2 => 1) : ());
-    return ($r->{status}, eval { decode_json($r->{body}) }, $r);
-}
-
 sub status_ok {
     my ($code, $reason, $message, $st, $o, $r, $name) = @_;
     is($st, $code, "$name: $code");
@@ -39,50 +31,50 @@ sub status_ok {
     like($r->{headers}{'content-type'}, qr{^application/json}, "$name: JSON, not an nginx page");
 }
 
-my ($st, $o, $r) = call(POST => '/api/v1/namespaces', '{"metadata":{"name":"bad"}}');
+my ($st, $o, $r) = $s->call(POST => '/api/v1/namespaces', '{"metadata":{"name":"bad"}}');
 is($st, 201, 'namespace for the test');
 
 status_ok(400, 'BadRequest',
     'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1",)',
-    call(POST => $path, '{"apiVersion":"v1",'), 'truncated JSON');
+    $s->call(POST => $path, '{"apiVersion":"v1",'), 'truncated JSON');
 
 status_ok(400, 'BadRequest', qr/^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: invalid character /,
-    call(POST => $path, 'definitely not json'), 'garbage');
+    $s->call(POST => $path, 'definitely not json'), 'garbage');
 
-status_ok(400, 'BadRequest', qr/must be of type ConfigMap/, call(POST => $path, '[1,2,3]'),
+status_ok(400, 'BadRequest', qr/must be of type ConfigMap/, $s->call(POST => $path, '[1,2,3]'),
     'a JSON array');
 
 status_ok(400, 'BadRequest', qr/^the object provided is unrecognized \(must be of type ConfigMap\): yaml: line \d+: /,
-    call(POST => $path, "metadata:\n  name: x\n bad: [\n", headers => {'Content-Type' => 'application/yaml'}),
+    $s->call(POST => $path, "metadata:\n  name: x\n bad: [\n", headers => {'Content-Type' => 'application/yaml'}),
     'malformed YAML');
 
 status_ok(400, 'BadRequest',
     'Namespace in version "v1" cannot be handled as a ConfigMap: the kind of the object (Namespace) does not match the kind of the resource (ConfigMap)',
-    call(POST => $path, '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"k"}}'),
+    $s->call(POST => $path, '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"k"}}'),
     'the wrong kind for the path');
 
 status_ok(400, 'BadRequest',
     'the API version in the data (apps/v1) does not match the expected API version (v1)',
-    call(POST => $path, '{"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"v"}}'),
+    $s->call(POST => $path, '{"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"v"}}'),
     'the wrong apiVersion for the path');
 
 status_ok(400, 'BadRequest', qr/cannot unmarshal string into Go struct field ConfigMap.metadata/,
-    call(POST => $path, '{"metadata":"x"}'), 'metadata that is not an object');
+    $s->call(POST => $path, '{"metadata":"x"}'), 'metadata that is not an object');
 
 status_ok(415, 'UnsupportedMediaType',
     'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
-    call(POST => $path, 'name=x', headers => {'Content-Type' => 'application/x-www-form-urlencoded'}),
+    $s->call(POST => $path, 'name=x', headers => {'Content-Type' => 'application/x-www-form-urlencoded'}),
     'an unknown content type');
 
 status_ok(406, 'NotAcceptable', qr/^406: Not Acceptable/,
-    call(GET => $path, undef, headers => {Accept => 'text/html'}), 'an Accept it cannot meet');
+    $s->call(GET => $path, undef, headers => {Accept => 'text/html'}), 'an Accept it cannot meet');
 
 my $big = '{"metadata":{"name":"big"},"data":{"k":"' . ('x' x 5000) . '"}}';
 status_ok(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 4096',
-    call(POST => $path, $big), 'a body over the limit (Content-Length)');
+    $s->call(POST => $path, $big), 'a body over the limit (Content-Length)');
 
 status_ok(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 4096',
-    call(POST => $path, $big, http2 => 1), 'a body over the limit (HTTP/2)');
+    $s->call(POST => $path, $big, http2 => 1), 'a body over the limit (HTTP/2)');
 
 {
     # chunked: no Content-Length, nginx's body reader enforces the limit
@@ -95,24 +87,24 @@ status_ok(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 4096
 }
 
 status_ok(422, 'Invalid', qr/^ConfigMap "labels" is invalid: metadata.labels: Invalid value: "not ok!": /,
-    call(POST => $path, '{"metadata":{"name":"labels","labels":{"a":"not ok!"}}}'), 'an invalid label value');
+    $s->call(POST => $path, '{"metadata":{"name":"labels","labels":{"a":"not ok!"}}}'), 'an invalid label value');
 
 status_ok(422, 'Invalid', qr/^ConfigMap "keys" is invalid: data\[bad key!\]: Invalid value: "bad key!": /,
-    call(POST => $path, '{"metadata":{"name":"keys"},"data":{"bad key!":"v"}}'), 'an invalid data key');
+    $s->call(POST => $path, '{"metadata":{"name":"keys"},"data":{"bad key!":"v"}}'), 'an invalid data key');
 
 status_ok(422, 'Invalid', qr/^Deployment.apps "d" is invalid: \[spec.selector: Required value, /,
-    call(POST => '/apis/apps/v1/namespaces/bad/deployments',
+    $s->call(POST => '/apis/apps/v1/namespaces/bad/deployments',
         '{"metadata":{"name":"d"},"spec":{"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}'),
     'a deployment without a selector');
 
 status_ok(422, 'Invalid', qr/^ConfigMap "x{254}" is invalid: metadata.name: Invalid value: "x{254}": must be no more than 253 characters/,
-    call(POST => $path, '{"metadata":{"name":"' . ('x' x 254) . '"}}'), 'a name that is too long');
+    $s->call(POST => $path, '{"metadata":{"name":"' . ('x' x 254) . '"}}'), 'a name that is too long');
 
 # nothing of the above was stored
-($st, $o) = call(GET => $path);
+($st, $o) = $s->call(GET => $path);
 is($st, 200, 'list after the bad requests');
 is_deeply($o->{items}, [], 'nothing was stored');
-($st, $o) = call(GET => '/apis/apps/v1/namespaces/bad/deployments');
+($st, $o) = $s->call(GET => '/apis/apps/v1/namespaces/bad/deployments');
 is_deeply($o->{items}, [], 'no deployment was stored');
 
 ok($s->stop, 'nginx stopped gracefully');

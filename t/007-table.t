@@ -9,19 +9,12 @@ use JSON::PP ();
 my $s = start_server(config => "location / { kube_api; kube_anonymous_auth on; }");
 my $table = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 
-sub call {
-    my ($method, $path, $body, %h) = @_;
-    my $r = $s->request($method, $path, headers => {'Content-Type' => 'application/json', %h},
-        defined $body ? (body => JSON::PP::encode_json($body)) : ());
-    return ($r->{status}, eval { JSON::PP::decode_json($r->{body}) }, $r);
-}
-
-call(POST => '/api/v1/namespaces', {metadata => {name => 'tables'}});
-my ($st) = call(POST => '/api/v1/namespaces/tables/configmaps',
+$s->call(POST => '/api/v1/namespaces', {metadata => {name => 'tables'}});
+my ($st) = $s->call(POST => '/api/v1/namespaces/tables/configmaps',
     {metadata => {name => 'a'}, data => {x => '1', y => '2'}, binaryData => {z => 'AA=='}});
 is($st, 201, 'create a configmap');
 
-my ($code, $t) = call(GET => '/api/v1/namespaces/tables/configmaps?limit=500', undef, Accept => $table);
+my ($code, $t) = $s->call(GET => '/api/v1/namespaces/tables/configmaps?limit=500', undef, headers => { Accept => $table });
 is($code, 200, 'list as Table');
 is($t->{kind}, 'Table', 'kind Table');
 is($t->{apiVersion}, 'meta.k8s.io/v1', 'meta.k8s.io/v1, the first choice');
@@ -38,33 +31,33 @@ is($t->{rows}[0]{object}{kind}, 'PartialObjectMetadata', 'row object is PartialO
 is($t->{rows}[0]{object}{metadata}{name}, 'a', '... with the metadata');
 ok(!exists $t->{rows}[0]{object}{data}, '... and nothing else');
 
-($code, $t) = call(GET => '/api/v1/namespaces/tables/configmaps?includeObject=None', undef, Accept => $table);
+($code, $t) = $s->call(GET => '/api/v1/namespaces/tables/configmaps?includeObject=None', undef, headers => { Accept => $table });
 ok(exists $t->{rows}[0]{object} && !defined $t->{rows}[0]{object}, 'includeObject=None: object is null');
-($code, $t) = call(GET => '/api/v1/namespaces/tables/configmaps?includeObject=Object', undef, Accept => $table);
+($code, $t) = $s->call(GET => '/api/v1/namespaces/tables/configmaps?includeObject=Object', undef, headers => { Accept => $table });
 is_deeply($t->{rows}[0]{object}{data}, {x => '1', y => '2'}, 'includeObject=Object: the full object');
 
-($code, $t) = call(GET => '/api/v1/namespaces/tables/configmaps/a', undef, Accept => $table);
+($code, $t) = $s->call(GET => '/api/v1/namespaces/tables/configmaps/a', undef, headers => { Accept => $table });
 is($t->{kind}, 'Table', 'a single GET as Table');
 is(scalar @{$t->{rows}}, 1, '... has one row');
 
-($code, $t) = call(GET => '/api/v1/namespaces/tables/configmaps/a', undef,
-    Accept => 'application/json;as=Table;v=v1beta1;g=meta.k8s.io');
+($code, $t) = $s->call(GET => '/api/v1/namespaces/tables/configmaps/a', undef,
+    headers => { Accept => 'application/json;as=Table;v=v1beta1;g=meta.k8s.io' });
 is($t->{apiVersion}, 'meta.k8s.io/v1beta1', 'a v1beta1 Table when only v1beta1 is asked for');
 
-($code, $t) = call(GET => '/api/v1/namespaces/tables/configmaps/nosuch', undef, Accept => $table);
+($code, $t) = $s->call(GET => '/api/v1/namespaces/tables/configmaps/nosuch', undef, headers => { Accept => $table });
 is($code, 404, 'errors stay Status objects with a Table Accept');
 is($t->{kind}, 'Status', '... a Status');
 
-($code, $t) = call(GET => '/api/v1/namespaces', undef, Accept => $table);
+($code, $t) = $s->call(GET => '/api/v1/namespaces', undef, headers => { Accept => $table });
 is_deeply([map { $_->{name} } @{$t->{columnDefinitions}}], [qw(Name Status Age)], 'namespaces: Name Status Age');
 my ($def) = grep { $_->{cells}[0] eq 'default' } @{$t->{rows}};
 is($def->{cells}[1], 'Active', 'default is Active');
 
-call(POST => '/apis/apps/v1/namespaces/tables/deployments', {metadata => {name => 'web'},
+$s->call(POST => '/apis/apps/v1/namespaces/tables/deployments', {metadata => {name => 'web'},
     spec => {replicas => 3, selector => {matchLabels => {app => 'web'}},
              template => {metadata => {labels => {app => 'web'}},
                           spec => {containers => [{name => 'nginx', image => 'nginx:1.25'}]}}}});
-($code, $t) = call(GET => '/apis/apps/v1/namespaces/tables/deployments', undef, Accept => $table);
+($code, $t) = $s->call(GET => '/apis/apps/v1/namespaces/tables/deployments', undef, headers => { Accept => $table });
 is_deeply([map { $_->{name} } grep { $_->{priority} == 0 } @{$t->{columnDefinitions}}],
     [qw(Name Ready Up-to-date Available Age)], 'deployments: Name Ready Up-to-date Available Age');
 is_deeply([map { $_->{name} } grep { $_->{priority} == 1 } @{$t->{columnDefinitions}}],
@@ -72,14 +65,14 @@ is_deeply([map { $_->{name} } grep { $_->{priority} == 1 } @{$t->{columnDefiniti
 is($t->{rows}[0]{cells}[1], '0/3', 'Ready 0/3');
 is_deeply([@{$t->{rows}[0]{cells}}[5, 6, 7]], ['nginx', 'nginx:1.25', 'app=web'], 'wide cells');
 
-call(POST => '/api/v1/namespaces/tables/services', {metadata => {name => 'svc'},
+$s->call(POST => '/api/v1/namespaces/tables/services', {metadata => {name => 'svc'},
     spec => {selector => {app => 'web'}, ports => [{name => 'http', port => 80}, {name => 'https', port => 443, protocol => 'TCP'}]}});
-($code, $t) = call(GET => '/api/v1/namespaces/tables/services', undef, Accept => $table);
+($code, $t) = $s->call(GET => '/api/v1/namespaces/tables/services', undef, headers => { Accept => $table });
 is_deeply([map { $_->{name} } grep { $_->{priority} == 0 } @{$t->{columnDefinitions}}],
     ['Name', 'Type', 'Cluster-IP', 'External-IP', 'Port(s)', 'Age'], 'services: kubectl\'s columns');
 is($t->{rows}[0]{cells}[4], '80/TCP,443/TCP', 'Port(s) 80/TCP,443/TCP');
 
-($code, $t, my $r) = call(GET => '/api/v1/namespaces/tables/configmaps', undef, Accept => 'application/json');
+($code, $t, my $r) = $s->call(GET => '/api/v1/namespaces/tables/configmaps', undef, headers => { Accept => 'application/json' });
 is($t->{kind}, 'ConfigMapList', 'plain JSON when no Table is asked for');
 
 ok($s->stop, 'stopped gracefully');

@@ -9,19 +9,10 @@ use Test::More;
 use JSON::PP ();
 
 my $s = start_server(tls => 1);
-my $json = JSON::PP->new->canonical;
-
-sub call {
-    my ($method, $path, $body) = @_;
-    my $r = $s->request($method, $path, headers => {'Content-Type' => 'application/json'},
-        defined $body ? (body => $json->encode($body)) : ());
-    my $obj = eval { decode_json($r->{body}) };
-    return ($r->{status}, $obj);
-}
 
 sub names {
     my ($path) = @_;
-    my ($st, $o) = call(GET => $path);
+    my ($st, $o) = $s->call(GET => $path);
     is($st, 200, "GET $path") or diag explain $o;
     return join ',', sort map { $_->{metadata}{name} } @{$o->{items} || []};
 }
@@ -33,7 +24,7 @@ sub esc {
 }
 
 for my $ns (qw(sel-a sel-b)) {
-    my ($st) = call(POST => '/api/v1/namespaces', {metadata => {name => $ns}});
+    my ($st) = $s->call(POST => '/api/v1/namespaces', {metadata => {name => $ns}});
     is($st, 201, "namespace $ns");
 }
 my %cms = (
@@ -43,11 +34,11 @@ my %cms = (
     bare => undef,
 );
 for my $n (sort keys %cms) {
-    my ($st) = call(POST => '/api/v1/namespaces/sel-a/configmaps',
+    my ($st) = $s->call(POST => '/api/v1/namespaces/sel-a/configmaps',
         {metadata => {name => $n, ($cms{$n} ? (labels => $cms{$n}) : ())}});
     is($st, 201, "configmap $n");
 }
-my ($st) = call(POST => '/api/v1/namespaces/sel-b/configmaps',
+my ($st) = $s->call(POST => '/api/v1/namespaces/sel-b/configmaps',
     {metadata => {name => 'web2', labels => {app => 'web', tier => 'front'}}});
 is($st, 201, 'a configmap in the other namespace');
 
@@ -78,18 +69,18 @@ is(names("$cm?fieldSelector=" . esc('metadata.namespace=sel-b')), '',
     'a namespace that contradicts the path selects nothing');
 
 # Pages are filled with matching objects; no remainingItemCount with a selector.
-my ($st2, $o) = call(GET => "$cm?limit=1&labelSelector=" . esc('tier=back'));
+my ($st2, $o) = $s->call(GET => "$cm?limit=1&labelSelector=" . esc('tier=back'));
 is(scalar @{$o->{items}}, 1, 'limit=1 with a selector: one item');
 is($o->{items}[0]{metadata}{name}, 'api', '... the first match in key order');
 ok($o->{metadata}{continue}, '... and a continue token');
 ok(!exists $o->{metadata}{remainingItemCount}, '... but no remainingItemCount');
-($st2, $o) = call(GET => "$cm?limit=1&labelSelector=" . esc('tier=back')
+($st2, $o) = $s->call(GET => "$cm?limit=1&labelSelector=" . esc('tier=back')
     . "&continue=$o->{metadata}{continue}");
 is(join(',', map { $_->{metadata}{name} } @{$o->{items}}), 'db', 'the next page skips non-matches');
 
 # Field selectors per kind.
 for my $p (['p1', 'node-a', 'Always'], ['p2', 'node-b', 'Never']) {
-    ($st) = call(POST => '/api/v1/namespaces/sel-a/pods', {metadata => {name => $p->[0]},
+    ($st) = $s->call(POST => '/api/v1/namespaces/sel-a/pods', {metadata => {name => $p->[0]},
         spec => {nodeName => $p->[1], restartPolicy => $p->[2],
                  containers => [{name => 'c', image => 'nginx'}]}});
     is($st, 201, "pod $p->[0]");
@@ -103,7 +94,7 @@ is(names('/api/v1/pods?fieldSelector=' . esc('spec.nodeName=node-b,status.phase!
     'pods across all namespaces with two terms');
 
 for my $sec (['s-opaque', undef], ['s-tls', 'kubernetes.io/tls']) {
-    ($st) = call(POST => '/api/v1/namespaces/sel-a/secrets', {metadata => {name => $sec->[0]},
+    ($st) = $s->call(POST => '/api/v1/namespaces/sel-a/secrets', {metadata => {name => $sec->[0]},
         ($sec->[1] ? (type => $sec->[1], data => {'tls.crt' => '', 'tls.key' => ''}) : ())});
     is($st, 201, "secret $sec->[0]");
 }
@@ -124,27 +115,27 @@ my @bad = (
         'field label not supported: metadata.namespace'],
 );
 for my $b (@bad) {
-    ($st, $o) = call(GET => $b->[0]);
+    ($st, $o) = $s->call(GET => $b->[0]);
     is($st, 400, "400 for $b->[0]");
     is($o->{reason}, 'BadRequest', '... BadRequest');
     is($o->{message}, $b->[1], '... with kube\'s message');
 }
-($st, $o) = call(GET => "$cm?labelSelector=" . esc('-a'));
+($st, $o) = $s->call(GET => "$cm?labelSelector=" . esc('-a'));
 like($o->{message}, qr/^unable to parse requirement: <nil>: Invalid value: "-a": name part must consist of/,
     'an invalid key is reported as kube\'s field error');
 
 # deletecollection deletes only the selection.
-($st, $o) = call(DELETE => "$cm?labelSelector=" . esc('tier=back'));
+($st, $o) = $s->call(DELETE => "$cm?labelSelector=" . esc('tier=back'));
 is($st, 200, 'deletecollection with a label selector');
 is(join(',', sort map { $_->{metadata}{name} } @{$o->{items}}), 'api,db', '... answers with what it deleted');
 is(names($cm), 'bare,web', '... and only that is gone');
-($st, $o) = call(DELETE => "$cm?labelSelector=" . esc('a in b'));
+($st, $o) = $s->call(DELETE => "$cm?labelSelector=" . esc('a in b'));
 is($st, 400, 'deletecollection with a bad selector is 400');
 is($o->{message}, "unable to parse requirement: found 'b' expected: '('", '... kube\'s message');
-($st, $o) = call(DELETE => "$cm?fieldSelector=" . esc('spec.bogus=1'));
+($st, $o) = $s->call(DELETE => "$cm?fieldSelector=" . esc('spec.bogus=1'));
 is($st, 400, '... as is an unsupported field');
 is(names($cm), 'bare,web', 'nothing was deleted by the bad ones');
-($st, $o) = call(DELETE => "$cm?fieldSelector=" . esc('metadata.name=bare') . '&dryRun=All');
+($st, $o) = $s->call(DELETE => "$cm?fieldSelector=" . esc('metadata.name=bare') . '&dryRun=All');
 is(join(',', map { $_->{metadata}{name} } @{$o->{items}}), 'bare', 'a dryRun deletecollection lists the selection');
 is(names($cm), 'bare,web', '... and deletes nothing');
 

@@ -27,21 +27,6 @@ EOF
 my $s = start_server(workers => 2, http_config => $http_config, config => $config);
 my $worker_log = $s->root . '/logs/workers.log';
 
-sub slurp {
-    my $file = shift;
-    open my $fh, '<', $file or return '';
-    local $/;
-    return scalar <$fh>;
-}
-
-sub fatal_free {
-    my ($text, $what) = @_;
-    my @bad = $s->fatal_lines($text);
-    local $Test::Builder::Level = $Test::Builder::Level + 1;
-    ok(!@bad, "$what: error.log has no alert/emerg/crit/sanitizer lines")
-        or diag(join "\n", @bad[0 .. ($#bad > 19 ? 19 : $#bad)]);
-}
-
 sub cm_body {
     my ($name, %data) = @_;
     return encode_json({ apiVersion => 'v1', kind => 'ConfigMap', metadata => { name => $name },
@@ -161,15 +146,6 @@ sub items_by_name {
     return map { $_->{metadata}{name} => $_ } @$items;
 }
 
-sub create_namespace {
-    my $ns = shift;
-    my $r = $s->request('POST', '/api/v1/namespaces',
-        headers => { 'Content-Type' => 'application/json' },
-        body => encode_json({ apiVersion => 'v1', kind => 'Namespace',
-            metadata => { name => $ns } }));
-    is($r->{status}, 201, "namespace $ns created") or diag($r->{body});
-}
-
 # --- the heap ---------------------------------------------------------------------------
 my $heap = ($ENV{SANITIZE} || '') eq '1'
     ? qr/kube-apiserver: jemalloc is not active/
@@ -179,7 +155,7 @@ my @workers = $s->worker_pids;
 is(scalar @workers, 2, 'two worker processes');
 
 # --- (a) 30 concurrent creates, then 20 concurrent lists ----------------------------------
-create_namespace('durable');
+$s->create_namespace('durable');
 my $log_mark = -s $worker_log || 0;
 my $job = spawn(6, sub {
     my ($i, $emit) = @_;
@@ -250,7 +226,7 @@ for my $l (@lists) {
 ok($lists_ok, 'every list has exactly the 30 names, sorted, with the uids and distinct '
     . "resourceVersions the creates returned, and a list resourceVersion >= every item's");
 note('lists served by: ' . join(', ', map { "pid $_: $list_pids{$_}" } sort keys %list_pids));
-fatal_free($s->error_log_since_start, 'concurrent creates and lists');
+$s->fatal_free_ok($s->error_log_since_start, 'concurrent creates and lists');
 
 # --- (b) durability: kill -9 of every nginx process ------------------------------------------
 my %before = map { $_->[0] => $_ } @{ $lists[0]{items} || [] };
@@ -279,7 +255,7 @@ is($after{'last-write'}{metadata}{resourceVersion}, $last->{rv},
 ok(($meta->{rv} // 0) >= $last->{rv}, 'the store revision did not go back after the restart');
 
 # A burst of creates cut by kill -9: every acknowledged one survives.
-create_namespace('burst');
+$s->create_namespace('burst');
 $job = spawn(3, creates_until_stopped('burst', 'b', 300, 1));
 ok(wait_until(sub { (() = grep { $_->{status} == 201 } records($job)) >= 15 }, 20),
     'creates are being acknowledged');
@@ -299,10 +275,10 @@ my $created_again = create('durable', 'after-restart');
 is($created_again->{status}, 201, 'the restarted server accepts writes');
 ok($created_again->{rv} > $last->{rv},
     'new writes get higher resourceVersions than before the kill');
-fatal_free($s->error_log_since_start, 'restart after kill -9');
+$s->fatal_free_ok($s->error_log_since_start, 'restart after kill -9');
 
 # --- (c) graceful reload while creates are in flight ---------------------------------------------
-create_namespace('reload');
+$s->create_namespace('reload');
 my $mark = $s->log_size;
 my @old_workers = $s->worker_pids;
 $job = spawn(4, creates_until_stopped('reload', 'r', 500, 0));
@@ -341,11 +317,11 @@ my $reload_log = $s->log_since($mark);
 my @alerts = grep { /\[alert\]/ } split /\n/, $reload_log;
 ok(!@alerts, 'no [alert] in error.log during the reload (old workers finish their requests)')
     or diag(join "\n", @alerts);
-fatal_free($reload_log, 'reload');
+$s->fatal_free_ok($reload_log, 'reload');
 
 # --- (d) a write answered by one worker is readable at once from the other -----------------------
 $mark = $s->log_size;
-create_namespace('cross');
+$s->create_namespace('cross');
 
 # Ten create-then-read rounds, each read on a new connection.
 my $cross_ok = 1;
@@ -419,10 +395,10 @@ SKIP: {
 }
 $_->finish for map { @$_ } values %pinned;
 
-fatal_free($s->log_since($mark), 'cross-worker reads');
+$s->fatal_free_ok($s->log_since($mark), 'cross-worker reads');
 $mark = $s->log_size;
 ok($s->stop, 'nginx stops gracefully');
-fatal_free($s->log_since($mark), 'shutdown');
+$s->fatal_free_ok($s->log_since($mark), 'shutdown');
 
 done_testing();
 

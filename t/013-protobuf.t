@@ -18,41 +18,16 @@ use File::Temp ();
 use POSIX ();
 
 my $s = start_server(tls => 1);
+my $PB = 'application/vnd.kubernetes.protobuf';
 my $files = File::Temp->newdir('kube-protobuf-XXXXXX', TMPDIR => 1);
-
-sub kc {
-    my ($v, @args) = @_;
-    return kubectl($s, $v, @args, { timeout => 30 });
-}
-
-sub kc_ok {
-    my ($v, $what, @args) = @_;
-    my ($rc, $out, $err) = kc($v, @args);
-    local $Test::Builder::Level = $Test::Builder::Level + 1;
-    is($rc, 0, "$what: exit 0") or diag("kubectl @args\nstdout: $out\nstderr: $err");
-    return $out;
-}
-
-sub json_of {
-    my $text = shift;
-    return eval { decode_json($text) } || {};
-}
-
-sub pb_post {
-    my ($path, $body) = @_;
-    my $r = $s->request('POST', $path,
-        headers => { 'Content-Type' => 'application/vnd.kubernetes.protobuf' },
-        body => $body);
-    return ($r->{status}, json_of($r->{body}), $r);
-}
 
 for my $v (undef, '1.33') {
     my $label = $v // '1.32';
     (my $ns = "pb-$label") =~ s/\./-/g;
 
-    my $out = kc_ok($v, "$label create namespace", 'create', 'namespace', $ns);
+    my $out = $s->kc_ok($v, "$label create namespace", 'create', 'namespace', $ns);
     is($out, "namespace/$ns created\n", "$label create namespace: kubectl's message");
-    $out = kc_ok($v, "$label get ns -o json", 'get', 'ns', $ns, '-o', 'json');
+    $out = $s->kc_ok($v, "$label get ns -o json", 'get', 'ns', $ns, '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'Namespace', apiVersion => 'v1',
         metadata => { name => $ns, uid => qr/^[0-9a-f-]{36}$/,
             creationTimestamp => qr/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/ },
@@ -62,10 +37,10 @@ for my $v (undef, '1.33') {
     open my $fh, '>', $file or die "$file: $!";
     print {$fh} "line one\nline two\n";
     close $fh or die "$file: $!";
-    $out = kc_ok($v, "$label create configmap", '-n', $ns, 'create', 'configmap', 'cm',
+    $out = $s->kc_ok($v, "$label create configmap", '-n', $ns, 'create', 'configmap', 'cm',
         '--from-literal', 'a=b', '--from-literal', 'empty=', "--from-file=notes.txt=$file");
     is($out, "configmap/cm created\n", "$label create configmap: kubectl's message");
-    $out = kc_ok($v, "$label get cm -o json", '-n', $ns, 'get', 'cm', 'cm', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get cm -o json", '-n', $ns, 'get', 'cm', 'cm', '-o', 'json');
     my $cm = json_of($out);
     json_subset_ok($cm, { kind => 'ConfigMap', apiVersion => 'v1',
         metadata => { name => 'cm', namespace => $ns, resourceVersion => qr/^\d+$/ },
@@ -75,38 +50,38 @@ for my $v (undef, '1.33') {
         "$label: no other keys in data");
     ok(!exists $cm->{binaryData}, "$label: no binaryData");
 
-    $out = kc_ok($v, "$label create secret generic", '-n', $ns, 'create', 'secret', 'generic',
+    $out = $s->kc_ok($v, "$label create secret generic", '-n', $ns, 'create', 'secret', 'generic',
         's', '--from-literal', 'p=q');
     is($out, "secret/s created\n", "$label create secret: kubectl's message");
-    $out = kc_ok($v, "$label get secret -o json", '-n', $ns, 'get', 'secret', 's', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get secret -o json", '-n', $ns, 'get', 'secret', 's', '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'Secret', apiVersion => 'v1',
         metadata => { name => 's', namespace => $ns }, data => { p => 'cQ==' },
         type => 'Opaque' }, "$label: the Secret, data in base64");
 
-    $out = kc_ok($v, "$label create serviceaccount", '-n', $ns, 'create', 'serviceaccount',
+    $out = $s->kc_ok($v, "$label create serviceaccount", '-n', $ns, 'create', 'serviceaccount',
         'sa');
     is($out, "serviceaccount/sa created\n", "$label create serviceaccount: kubectl's message");
-    $out = kc_ok($v, "$label get sa -o json", '-n', $ns, 'get', 'sa', 'sa', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get sa -o json", '-n', $ns, 'get', 'sa', 'sa', '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'ServiceAccount', apiVersion => 'v1',
         metadata => { name => 'sa', namespace => $ns, uid => qr/^[0-9a-f-]{36}$/ } },
         "$label: the ServiceAccount");
 
     my $rbac = 'rbac.authorization.k8s.io';
     my $rbac_v1 = "$rbac/v1";
-    $out = kc_ok($v, "$label create role", '-n', $ns, 'create', 'role', 'r',
+    $out = $s->kc_ok($v, "$label create role", '-n', $ns, 'create', 'role', 'r',
         '--verb=get,list', '--resource=pods');
     is($out, "role.$rbac/r created\n", "$label create role: kubectl's message");
-    $out = kc_ok($v, "$label get role -o json", '-n', $ns, 'get', 'role', 'r', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get role -o json", '-n', $ns, 'get', 'role', 'r', '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'Role', apiVersion => $rbac_v1,
         metadata => { name => 'r', namespace => $ns, uid => qr/^[0-9a-f-]{36}$/ },
         rules => [ { verbs => [ 'get', 'list' ], apiGroups => [ '' ],
             resources => [ 'pods' ] } ] }, "$label: the Role and its rule");
 
     (my $cr = "cr-$label") =~ s/\./-/g;
-    $out = kc_ok($v, "$label create clusterrole", 'create', 'clusterrole', $cr, '--verb=get',
+    $out = $s->kc_ok($v, "$label create clusterrole", 'create', 'clusterrole', $cr, '--verb=get',
         '--resource=nodes');
     is($out, "clusterrole.$rbac/$cr created\n", "$label create clusterrole: kubectl's message");
-    $out = kc_ok($v, "$label get clusterrole -o json", 'get', 'clusterrole', $cr, '-o', 'json');
+    $out = $s->kc_ok($v, "$label get clusterrole -o json", 'get', 'clusterrole', $cr, '-o', 'json');
     my $got = json_of($out);
     json_subset_ok($got, { kind => 'ClusterRole', apiVersion => $rbac_v1,
         metadata => { name => $cr, uid => qr/^[0-9a-f-]{36}$/ },
@@ -114,10 +89,10 @@ for my $v (undef, '1.33') {
         "$label: the ClusterRole and its rule");
     ok(!exists $got->{aggregationRule}, "$label: the ClusterRole has no aggregationRule");
 
-    $out = kc_ok($v, "$label create rolebinding", '-n', $ns, 'create', 'rolebinding', 'rb',
+    $out = $s->kc_ok($v, "$label create rolebinding", '-n', $ns, 'create', 'rolebinding', 'rb',
         '--role=r', '--user=alice');
     is($out, "rolebinding.$rbac/rb created\n", "$label create rolebinding: kubectl's message");
-    $out = kc_ok($v, "$label get rolebinding -o json", '-n', $ns, 'get', 'rolebinding', 'rb',
+    $out = $s->kc_ok($v, "$label get rolebinding -o json", '-n', $ns, 'get', 'rolebinding', 'rb',
         '-o', 'json');
     $got = json_of($out);
     json_subset_ok($got, { kind => 'RoleBinding', apiVersion => $rbac_v1,
@@ -128,11 +103,11 @@ for my $v (undef, '1.33') {
     ok(!exists $got->{subjects}[0]{namespace}, "$label: a User subject has no namespace");
 
     (my $crb = "crb-$label") =~ s/\./-/g;
-    $out = kc_ok($v, "$label create clusterrolebinding", 'create', 'clusterrolebinding', $crb,
+    $out = $s->kc_ok($v, "$label create clusterrolebinding", 'create', 'clusterrolebinding', $crb,
         "--clusterrole=$cr", '--group=devs');
     is($out, "clusterrolebinding.$rbac/$crb created\n",
         "$label create clusterrolebinding: kubectl's message");
-    $out = kc_ok($v, "$label get clusterrolebinding -o json", 'get', 'clusterrolebinding', $crb,
+    $out = $s->kc_ok($v, "$label get clusterrolebinding -o json", 'get', 'clusterrolebinding', $crb,
         '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'ClusterRoleBinding', apiVersion => $rbac_v1,
         metadata => { name => $crb },
@@ -148,10 +123,10 @@ for my $v (undef, '1.33') {
 sub workload_generators {
     my ($v, $label, $ns) = @_;
 
-    my $out = kc_ok($v, "$label create deployment", '-n', $ns, 'create', 'deployment', 'web',
+    my $out = $s->kc_ok($v, "$label create deployment", '-n', $ns, 'create', 'deployment', 'web',
         '--image=nginx', '--replicas=2', '--port=80');
     is($out, "deployment.apps/web created\n", "$label create deployment: kubectl's message");
-    $out = kc_ok($v, "$label get deploy -o json", '-n', $ns, 'get', 'deploy', 'web', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get deploy -o json", '-n', $ns, 'get', 'deploy', 'web', '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'Deployment', apiVersion => 'apps/v1',
         metadata => { name => 'web', namespace => $ns, labels => { app => 'web' },
             generation => 1 },
@@ -161,10 +136,10 @@ sub workload_generators {
                     ports => [ { containerPort => 80, protocol => 'TCP' } ] } ] } } } },
         "$label: the Deployment with its replicas, selector, image and port");
 
-    $out = kc_ok($v, "$label create job", '-n', $ns, 'create', 'job', 'j', '--image=busybox',
+    $out = $s->kc_ok($v, "$label create job", '-n', $ns, 'create', 'job', 'j', '--image=busybox',
         '--', 'echo', 'hi');
     is($out, "job.batch/j created\n", "$label create job: kubectl's message");
-    $out = kc_ok($v, "$label get job -o json", '-n', $ns, 'get', 'job', 'j', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get job -o json", '-n', $ns, 'get', 'job', 'j', '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'Job', apiVersion => 'batch/v1',
         metadata => { name => 'j', namespace => $ns },
         spec => { template => { spec => { restartPolicy => 'Never',
@@ -172,10 +147,10 @@ sub workload_generators {
                 command => [ 'echo', 'hi' ] } ] } } } },
         "$label: the Job with its command");
 
-    $out = kc_ok($v, "$label create cronjob", '-n', $ns, 'create', 'cronjob', 'c',
+    $out = $s->kc_ok($v, "$label create cronjob", '-n', $ns, 'create', 'cronjob', 'c',
         '--image=busybox', '--schedule=*/5 * * * *');
     is($out, "cronjob.batch/c created\n", "$label create cronjob: kubectl's message");
-    $out = kc_ok($v, "$label get cronjob -o json", '-n', $ns, 'get', 'cronjob', 'c', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get cronjob -o json", '-n', $ns, 'get', 'cronjob', 'c', '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'CronJob', apiVersion => 'batch/v1',
         metadata => { name => 'c', namespace => $ns },
         spec => { schedule => '*/5 * * * *', jobTemplate => { metadata => { name => 'c' },
@@ -183,10 +158,10 @@ sub workload_generators {
                 containers => [ { name => 'c', image => 'busybox' } ] } } } } } },
         "$label: the CronJob with its schedule and job template");
 
-    $out = kc_ok($v, "$label create service clusterip", '-n', $ns, 'create', 'service',
+    $out = $s->kc_ok($v, "$label create service clusterip", '-n', $ns, 'create', 'service',
         'clusterip', 's', '--tcp=80:8080');
     is($out, "service/s created\n", "$label create service: kubectl's message");
-    $out = kc_ok($v, "$label get svc -o json", '-n', $ns, 'get', 'svc', 's', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get svc -o json", '-n', $ns, 'get', 'svc', 's', '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'Service', apiVersion => 'v1',
         metadata => { name => 's', namespace => $ns, labels => { app => 's' } },
         spec => { type => 'ClusterIP', selector => { app => 's' },
@@ -194,10 +169,10 @@ sub workload_generators {
                 targetPort => 8080 } ] } },
         "$label: the Service with its port and numeric targetPort");
 
-    $out = kc_ok($v, "$label create quota", '-n', $ns, 'create', 'quota', 'q',
+    $out = $s->kc_ok($v, "$label create quota", '-n', $ns, 'create', 'quota', 'q',
         '--hard=cpu=1,memory=1G,pods=2');
     is($out, "resourcequota/q created\n", "$label create quota: kubectl's message");
-    $out = kc_ok($v, "$label get quota -o json", '-n', $ns, 'get', 'quota', 'q', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get quota -o json", '-n', $ns, 'get', 'quota', 'q', '-o', 'json');
     my $got = json_of($out);
     json_subset_ok($got, { kind => 'ResourceQuota', apiVersion => 'v1',
         metadata => { name => 'q', namespace => $ns, uid => qr/^[0-9a-f-]{36}$/ },
@@ -207,11 +182,11 @@ sub workload_generators {
         "$label: no other hard amounts");
 
     (my $pc = "high-$label") =~ s/\./-/g;
-    $out = kc_ok($v, "$label create priorityclass", 'create', 'priorityclass', $pc,
+    $out = $s->kc_ok($v, "$label create priorityclass", 'create', 'priorityclass', $pc,
         '--value=1000', '--description=x');
     is($out, "priorityclass.scheduling.k8s.io/$pc created\n",
         "$label create priorityclass: kubectl's message");
-    $out = kc_ok($v, "$label get pc -o json", 'get', 'pc', $pc, '-o', 'json');
+    $out = $s->kc_ok($v, "$label get pc -o json", 'get', 'pc', $pc, '-o', 'json');
     $got = json_of($out);
     json_subset_ok($got, { kind => 'PriorityClass', apiVersion => 'scheduling.k8s.io/v1',
         metadata => { name => $pc, namespace => ABSENT, generation => 1 },
@@ -219,10 +194,10 @@ sub workload_generators {
         globalDefault => ABSENT },
         "$label: the PriorityClass, cluster scoped, with its value and description");
 
-    $out = kc_ok($v, "$label create pdb", '-n', $ns, 'create', 'pdb', 'p', '--selector=app=web',
+    $out = $s->kc_ok($v, "$label create pdb", '-n', $ns, 'create', 'pdb', 'p', '--selector=app=web',
         '--min-available=1');
     is($out, "poddisruptionbudget.policy/p created\n", "$label create pdb: kubectl's message");
-    $out = kc_ok($v, "$label get pdb -o json", '-n', $ns, 'get', 'pdb', 'p', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get pdb -o json", '-n', $ns, 'get', 'pdb', 'p', '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'PodDisruptionBudget', apiVersion => 'policy/v1',
         metadata => { name => 'p', namespace => $ns, generation => 1 },
         spec => { minAvailable => 1, selector => { matchLabels => { app => 'web' } },
@@ -231,10 +206,10 @@ sub workload_generators {
             expectedPods => 0 } },
         "$label: the PodDisruptionBudget, minAvailable a number");
 
-    $out = kc_ok($v, "$label create ingress", '-n', $ns, 'create', 'ingress', 'i',
+    $out = $s->kc_ok($v, "$label create ingress", '-n', $ns, 'create', 'ingress', 'i',
         '--rule=foo.com/bar=svc1:8080');
     is($out, "ingress.networking.k8s.io/i created\n", "$label create ingress: kubectl's message");
-    $out = kc_ok($v, "$label get ing -o json", '-n', $ns, 'get', 'ing', 'i', '-o', 'json');
+    $out = $s->kc_ok($v, "$label get ing -o json", '-n', $ns, 'get', 'ing', 'i', '-o', 'json');
     json_subset_ok(json_of($out), { kind => 'Ingress', apiVersion => 'networking.k8s.io/v1',
         metadata => { name => 'i', namespace => $ns, generation => 1 },
         spec => { rules => [ { host => 'foo.com', http => { paths => [ { path => '/bar',
@@ -248,22 +223,22 @@ sub workload_generators {
 {
     my $ns = 'pb-1-32';
     my $age = qr/\d+s/;
-    my $out = kc_ok(undef, 'get quota', '-n', $ns, 'get', 'quota');
+    my $out = $s->kc_ok(undef, 'get quota', '-n', $ns, 'get', 'quota');
     like($out, qr/\ANAME\s+AGE\s+REQUEST\s+LIMIT\nq\s+$age\s*\n\z/,
         'get quota: Name, Age, Request, Limit (kube 1.32 order)');
-    $out = kc_ok(undef, 'get pc', 'get', 'pc', 'high-1-32');
+    $out = $s->kc_ok(undef, 'get pc', 'get', 'pc', 'high-1-32');
     like($out, qr/\ANAME\s+VALUE\s+GLOBAL-DEFAULT\s+AGE\s+PREEMPTIONPOLICY\n
         high-1-32\s+1000\s+false\s+$age\s+PreemptLowerPriority\n\z/x,
         'get pc: the value, not a global default, the preemption policy');
-    $out = kc_ok(undef, 'get pdb', '-n', $ns, 'get', 'pdb');
+    $out = $s->kc_ok(undef, 'get pdb', '-n', $ns, 'get', 'pdb');
     like($out, qr/\ANAME\s+MIN\ AVAILABLE\s+MAX\ UNAVAILABLE\s+ALLOWED\ DISRUPTIONS\s+AGE\n
         p\s+1\s+N\/A\s+0\s+$age\n\z/x,
         'get pdb: minAvailable 1, maxUnavailable N/A, no disruptions allowed yet');
-    $out = kc_ok(undef, 'get ing', '-n', $ns, 'get', 'ing');
+    $out = $s->kc_ok(undef, 'get ing', '-n', $ns, 'get', 'ing');
     like($out, qr/\ANAME\s+CLASS\s+HOSTS\s+ADDRESS\s+PORTS\s+AGE\n
         i\s+<none>\s+foo\.com\s+80\s+$age\n\z/x,
         'get ing: no class, the host, no address yet, port 80');
-    $out = kc_ok(undef, 'get quota,pdb,ing -o name', '-n', $ns, 'get', 'quota,pdb,ing', '-o', 'name');
+    $out = $s->kc_ok(undef, 'get quota,pdb,ing -o name', '-n', $ns, 'get', 'quota,pdb,ing', '-o', 'name');
     is($out, "resourcequota/q\npoddisruptionbudget.policy/p\ningress.networking.k8s.io/i\n",
         'get quota,pdb,ing -o name: the short names resolve through discovery');
 }
@@ -273,7 +248,7 @@ sub workload_generators {
 my $path = '/api/v1/namespaces/pb-1-32/configmaps';
 my $cm_raw = pb_bytes(1, pb_bytes(1, 'raw') . pb_bytes(3, 'pb-1-32'))
     . pb_bytes(2, pb_bytes(1, 'k') . pb_bytes(2, 'v'));
-my ($st, $o) = pb_post($path, pb_envelope('v1', 'ConfigMap', $cm_raw));
+my ($st, $o) = $s->call(POST => $path, pb_envelope('v1', 'ConfigMap', $cm_raw), type => $PB);
 is($st, 201, 'a protobuf ConfigMap by hand: 201');
 json_subset_ok($o, { kind => 'ConfigMap', metadata => { name => 'raw' }, data => { k => 'v' } },
     'a protobuf ConfigMap by hand: the created object, in JSON');
@@ -285,7 +260,7 @@ sub count_configmaps {
 my $before = count_configmaps();
 
 my $r;
-($st, $o, $r) = pb_post($path, "k8s\0garbage!");
+($st, $o, $r) = $s->call(POST => $path, "k8s\0garbage!", type => $PB);
 is($st, 400, 'garbage after the magic: 400');
 is($o->{kind}, 'Status', 'garbage after the magic: a Status') or diag($r->{body});
 is($o->{reason}, 'BadRequest', 'garbage after the magic: BadRequest');
@@ -293,21 +268,21 @@ is($o->{message}, 'the object provided is unrecognized (must be of type ConfigMa
     . 'proto: cannot parse invalid wire-format data (6b3873006761726261676521)',
     'garbage after the magic: the message');
 
-($st, $o) = pb_post($path, 'not protobuf at all');
+($st, $o) = $s->call(POST => $path, 'not protobuf at all', type => $PB);
 is($st, 400, 'no magic: 400');
 like($o->{message},
     qr/provided data does not appear to be a protobuf message, expected prefix \[107 56 115 0\]/,
     'no magic: the message');
 
 my $full = pb_envelope('v1', 'ConfigMap', $cm_raw);
-($st, $o) = pb_post($path, substr($full, 0, length($full) - 12));
+($st, $o) = $s->call(POST => $path, substr($full, 0, length($full) - 12), type => $PB);
 is($st, 400, 'truncated: 400');
 like($o->{message},
     qr/^the object provided is unrecognized \(must be of type ConfigMap\): unexpected EOF \(6b38/,
     'truncated: unexpected EOF');
 
 my $ns_raw = pb_bytes(1, pb_bytes(1, 'wrong-kind'));
-($st, $o) = pb_post($path, pb_envelope('v1', 'Namespace', $ns_raw));
+($st, $o) = $s->call(POST => $path, pb_envelope('v1', 'Namespace', $ns_raw), type => $PB);
 is($st, 400, 'a Namespace posted as a ConfigMap: 400');
 is($o->{message}, 'Namespace in version "v1" cannot be handled as a ConfigMap: the kind of the '
     . 'object (Namespace) does not match the kind of the resource (ConfigMap)',
@@ -351,7 +326,6 @@ sub pb_status {
         details => $d && { name => $d->{1}, group => $d->{2}, kind => $d->{3}, uid => $d->{6} } };
 }
 
-my $PB = 'application/vnd.kubernetes.protobuf';
 my $KUBECTL_ACCEPT = "$PB,application/json";
 
 sub pb_get {

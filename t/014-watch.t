@@ -22,14 +22,6 @@ EOF
 
 my $s = start_server(tls => 1, workers => 2, reuseport => 1, config => $config);
 
-sub call {
-    my ($method, $path, $body) = @_;
-    my $r = $s->request($method, $path, headers => { 'Content-Type' => 'application/json' },
-        defined $body ? (body => encode_json($body)) : ());
-    my $o = eval { decode_json($r->{body}) };
-    return wantarray ? ($r->{status}, $o, $r->{headers}{'x-worker'}) : $o;
-}
-
 sub cm {
     my ($name, %o) = @_;
     return { apiVersion => 'v1', kind => 'ConfigMap',
@@ -40,7 +32,7 @@ sub cm {
 
 sub list_rv {
     my ($path) = @_;
-    my ($st, $o) = call(GET => $path);
+    my ($st, $o) = $s->call(GET => $path);
     return $o->{metadata}{resourceVersion};
 }
 
@@ -59,7 +51,7 @@ sub rvs_increase {
 }
 
 for my $ns (qw(w-cross w-init w-sel w-list w-kubectl w-py)) {
-    my ($st) = call(POST => '/api/v1/namespaces', { metadata => { name => $ns } });
+    my ($st) = $s->call(POST => '/api/v1/namespaces', { metadata => { name => $ns } });
     is($st, 201, "namespace $ns");
 }
 
@@ -79,16 +71,16 @@ for my $ns (qw(w-cross w-init w-sel w-list w-kubectl w-py)) {
     is(scalar keys %by_worker, 2, 'watchers are held by both workers');
     my (%writers, @done);
     for my $i (1 .. 40) {
-        my ($st, $o, $worker) = call(POST => $base, cm("c$i"));
+        my ($st, $o, $r) = $s->call(POST => $base, cm("c$i"));
         is($st, 201, "create c$i") or last;
         push @done, "c$i";
-        $writers{$worker}++;
+        $writers{$r->{headers}{'x-worker'}}++;
         last if keys %writers == 2 && @done >= 2;
     }
     is(scalar keys %writers, 2, 'writes were answered by both workers');
-    my ($st, $o) = call(PUT => "$base/c1", cm('c1', data => { k => 'v2' }));
+    my ($st, $o) = $s->call(PUT => "$base/c1", cm('c1', data => { k => 'v2' }));
     is($st, 200, 'update c1');
-    ($st) = call(DELETE => "$base/c1");
+    ($st) = $s->call(DELETE => "$base/c1");
     is($st, 200, 'delete c1');
     my $want = join ', ', (map { "ADDED $_" } @done), 'MODIFIED c1', 'DELETED c1';
     for my $pair (@watchers) {
@@ -122,14 +114,14 @@ for my $ns (qw(w-cross w-init w-sel w-list w-kubectl w-py)) {
     my $base = '/api/v1/namespaces/w-cross/configmaps';
     my $rv = list_rv($base);
     my $w = $s->watch("$base?watch=true&resourceVersion=$rv");
-    call(POST => $base, cm('before-reload'));
+    $s->call(POST => $base, cm('before-reload'));
     my $e = $w->next_event(5);
     is(summary($e), 'ADDED before-reload', 'a watch before the reload');
     my $last = $e->{object}{metadata}{resourceVersion};
     ok($s->reload, 'nginx -s reload');
     ok($w->ended(5), 'the watch of the retiring worker ends cleanly');
-    call(POST => $base, cm('during-reload'));
-    call(DELETE => "$base/before-reload");
+    $s->call(POST => $base, cm('during-reload'));
+    $s->call(DELETE => "$base/before-reload");
     my $again = $s->watch("$base?watch=true&resourceVersion=$last");
     is(summary($again->next_event(5), $again->next_event(5)),
         'ADDED during-reload, DELETED before-reload',
@@ -140,11 +132,11 @@ for my $ns (qw(w-cross w-init w-sel w-list w-kubectl w-py)) {
 # --- Initial events, the initial-events-end bookmark, bookmarks, timeout.
 {
     my $base = '/api/v1/namespaces/w-init/configmaps';
-    call(POST => $base, cm($_)) for qw(a b);
+    $s->call(POST => $base, cm($_)) for qw(a b);
     my $w = $s->watch("$base?watch=true");
     is(summary($w->next_event(5), $w->next_event(5)), 'ADDED a, ADDED b',
         'a watch without resourceVersion starts with the current state');
-    call(POST => $base, cm('c'));
+    $s->call(POST => $base, cm('c'));
     is(summary($w->next_event(5)), 'ADDED c', '... then what changes');
     $w->close;
 
@@ -197,70 +189,70 @@ for my $ns (qw(w-cross w-init w-sel w-list w-kubectl w-py)) {
 # --- Selectors on the stream; the legacy /watch/ path.
 {
     my $base = '/api/v1/namespaces/w-sel/configmaps';
-    call(POST => $base, cm('x', labels => { app => 'web' }));
-    call(POST => $base, cm('y', labels => { app => 'db' }));
+    $s->call(POST => $base, cm('x', labels => { app => 'web' }));
+    $s->call(POST => $base, cm('y', labels => { app => 'db' }));
     my $w = $s->watch("$base?watch=true&labelSelector=app%3Dweb");
     is(summary($w->next_event(5)), 'ADDED x', 'a label-selected watch starts with the selection');
     my $name = $s->watch('/api/v1/watch/namespaces/w-sel/configmaps/y');
     is(summary($name->next_event(5)), 'ADDED y', 'the legacy /watch/ path of one object');
     my $field = $s->watch("$base?watch=true&fieldSelector=metadata.name%3Dx");
     is(summary($field->next_event(5)), 'ADDED x', 'a field-selected watch');
-    call(PUT => "$base/y", cm('y', labels => { app => 'web' }));
-    call(PUT => "$base/x", cm('x', labels => { app => 'db' }));
-    call(PUT => "$base/x", cm('x', labels => { app => 'other' }));
-    call(DELETE => "$base/y");
+    $s->call(PUT => "$base/y", cm('y', labels => { app => 'web' }));
+    $s->call(PUT => "$base/x", cm('x', labels => { app => 'db' }));
+    $s->call(PUT => "$base/x", cm('x', labels => { app => 'other' }));
+    $s->call(DELETE => "$base/y");
     is(summary($w->drain(1)), 'ADDED y, DELETED x, DELETED y',
         'entering the selection is ADDED, leaving it DELETED');
     is(summary($name->drain(0.5)), 'MODIFIED y, DELETED y', '... the one object\'s changes');
     is(summary($field->drain(0.5)), 'MODIFIED x, MODIFIED x', '... by field');
     $_->close for $w, $name, $field;
 
-    my ($st, $o) = call(GET => "$base?watch=true&labelSelector=a%3D%3D%3Db");
+    my ($st, $o) = $s->call(GET => "$base?watch=true&labelSelector=a%3D%3D%3Db");
     is($st, 400, 'a bad label selector on a watch is 400');
     like($o->{message}, qr/unable to parse requirement/, '... with kube\'s message');
-    ($st, $o) = call(GET => "$base?watch=true&sendInitialEvents=true");
+    ($st, $o) = $s->call(GET => "$base?watch=true&sendInitialEvents=true");
     is($st, 422, 'sendInitialEvents without resourceVersionMatch is 422');
     is($o->{message}, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
         . 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
         '... with kube\'s message');
-    ($st, $o) = call(GET => "$base?watch=true&resourceVersion=abc");
+    ($st, $o) = $s->call(GET => "$base?watch=true&resourceVersion=abc");
     is($st, 400, 'a resourceVersion that is not a number is 400');
 }
 
 # --- List: exact versions, too large versions, snapshots across pages.
 {
     my $base = '/api/v1/namespaces/w-list/configmaps';
-    call(POST => $base, cm(sprintf 'p%02d', $_)) for 1 .. 10;
+    $s->call(POST => $base, cm(sprintf 'p%02d', $_)) for 1 .. 10;
     my $rv = list_rv($base);
-    call(DELETE => "$base/p01");
-    call(POST => $base, cm('p11'));
-    my ($st, $o) = call(GET => "$base?resourceVersion=$rv&resourceVersionMatch=Exact");
+    $s->call(DELETE => "$base/p01");
+    $s->call(POST => $base, cm('p11'));
+    my ($st, $o) = $s->call(GET => "$base?resourceVersion=$rv&resourceVersionMatch=Exact");
     is($st, 200, 'a list at an exact older resourceVersion');
     is(join(',', map { $_->{metadata}{name} } @{ $o->{items} }),
         join(',', map { sprintf 'p%02d', $_ } 1 .. 10), '... shows the state then');
     is($o->{metadata}{resourceVersion}, $rv, '... and says which');
-    ($st, $o) = call(GET => "$base?resourceVersion=$rv&resourceVersionMatch=NotOlderThan");
+    ($st, $o) = $s->call(GET => "$base?resourceVersion=$rv&resourceVersionMatch=NotOlderThan");
     ok((grep { $_->{metadata}{name} eq 'p11' } @{ $o->{items} }),
         'NotOlderThan shows the latest state');
-    ($st, $o) = call(GET => "$base?resourceVersion=99999999");
+    ($st, $o) = $s->call(GET => "$base?resourceVersion=99999999");
     is($st, 504, 'a resourceVersion the store has not reached is 504');
     like($o->{message}, qr/^Too large resource version: 99999999, current: \d+$/,
         '... Too large resource version');
     is($o->{details}{causes}[0]{reason}, 'ResourceVersionTooLarge', '... with its cause');
-    ($st, $o) = call(GET => "$base?resourceVersionMatch=Exact");
+    ($st, $o) = $s->call(GET => "$base?resourceVersionMatch=Exact");
     is($st, 422, 'resourceVersionMatch without resourceVersion is 422');
 
     # Pages keep the first page's snapshot while others write.
-    my @before = map { $_->{metadata}{name} } @{ call(GET => $base)->{items} };
-    ($st, $o) = call(GET => "$base?limit=3");
+    my @before = map { $_->{metadata}{name} } @{ ($s->call(GET => $base))[1]{items} };
+    ($st, $o) = $s->call(GET => "$base?limit=3");
     my @seen = map { $_->{metadata}{name} } @{ $o->{items} };
     is($o->{metadata}{remainingItemCount}, @before - 3, 'remainingItemCount');
     my $page_rv = $o->{metadata}{resourceVersion};
-    call(DELETE => "$base/p05");
-    call(POST => $base, cm('p00'));
-    call(POST => $base, cm('p99'));
+    $s->call(DELETE => "$base/p05");
+    $s->call(POST => $base, cm('p00'));
+    $s->call(POST => $base, cm('p99'));
     while (my $c = $o->{metadata}{continue}) {
-        ($st, $o) = call(GET => "$base?limit=3&continue=$c");
+        ($st, $o) = $s->call(GET => "$base?limit=3&continue=$c");
         is($st, 200, 'next page') or last;
         is($o->{metadata}{resourceVersion}, $page_rv, '... at the first page\'s resourceVersion');
         push @seen, map { $_->{metadata}{name} } @{ $o->{items} };
@@ -387,16 +379,16 @@ sub finish {
     return -1;
 }
 
-call(POST => '/api/v1/namespaces/w-kubectl/configmaps', cm('seed'));
+$s->call(POST => '/api/v1/namespaces/w-kubectl/configmaps', cm('seed'));
 for my $v (kubectl_versions()) {
     my $base = '/api/v1/namespaces/w-kubectl/configmaps';
     my $name = 'k' . ($v =~ s/\.//r);
     my $p = spawn($v, qw(get configmaps -n w-kubectl -w --output-watch-events));
     ok(wait_until(sub { output($p) =~ /ADDED\s+seed/ }, 15),
         "kubectl $v get -w lists, then watches") or diag(output($p));
-    call(POST => $base, cm($name));
-    call(PUT => "$base/$name", cm($name, data => { k => 'v2', l => 'x' }));
-    call(DELETE => "$base/$name");
+    $s->call(POST => $base, cm($name));
+    $s->call(PUT => "$base/$name", cm($name, data => { k => 'v2', l => 'x' }));
+    $s->call(DELETE => "$base/$name");
     ok(wait_until(sub { output($p) =~ /DELETED\s+$name/ }, 10),
         "kubectl $v get -w prints the events") or diag(output($p));
     kill 'TERM', $p->{pid};
@@ -407,24 +399,24 @@ for my $v (kubectl_versions()) {
 
 {
     my $base = '/api/v1/namespaces/w-kubectl/configmaps';
-    call(POST => $base, cm("chunk$_")) for 1 .. 5;
+    $s->call(POST => $base, cm("chunk$_")) for 1 .. 5;
     my ($rc, $out) = kubectl($s, '1.32', qw(get configmaps -n w-kubectl --chunk-size=2 -o name));
     is($rc, 0, 'kubectl get --chunk-size=2');
     is(join(',', sort grep { /chunk/ } split /\n/, $out),
         join(',', map { "configmap/chunk$_" } 1 .. 5), '... lists every object once');
 
-    call(POST => $base, cm('doomed'));
+    $s->call(POST => $base, cm('doomed'));
     my $p = spawn('1.32', qw(wait --for=delete configmap/doomed -n w-kubectl --timeout=20s));
     sleep 1;
-    call(DELETE => "$base/doomed");
+    $s->call(DELETE => "$base/doomed");
     is(finish($p, 15), 0, 'kubectl wait --for=delete returns once the object is gone')
         or diag(output($p));
 
-    call(POST => $base, cm('flag', data => { state => 'off' }));
+    $s->call(POST => $base, cm('flag', data => { state => 'off' }));
     $p = spawn('1.32', 'wait', '--for=jsonpath={.data.state}=on', 'configmap/flag',
         '-n', 'w-kubectl', '--timeout=20s');
     sleep 1;
-    call(PUT => "$base/flag", cm('flag', data => { state => 'on' }));
+    $s->call(PUT => "$base/flag", cm('flag', data => { state => 'on' }));
     is(finish($p, 15), 0, 'kubectl wait --for=jsonpath returns once the field matches')
         or diag(output($p));
     like(output($p), qr{configmap/flag condition met}, '... condition met');

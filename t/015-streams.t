@@ -48,21 +48,6 @@ location /api/v1/namespaces/steady/ {
 }
 EOF
 
-sub slurp {
-    my $file = shift;
-    open my $fh, '<', $file or return '';
-    local $/;
-    return scalar <$fh> // '';
-}
-
-sub fatal_free {
-    my ($s, $text, $what) = @_;
-    my @bad = $s->fatal_lines($text);
-    local $Test::Builder::Level = $Test::Builder::Level + 1;
-    ok(!@bad, "$what: error.log has no alert/emerg/crit lines")
-        or diag(join "\n", @bad[0 .. ($#bad > 9 ? 9 : $#bad)]);
-}
-
 sub no_errors {
     my ($s, $mark, $what) = @_;
     my @bad = grep { /\[error\]/ } split /\n/, $s->log_since($mark);
@@ -78,15 +63,6 @@ sub create {
             metadata => { name => $name }, data => { x => 'x' x ($size // 1) } }),
         timeout => 20);
     return $r->{status};
-}
-
-sub create_namespace {
-    my ($s, $ns) = @_;
-    my $r = $s->request('POST', '/api/v1/namespaces',
-        headers => { 'Content-Type' => 'application/json' },
-        body => encode_json({ apiVersion => 'v1', kind => 'Namespace',
-            metadata => { name => $ns } }));
-    is($r->{status}, 201, "namespace $ns created") or diag($r->{body});
 }
 
 # A watch on a plain socket with a small receive buffer, for a client that
@@ -190,7 +166,7 @@ sub logged_status {
 
 my $s = start_server(workers => 2, reuseport => 1, http_config => $http_config,
     config => $config);
-create_namespace($s, $_) for qw(streams slow stall steady);
+$s->create_namespace($_) for qw(streams slow stall steady);
 
 # --- A write reaches watchers on both workers at once: the writer's worker
 # wakes the other through its eventfd (the safety poll runs once a second).
@@ -348,12 +324,12 @@ create_namespace($s, $_) for qw(streams slow stall steady);
     }
     cmp_ok($took, '<', 5, 'the old workers left within seconds');
     ok(!grep({ pid_alive($_) } @old), 'no old worker is left');
-    fatal_free($s, $s->log_since($mark), 'reload with open watches');
+    $s->fatal_free_ok($s->log_since($mark), 'reload with open watches');
     no_errors($s, $mark, 'reload with open watches');
     is(create($s, 'streams', 'after-reload'), 201, 'the new workers serve writes');
 }
 
-fatal_free($s, $s->error_log_since_start, 'HTTP/1.1');
+$s->fatal_free_ok($s->error_log_since_start, 'HTTP/1.1');
 ok($s->stop, 'nginx stops gracefully');
 
 # ---------------------------------------------------------------------------
@@ -361,7 +337,7 @@ ok($s->stop, 'nginx stops gracefully');
 
 my $t = start_server(workers => 2, tls => 1, reuseport => 1, http_config => $http_config,
     config => $config);
-create_namespace($t, $_) for qw(streams slow);
+$t->create_namespace($_) for qw(streams slow);
 
 # --- A watch over h2 receives events; a closed h2 client releases it.
 {
@@ -417,11 +393,11 @@ create_namespace($t, $_) for qw(streams slow);
         curl_kill($c);
     }
     ok(!grep({ pid_alive($_) } @old), 'no old worker is left');
-    fatal_free($t, $t->log_since($mark), 'h2 reload with open watches');
+    $t->fatal_free_ok($t->log_since($mark), 'h2 reload with open watches');
     no_errors($t, $mark, 'h2 reload with open watches');
 }
 
-fatal_free($t, $t->error_log_since_start, 'h2');
+$t->fatal_free_ok($t->error_log_since_start, 'h2');
 ok($t->stop, 'nginx stops gracefully');
 
 done_testing();

@@ -25,11 +25,10 @@ my $base = '/api/v1/namespaces/big/configmaps';
 my $count = 1000;
 my $value = 'x' x (100 * 1024 - 200);
 
+# call(...) -> the response of $s->call(...) with a 120 s timeout
 sub call {
     my ($method, $path, $body, %o) = @_;
-    return $s->request($method, $path, headers => { 'Content-Type' => 'application/json',
-        %{ $o{headers} || {} } }, defined $body ? (body => encode_json($body)) : (),
-        timeout => 120);
+    return scalar $s->call($method, $path, $body, timeout => 120, %o);
 }
 
 # Parsing ~98 MiB with JSON::PP takes minutes: Python's json does it in a

@@ -12,7 +12,6 @@ use Test::More;
 use File::Temp ();
 
 my $s = start_server(tls => 1);
-my $files = File::Temp->newdir('kube-openapi-XXXXXX', TMPDIR => 1);
 
 my $JSON = 'application/json';
 my $PB_V2 = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
@@ -20,33 +19,6 @@ my $PB_V2 = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 sub get {
     my ($path, %headers) = @_;
     return $s->request('GET', $path, headers => { Accept => $JSON, %headers });
-}
-
-sub json_of {
-    my $text = shift;
-    return eval { decode_json($text) } || {};
-}
-
-sub spew {
-    my ($name, $data) = @_;
-    my $path = "$files/$name";
-    open my $fh, '>', $path or die "$path: $!";
-    print {$fh} $data;
-    close $fh or die "$path: $!";
-    return $path;
-}
-
-sub kc {
-    my ($v, @args) = @_;
-    return kubectl($s, $v, @args, { timeout => 60 });
-}
-
-sub kc_ok {
-    my ($v, $what, @args) = @_;
-    my ($rc, $out, $err) = kc($v, @args);
-    local $Test::Builder::Level = $Test::Builder::Level + 1;
-    is($rc, 0, "$what: exit 0") or diag("kubectl @args\nstdout: $out\nstderr: $err");
-    return wantarray ? ($out, $err) : $out;
 }
 
 # The -v=6 line of a request to $path with fieldValidation=Strict answered
@@ -145,14 +117,14 @@ is(get('/openapi/v2', Accept => 'text/html')->{status}, 406, '/openapi/v2 as tex
 # --- kubectl explain ----------------------------------------------------------
 
 for my $v (grep { my $x = $_; grep { $_ eq $x } kubectl_versions() } '1.27', '1.32', '1.33') {
-    my $out = kc_ok($v, "$v explain configmap", 'explain', 'configmap');
+    my $out = $s->kc_ok($v, "$v explain configmap", 'explain', 'configmap');
     like($out, qr/^KIND:\s+ConfigMap\nVERSION:\s+v1\n/m, "$v explain configmap: kind and version");
     like($out, qr/Configuration data for pods to read/, "$v explain configmap: our description");
     like($out, qr/^  data\t<map\[string\]string>\n\s+The text values, by key\./m,
         "$v explain configmap: data, its type and description");
     like($out, qr/^  immutable\t<boolean>/m, "$v explain configmap: immutable is a boolean");
 
-    $out = kc_ok($v, "$v explain deployment.spec.template.spec.containers", 'explain',
+    $out = $s->kc_ok($v, "$v explain deployment.spec.template.spec.containers", 'explain',
         'deployment.spec.template.spec.containers');
     like($out, qr/^GROUP:\s+apps\n/m, "$v explain containers: the group");
     like($out, qr/^FIELD:\s+containers <\[\]Container>/m, "$v explain containers: the field");
@@ -161,13 +133,13 @@ for my $v (grep { my $x = $_; grep { $_ eq $x } kubectl_versions() } '1.27', '1.
     like($out, qr/^  ports\t<\[\]ContainerPort>/m, "$v explain containers: ports");
     like($out, qr/^  resources\t<ResourceRequirements>/m, "$v explain containers: resources");
 
-    $out = kc_ok($v, "$v explain pod.spec.containers.ports", 'explain',
+    $out = $s->kc_ok($v, "$v explain pod.spec.containers.ports", 'explain',
         'pod.spec.containers.ports');
     like($out, qr/^  containerPort\t<integer> -required-\n\s+The port number the container/m,
         "$v explain ports: containerPort, an integer, required");
     like($out, qr/^  protocol\t<string>\n\s+"TCP" \(the default\)/m, "$v explain ports: protocol");
 
-    $out = kc_ok($v, "$v explain --recursive cronjob.spec", 'explain', '--recursive',
+    $out = $s->kc_ok($v, "$v explain --recursive cronjob.spec", 'explain', '--recursive',
         'cronjob.spec');
     like($out, qr/^  jobTemplate\t<JobTemplateSpec> -required-$/m,
         "$v explain --recursive cronjob.spec: jobTemplate");
@@ -175,7 +147,7 @@ for my $v (grep { my $x = $_; grep { $_ eq $x } kubectl_versions() } '1.27', '1.
     like($out, qr/^          containers\t<\[\]Container> -required-$/m,
         "$v explain --recursive: the pod template's containers, nested");
 
-    $out = kc_ok($v, "$v explain deployments --api-version=apps/v1", 'explain', 'deployments',
+    $out = $s->kc_ok($v, "$v explain deployments --api-version=apps/v1", 'explain', 'deployments',
         '--api-version=apps/v1');
     like($out, qr/^KIND:\s+Deployment\nVERSION:\s+v1\n/m, "$v explain --api-version=apps/v1");
     like($out, qr/^  spec\t<DeploymentSpec>/m, "$v explain deployments: spec");
@@ -186,7 +158,7 @@ for my $v (grep { my $x = $_; grep { $_ eq $x } kubectl_versions() } '1.27', '1.
 for my $v (kubectl_versions()) {
     (my $tag = $v) =~ s/\.//g;
     my $ns = "oa-$tag";
-    kc_ok($v, "$v create namespace", 'create', 'namespace', $ns);
+    $s->kc_ok($v, "$v create namespace", 'create', 'namespace', $ns);
     my $cm = spew("cm-$tag.yaml", <<"YAML");
 apiVersion: v1
 kind: ConfigMap
@@ -216,11 +188,11 @@ spec:
         ports:
         - containerPort: 80
 YAML
-    my ($out, $err) = kc_ok($v, "$v create -f configmap", 'create', '-f', $cm, '-v=6');
+    my ($out, $err) = $s->kc_ok($v, "$v create -f configmap", 'create', '-f', $cm, '-v=6');
     is($out, "configmap/cm created\n", "$v create -f configmap: kubectl's message");
     like($err, sent_strict('POST', "/api/v1/namespaces/$ns/configmaps"),
         "$v create -f configmap: sent with fieldValidation=Strict");
-    ($out, $err) = kc_ok($v, "$v create -f deployment", 'create', '-f', $deploy, '-v=6');
+    ($out, $err) = $s->kc_ok($v, "$v create -f deployment", 'create', '-f', $deploy, '-v=6');
     is($out, "deployment.apps/web created\n", "$v create -f deployment: kubectl's message");
     like($err, sent_strict('POST', "/apis/apps/v1/namespaces/$ns/deployments"),
         "$v create -f deployment: sent with fieldValidation=Strict");
@@ -251,15 +223,15 @@ spec:
       - name: app
         image: busybox
 YAML
-    ($out, $err) = kc_ok($v, "$v apply -f (new)", 'apply', '-f', $applied);
+    ($out, $err) = $s->kc_ok($v, "$v apply -f (new)", 'apply', '-f', $applied);
     is($out, "configmap/applied created\ndeployment.apps/applied created\n",
         "$v apply -f: both created");
     is($err, '', "$v apply -f: nothing on stderr");
-    ($out, $err) = kc_ok($v, "$v apply -f (again)", 'apply', '-f', $applied);
+    ($out, $err) = $s->kc_ok($v, "$v apply -f (again)", 'apply', '-f', $applied);
     is($out, "configmap/applied unchanged\ndeployment.apps/applied unchanged\n",
         "$v apply -f again: unchanged");
     is($err, '', "$v apply -f again: nothing on stderr");
-    my $got = json_of(scalar kc_ok($v, "$v get configmap applied", '-n', $ns, 'get', 'cm',
+    my $got = json_of(scalar $s->kc_ok($v, "$v get configmap applied", '-n', $ns, 'get', 'cm',
         'applied', '-o', 'json'));
     like($got->{metadata}{annotations}{'kubectl.kubernetes.io/last-applied-configuration'} // '',
         qr/"name":"applied"/, "$v apply -f: the last-applied annotation is stored");

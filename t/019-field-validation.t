@@ -11,36 +11,24 @@ use Test::More;
 use File::Temp ();
 
 my $s = start_server(tls => 1);
-my $files = File::Temp->newdir('kube-fieldval-XXXXXX', TMPDIR => 1);
 
-sub call {
-    my ($method, $path, %o) = @_;
-    $o{headers} ||= { 'Content-Type' => 'application/json' };
-    return $s->request($method, $path, %o);
-}
-
-sub body_of {
-    my $r = shift;
-    return eval { decode_json($r->{body}) } || {};
-}
-
-is(call('POST', '/api/v1/namespaces', body => '{"metadata":{"name":"fv"}}')->{status},
+is($s->call('POST', '/api/v1/namespaces', '{"metadata":{"name":"fv"}}')->{status},
     201, 'namespace fv');
 my $cms = '/api/v1/namespaces/fv/configmaps';
 
 # --- Strict: 400 naming every field, nothing stored
-my $r = call('POST', "$cms?fieldValidation=Strict",
-    body => '{"metadata":{"name":"s1","name":"s1","bogus":1},"data":{"k":"v"},"extra":{}}');
+my $r = $s->call('POST', "$cms?fieldValidation=Strict",
+    '{"metadata":{"name":"s1","name":"s1","bogus":1},"data":{"k":"v"},"extra":{}}');
 is($r->{status}, 400, 'Strict with unknown and duplicate fields: 400');
-json_subset_ok(body_of($r), { kind => 'Status', status => 'Failure', reason => 'BadRequest',
+json_subset_ok(json_of($r->{body}), { kind => 'Status', status => 'Failure', reason => 'BadRequest',
     code => 400,
     message => 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding '
         . 'error: duplicate field "metadata.name", unknown field "metadata.bogus", '
         . 'unknown field "extra"' }, 'Strict: kube-apiserver\'s message, fields in order');
-is(call('GET', "$cms/s1")->{status}, 404, 'Strict: nothing stored');
+is($s->call('GET', "$cms/s1")->{status}, 404, 'Strict: nothing stored');
 
-$r = call('POST', "$cms?fieldValidation=Strict",
-    body => '{"metadata":{"name":"s2"},"data":{"k":"v"}}');
+$r = $s->call('POST', "$cms?fieldValidation=Strict",
+    '{"metadata":{"name":"s2"},"data":{"k":"v"}}');
 is($r->{status}, 201, 'Strict with only known fields: 201');
 is_deeply(warnings_of($r), [], 'Strict, nothing unknown: no warnings');
 
@@ -48,62 +36,62 @@ is_deeply(warnings_of($r), [], 'Strict, nothing unknown: no warnings');
 for my $case ([ 'fieldValidation=Warn', 'w1' ], [ '', 'w2' ]) {
     my ($query, $name) = @$case;
     my $label = $query || 'no directive';
-    $r = call('POST', "$cms?$query",
-        body => qq({"metadata":{"name":"$name","bogus":1},"data":{"k":"v"},"extra":true}));
+    $r = $s->call('POST', "$cms?$query",
+        qq({"metadata":{"name":"$name","bogus":1},"data":{"k":"v"},"extra":true}));
     is($r->{status}, 201, "$label: 201");
     is_deeply(warnings_of($r), [ '299 - "unknown field \"metadata.bogus\""',
         '299 - "unknown field \"extra\""' ], "$label: one Warning header per field");
-    my $got = body_of(call('GET', "$cms/$name"));
+    my $got = ($s->call('GET', "$cms/$name"))[1];
     ok(!exists $got->{extra} && !exists $got->{metadata}{bogus},
         "$label: the unknown fields are not stored");
     is($got->{data}{k}, 'v', "$label: the known fields are");
 }
 
 # --- Ignore: 201, silent, dropped
-$r = call('POST', "$cms?fieldValidation=Ignore",
-    body => '{"metadata":{"name":"i1"},"data":{"k":"v"},"extra":true}');
+$r = $s->call('POST', "$cms?fieldValidation=Ignore",
+    '{"metadata":{"name":"i1"},"data":{"k":"v"},"extra":true}');
 is($r->{status}, 201, 'Ignore: 201');
 is_deeply(warnings_of($r), [], 'Ignore: no warnings');
-ok(!exists body_of(call('GET', "$cms/i1"))->{extra}, 'Ignore: the field is dropped');
+ok(!exists +($s->call(GET => "$cms/i1"))[1]{extra}, 'Ignore: the field is dropped');
 
 # --- wrong types fail whatever the directive
 for my $directive (qw(Ignore Warn Strict)) {
-    $r = call('POST', "/apis/apps/v1/namespaces/fv/deployments?fieldValidation=$directive",
-        body => '{"metadata":{"name":"bad"},"spec":{"replicas":"3","selector":{"matchLabels":'
+    $r = $s->call('POST', "/apis/apps/v1/namespaces/fv/deployments?fieldValidation=$directive",
+        '{"metadata":{"name":"bad"},"spec":{"replicas":"3","selector":{"matchLabels":'
             . '{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":'
             . '[{"name":"c","image":"nginx"}]}}}}');
     is($r->{status}, 400, "$directive: a string replicas is 400");
-    is(body_of($r)->{message}, 'Deployment in version "v1" cannot be handled as a Deployment: '
+    is(json_of($r->{body})->{message}, 'Deployment in version "v1" cannot be handled as a Deployment: '
         . 'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of '
         . 'type int32', "$directive: Go's unmarshal message");
 }
-is(call('GET', '/apis/apps/v1/namespaces/fv/deployments/bad')->{status}, 404,
+is($s->call('GET', '/apis/apps/v1/namespaces/fv/deployments/bad')->{status}, 404,
     'a wrong type stores nothing');
 
 # --- YAML bodies and numbers the schema types as quantities
-$r = call('POST', '/api/v1/namespaces/fv/resourcequotas?fieldValidation=Strict',
-    headers => { 'Content-Type' => 'application/yaml' },
-    body => "metadata:\n  name: q\nspec:\n  hard:\n    pods: 4\n    cpu: 1.5\n");
+$r = $s->call('POST', '/api/v1/namespaces/fv/resourcequotas?fieldValidation=Strict',
+    "metadata:\n  name: q\nspec:\n  hard:\n    pods: 4\n    cpu: 1.5\n",
+    headers => { 'Content-Type' => 'application/yaml' });
 is($r->{status}, 201, 'YAML quota with numeric amounts: 201');
-is_deeply(body_of($r)->{spec}{hard}, { pods => '4', cpu => '1500m' },
+is_deeply(json_of($r->{body})->{spec}{hard}, { pods => '4', cpu => '1500m' },
     'numeric quantities are stored in their canonical text');
 
 # --- update: UpdateOptions, same rules
-my $cm = body_of(call('GET', "$cms/s2"));
+my $cm = ($s->call('GET', "$cms/s2"))[1];
 $cm->{data}{k} = 'v2';
 $cm->{unknownTop} = 1;
-$r = call('PUT', "$cms/s2?fieldValidation=Strict", body => encode_json($cm));
+$r = $s->call('PUT', "$cms/s2?fieldValidation=Strict", encode_json($cm));
 is($r->{status}, 400, 'update, Strict, unknown field: 400');
-like(body_of($r)->{message}, qr/strict decoding error: unknown field "unknownTop"$/,
+like(json_of($r->{body})->{message}, qr/strict decoding error: unknown field "unknownTop"$/,
     'update: the strict decoding message');
-is(body_of(call('GET', "$cms/s2"))->{data}{k}, 'v', 'update refused: unchanged');
-$r = call('PUT', "$cms/s2?fieldValidation=Warn", body => encode_json($cm));
+is(($s->call('GET', "$cms/s2"))[1]{data}{k}, 'v', 'update refused: unchanged');
+$r = $s->call('PUT', "$cms/s2?fieldValidation=Warn", encode_json($cm));
 is($r->{status}, 200, 'update, Warn: 200');
 is_deeply(warnings_of($r), [ '299 - "unknown field \"unknownTop\""' ], 'update, Warn: warning');
 
-$r = call('PUT', "$cms/s2?fieldValidation=strict", body => encode_json($cm));
+$r = $s->call('PUT', "$cms/s2?fieldValidation=strict", encode_json($cm));
 is($r->{status}, 422, 'an unknown directive: 422');
-is(body_of($r)->{message}, 'UpdateOptions.meta.k8s.io "" is invalid: fieldValidation: '
+is(json_of($r->{body})->{message}, 'UpdateOptions.meta.k8s.io "" is invalid: fieldValidation: '
     . 'Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"',
     'the unknown directive: kube\'s message');
 
@@ -114,7 +102,7 @@ is(body_of($r)->{message}, 'UpdateOptions.meta.k8s.io "" is invalid: fieldValida
 my $qe = "q\xc3\xa9" x 300;
 my $body = qq({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"huge","$qe":1},)
     . join(',', map { sprintf '"x%03d%s":1', $_, 'y' x 20 } 0 .. 399) . '}';
-$r = call('POST', "$cms?fieldValidation=Warn&dryRun=All", body => $body, curl => 1);
+$r = $s->call('POST', "$cms?fieldValidation=Warn&dryRun=All", $body, curl => 1);
 is($r->{status}, 201, "401 unknown fields, Warn: 201") or diag($r->{body});
 my $w = warnings_of($r);
 is(scalar @$w, 97, '401 unknown fields: 97 Warning headers, as kube');
@@ -124,7 +112,7 @@ is($w->[1], '299 - "unknown field \"x000yyyyyyyyyyyyyyyyyyyy\""', 'then the othe
 is($w->[96], '299 - "unknown field \"x095yyyyyyyyyyyyyyyyyyyy\""', 'until the budget is spent');
 
 $body = '{"metadata":{"name":"many"},' . join(',', map { qq("f$_":1) } 1 .. 50000) . '}';
-$r = call('POST', "$cms?fieldValidation=Warn&dryRun=All", body => $body, curl => 1);
+$r = $s->call('POST', "$cms?fieldValidation=Warn&dryRun=All", $body, curl => 1);
 is($r->{status}, 201, '50,000 unknown fields, Warn: 201');
 $w = warnings_of($r);
 my $bytes = 0;
@@ -133,18 +121,9 @@ ok(@$w > 100 && @$w < 500 && $bytes < 12 * 1024,
     sprintf('50,000 unknown fields: %d Warning headers of %d bytes', scalar @$w, $bytes));
 is($w->[0], '299 - "unknown field \"f1\""', 'the first field first');
 
-# --- kubectl: --validate=strict (its default), warn and false, every version
-sub spew {
-    my ($name, $text) = @_;
-    open my $fh, '>', "$files/$name" or die "$name: $!";
-    print {$fh} $text;
-    close $fh;
-    return "$files/$name";
-}
-
 for my $v (kubectl_versions()) {
     (my $ns = "fv-$v") =~ s/\./-/g;
-    is(call('POST', '/api/v1/namespaces', body => qq({"metadata":{"name":"$ns"}}))
+    is($s->call('POST', '/api/v1/namespaces', qq({"metadata":{"name":"$ns"}}))
         ->{status}, 201, "$v: namespace");
     my $bad = spew("bad-$v.yaml", <<"YAML");
 apiVersion: v1
@@ -181,7 +160,7 @@ YAML
             "$v $verb -f strict: kube's message for the ConfigMap");
         like($err, qr/\Qstrict decoding error: unknown field "spec.template.spec.containers[0].imagePullPolicyy"\E/,
             "$v $verb -f strict: the nested path for the Deployment");
-        is(call('GET', "/api/v1/namespaces/$ns/configmaps/typo")->{status}, 404,
+        is($s->call('GET', "/api/v1/namespaces/$ns/configmaps/typo")->{status}, 404,
             "$v $verb -f strict: nothing stored");
     }
     my ($rc, $out, $err) = kubectl($s, $v, 'create', '-f', $bad, '--validate=warn');
@@ -190,7 +169,7 @@ YAML
     like($err, qr/^Warning: unknown field "spec\.template\.spec\.containers\[0\]\.imagePullPolicyy"$/m,
         "$v --validate=warn: the nested warning printed");
     like($out, qr{configmap/typo created}, "$v --validate=warn: created");
-    my $got = body_of(call('GET', "/api/v1/namespaces/$ns/configmaps/typo"));
+    my $got = ($s->call('GET', "/api/v1/namespaces/$ns/configmaps/typo"))[1];
     ok(!exists $got->{bogus}, "$v --validate=warn: the unknown field is not stored");
 
     # replace -f of the stored object with a new unknown field
@@ -201,11 +180,11 @@ YAML
     isnt($rc, 0, "$v replace -f strict: fails");
     like($err, qr/\Qstrict decoding error: unknown field "bogus"\E/,
         "$v replace -f strict: kube's message");
-    is(body_of(call('GET', "/api/v1/namespaces/$ns/configmaps/typo"))->{data}{k}, 'v',
+    is(($s->call('GET', "/api/v1/namespaces/$ns/configmaps/typo"))[1]{data}{k}, 'v',
         "$v replace -f strict: unchanged");
     ($rc, $out, $err) = kubectl($s, $v, 'replace', '-f', $file, '--validate=false');
     is($rc, 0, "$v replace --validate=false: exit 0") or diag($err);
-    is(body_of(call('GET', "/api/v1/namespaces/$ns/configmaps/typo"))->{data}{k}, 'new',
+    is(($s->call('GET', "/api/v1/namespaces/$ns/configmaps/typo"))[1]{data}{k}, 'new',
         "$v replace --validate=false: replaced, the unknown field dropped");
 }
 

@@ -18,24 +18,6 @@ use JSON::PP ();
 my $s = start_server(tls => 1);
 my $files = File::Temp->newdir('kube-manifests-XXXXXX', TMPDIR => 1);
 
-sub kc {
-    my ($v, @args) = @_;
-    return kubectl($s, $v, @args, { timeout => 90 });
-}
-
-sub kc_ok {
-    my ($v, $what, @args) = @_;
-    my ($rc, $out, $err) = kc($v, @args);
-    local $Test::Builder::Level = $Test::Builder::Level + 1;
-    is($rc, 0, "$v $what: exit 0") or diag("kubectl @args\nstdout: $out\nstderr: $err");
-    return $out;
-}
-
-sub json_of {
-    my $text = shift;
-    return eval { decode_json($text) } || {};
-}
-
 # Every kind once; cluster-scoped names carry the version so that the runs of
 # several kubectl versions do not meet.
 sub manifest {
@@ -445,7 +427,7 @@ YAML
 # What kubectl itself makes of the file, item by item, keyed "Kind/name".
 sub rendered {
     my ($v, $file) = @_;
-    my $out = kc_ok($v, 'render the manifest locally', 'create', '-f', $file,
+    my $out = $s->kc_ok($v, 'render the manifest locally', 'create', '-f', $file,
         '--dry-run=client', '-o', 'json');
     # one JSON document per object, one after the other
     my @items = eval { JSON::PP->new->incr_parse($out) };
@@ -475,10 +457,10 @@ for my $v (kubectl_versions()) {
     my $kinds = scalar keys %$want;
     cmp_ok($kinds, '==', 27, "$v: the manifest has every built-in kind ($kinds objects)");
 
-    my $out = kc_ok($v, 'create -f', 'create', '-f', $file);
+    my $out = $s->kc_ok($v, 'create -f', 'create', '-f', $file);
     is(lines_for($out, 'created'), $kinds, "$v create -f: one line per object");
 
-    my $listed = json_of(kc_ok($v, 'get -f -o json', 'get', '-f', $file, '-o', 'json'));
+    my $listed = json_of($s->kc_ok($v, 'get -f -o json', 'get', '-f', $file, '-o', 'json'));
     my %got = map { ("$_->{kind}/$_->{metadata}{name}" => $_) } @{ $listed->{items} || [] };
     for my $key (sort keys %$want) {
         my $w = $want->{$key};
@@ -490,25 +472,25 @@ for my $v (kubectl_versions()) {
         json_subset_ok($got{$key}, $w, "$v get -f: $key shows every field of the manifest");
     }
 
-    $out = kc_ok($v, 'replace -f', 'replace', '-f', $replaceable);
+    $out = $s->kc_ok($v, 'replace -f', 'replace', '-f', $replaceable);
     is(lines_for($out, 'replaced'), $kinds - 1, "$v replace -f: one line per object");
 
-    $out = kc_ok($v, 'delete -f', 'delete', '-f', $file, '--wait=false');
+    $out = $s->kc_ok($v, 'delete -f', 'delete', '-f', $file, '--wait=false');
     is(scalar(() = $out =~ /deleted/g), $kinds, "$v delete -f: one line per object");
 
-    $out = kc_ok($v, 'apply -f (new)', 'apply', '-f', $file);
+    $out = $s->kc_ok($v, 'apply -f (new)', 'apply', '-f', $file);
     is(lines_for($out, 'created'), $kinds, "$v apply -f: every object created");
-    my $cm = json_of(kc_ok($v, 'get cm', '-n', $ns, 'get', 'configmap', 'settings', '-o',
+    my $cm = json_of($s->kc_ok($v, 'get cm', '-n', $ns, 'get', 'configmap', 'settings', '-o',
         'json'));
     like($cm->{metadata}{annotations}{'kubectl.kubernetes.io/last-applied-configuration'} // '',
         qr/"mode":"production"/, "$v apply -f: the last-applied annotation");
-    $out = kc_ok($v, 'apply -f (again)', 'apply', '-f', $file);
+    $out = $s->kc_ok($v, 'apply -f (again)', 'apply', '-f', $file);
     my @patched = ('secret/credentials', 'statefulset.apps/db', 'poddisruptionbudget.policy/web');
     is(lines_for($out, 'unchanged'), $kinds - @patched, "$v apply -f again: the rest unchanged");
     like($out, qr{^\Q$_\E configured$}m, "$v apply -f again: $_ configured, as with kube")
         for @patched;
 
-    kc_ok($v, 'delete -f (cleanup)', 'delete', '-f', $file, '--wait=false');
+    $s->kc_ok($v, 'delete -f (cleanup)', 'delete', '-f', $file, '--wait=false');
 }
 
 done_testing();

@@ -21,11 +21,12 @@ my $cms = "$ns/configmaps";
 my $leases = '/apis/coordination.k8s.io/v1/namespaces/hostile/leases';
 my $PB = 'application/vnd.kubernetes.protobuf';
 
+# call($method, $path, $body, $type, %headers) -> ($response, $json): the
+# answer decoded as UTF-8, to compare what the server wrote byte for byte.
 sub call {
     my ($method, $path, $body, $type, %h) = @_;
-    my $r = $s->request($method, $path,
-        headers => { 'Content-Type' => $type || 'application/json', %h },
-        defined $body ? (body => $body) : ());
+    my $r = $s->call($method, $path, $body, type => $type || 'application/json',
+        headers => \%h);
     return ($r, eval { JSON::PP->new->utf8->allow_nonref->decode($r->{body}) } || {});
 }
 

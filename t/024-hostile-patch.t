@@ -15,21 +15,16 @@ use Time::HiRes qw(time sleep);
 
 my $s = start_server(tls => 1);
 
-my %type = (
-    json => 'application/json-patch+json',
-    merge => 'application/merge-patch+json',
-    smp => 'application/strategic-merge-patch+json',
-);
+my %type = %Test::Kube::Server::PatchType;
 
+# call($method, $path, $body, $contentType) -> ($status, $json, $seconds, $response):
+# $s->call with a 60 s timeout, timed.
 sub call {
-    my ($method, $path, $body, $contentType, %o) = @_;
+    my ($method, $path, $body, $contentType) = @_;
     my $t0 = time;
-    my $r = $s->request($method, $path,
-        headers => { 'Content-Type' => $contentType // 'application/json' },
-        timeout => 60, defined $body ? (body => $body) : ());
-    my $took = time - $t0;
-    my $obj = eval { decode_json($r->{body}) } || {};
-    return ($r->{status}, $obj, $took, $r);
+    my ($st, $obj, $r) = $s->call($method, $path, $body, timeout => 60,
+        type => $contentType // 'application/json');
+    return ($st, $obj, time - $t0, $r);
 }
 
 sub patch_as {

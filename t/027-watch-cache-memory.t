@@ -20,10 +20,10 @@ my $s = start_server(tls => 1, workers => 2, http_config => 'kube_watch_cache_si
     env => { MALLOC_CONF => 'dirty_decay_ms:0,muzzy_decay_ms:0' });
 my $base = '/api/v1/namespaces/default/configmaps';
 
+# call(...) -> the response of $s->call(...) with a 60 s timeout
 sub call {
-    my ($method, $path, $body) = @_;
-    return $s->request($method, $path, headers => { 'Content-Type' => 'application/json' },
-        defined $body ? (body => encode_json($body)) : (), timeout => 60);
+    my ($method, $path, $body, %o) = @_;
+    return scalar $s->call($method, $path, $body, timeout => 60, %o);
 }
 
 sub rss_anon_kib {

@@ -44,32 +44,20 @@ jwt:
 YAML
 close $f;
 
-# A compact RS256 JWS of `$claims` signed with `$key`.
-sub jwt {
-    my ($key, $claims, $header) = @_;
-    $header ||= {alg => 'RS256'};
-    my $input = b64url(encode_json($header)) . '.' . b64url(encode_json($claims));
-    open(my $in, '>', "$dir/input") or die;
-    print $in $input;
-    close $in;
-    my $sig = sh("openssl dgst -sha256 -sign $key $dir/input");
-    return "$input." . b64url($sig);
-}
-
 my $now = time;
-$ENV{TEST_NGINX_OIDC_TOKEN} = jwt("$dir/idp.key", {iss => 'https://idp.example',
+$ENV{TEST_NGINX_OIDC_TOKEN} = sign_jwt("$dir/idp.key", {iss => 'https://idp.example',
     aud => 'kube', exp => $now + 3600, email => 'ann@example.com', groups => ['admins']},
     {alg => 'RS256', kid => 'idp-1'});
-$ENV{TEST_NGINX_OIDC_EXPIRED} = jwt("$dir/idp.key", {iss => 'https://idp.example',
+$ENV{TEST_NGINX_OIDC_EXPIRED} = sign_jwt("$dir/idp.key", {iss => 'https://idp.example',
     aud => 'kube', exp => $now - 3600, email => 'ann@example.com'});
-$ENV{TEST_NGINX_OIDC_WRONG_AUD} = jwt("$dir/idp.key", {iss => 'https://idp.example',
+$ENV{TEST_NGINX_OIDC_WRONG_AUD} = sign_jwt("$dir/idp.key", {iss => 'https://idp.example',
     aud => 'other', exp => $now + 3600, email => 'ann@example.com'});
 my %sa_claims = (iss => 'https://kube.test', aud => ['https://kube.test'],
     sub => 'system:serviceaccount:default:ghost', exp => $now + 3600, nbf => $now, iat => $now,
     'kubernetes.io' => {namespace => 'default', serviceaccount => {name => 'ghost', uid => 'u'}});
-$ENV{TEST_NGINX_SA_GHOST} = jwt("$dir/sa.key", \%sa_claims);
-$ENV{TEST_NGINX_SA_EXPIRED} = jwt("$dir/sa.key", {%sa_claims, exp => $now - 600});
-$ENV{TEST_NGINX_SA_FOREIGN} = jwt("$dir/other.key", \%sa_claims);
+$ENV{TEST_NGINX_SA_GHOST} = sign_jwt("$dir/sa.key", \%sa_claims);
+$ENV{TEST_NGINX_SA_EXPIRED} = sign_jwt("$dir/sa.key", {%sa_claims, exp => $now - 600});
+$ENV{TEST_NGINX_SA_FOREIGN} = sign_jwt("$dir/other.key", \%sa_claims);
 $ENV{TEST_NGINX_SA_NONE} = b64url('{"alg":"none"}') . '.' . b64url(encode_json(\%sa_claims)) . '.';
 $ENV{TEST_NGINX_SA_TRUNCATED} = substr($ENV{TEST_NGINX_SA_GHOST}, 0, 100);
 

@@ -30,24 +30,9 @@ my $g = 'rbac.authorization.k8s.io';
 my $roles = "$rbac/namespaces/team/roles";
 my $bindings = "$rbac/namespaces/team/rolebindings";
 
-# call($token, $method, $path, $body): with the admin certificate when
-# $token is undef, else with the bearer token and no certificate.
-sub call {
-    my ($token, $method, $path, $body) = @_;
-    my %o = defined $token ? (cert => undef, headers => { Authorization => "Bearer $token" })
-                           : (cert => 'admin', headers => {});
-    if (defined $body) {
-        $o{body} = ref $body ? encode_json($body) : $body;
-        $o{headers}{'Content-Type'} = 'application/json';
-    }
-    my $r = $s->request($method, $path, %o);
-    my $json = eval { decode_json($r->{body}) } || {};
-    return ($r->{status}, $json);
-}
-
 sub admin_ok {
     my ($method, $path, $body, $want) = @_;
-    my ($st, $o) = call(undef, $method, $path, $body);
+    my ($st, $o) = $s->call($method, $path, $body);
     is($st, $want // 201, "admin $method $path") or diag(explain($o));
 }
 
@@ -56,7 +41,7 @@ sub admin_ok {
 sub refused {
     my ($token, $method, $path, $body, $message, $what) = @_;
     local $Test::Builder::Level = $Test::Builder::Level + 1;
-    my ($st, $o) = call($token, $method, $path, $body);
+    my ($st, $o) = $s->call($method, $path, $body, token => $token);
     is($st, 403, "$what: 403") or diag(explain($o));
     is($o->{reason}, 'Forbidden', "$what: reason Forbidden");
     if (ref $message) {
@@ -82,10 +67,10 @@ sub binding {
 # can($token, $verb, $resource, $namespace, $name): a SelfSubjectAccessReview.
 sub can {
     my ($token, $verb, $resource, $ns, $name) = @_;
-    my ($st, $o) = call($token, POST => '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+    my ($st, $o) = $s->call(POST => '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
         { kind => 'SelfSubjectAccessReview', apiVersion => 'authorization.k8s.io/v1',
           spec => { resourceAttributes => { verb => $verb, group => $g, resource => $resource,
-              namespace => $ns // '', name => $name // '' } } });
+              namespace => $ns // '', name => $name // '' } } }, token => $token);
     return $st == 201 && $o->{status}{allowed};
 }
 
@@ -113,7 +98,7 @@ ok(wait_until(sub { can('eve-token', 'create', 'roles', 'team')
 
 # --- widening a role ----------------------------------------------------------------------------
 
-my ($st, $o) = call('eve-token', POST => $roles, role('narrow', $cmGet));
+my ($st, $o) = $s->call(POST => $roles, role('narrow', $cmGet), token => 'eve-token');
 is($st, 201, 'eve creates a role within her rights') or diag(explain($o));
 
 $o = refused('eve-token', POST => $roles, role('wide', $wide),
@@ -123,15 +108,15 @@ $o = refused('eve-token', POST => $roles, role('wide', $wide),
     'a role wider than her rights');
 json_subset_ok($o, { kind => 'Status', status => 'Failure', code => 403,
     details => { name => 'wide', group => $g, kind => 'roles' } }, 'the Status names the role');
-is((call(undef, GET => "$roles/wide"))[0], 404, 'and the role was not made');
+is(($s->call(GET => "$roles/wide"))[0], 404, 'and the role was not made');
 
-my ($gst, $narrow) = call(undef, GET => "$roles/narrow");
+my ($gst, $narrow) = $s->call(GET => "$roles/narrow");
 $narrow->{rules}[0]{verbs} = [qw(get delete)];
 refused('eve-token', PUT => "$roles/narrow", $narrow,
     qq{roles.rbac.authorization.k8s.io "narrow" is forbidden: $eveIs\n}
     . qq{{APIGroups:[""], Resources:["configmaps"], Verbs:["delete"]}},
     'widening her role by update');
-is_deeply((call(undef, GET => "$roles/narrow"))[1]{rules}[0]{verbs}, ['get'],
+is_deeply(($s->call(GET => "$roles/narrow"))[1]{rules}[0]{verbs}, ['get'],
     'the role keeps its rules');
 
 # --- binding a role she does not hold -----------------------------------------------------------
@@ -151,9 +136,10 @@ refused('eve-token', POST => $bindings,
     qq{rolebindings.rbac.authorization.k8s.io "eve-secrets" is forbidden: $eveIs\n}
     . qq{{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}},
     'binding a role she does not hold, to someone else');
-($st, $o) = call('eve-token', POST => $bindings, binding('eve-narrow', 'Role', 'narrow', 'mallory'));
+($st, $o) = $s->call(POST => $bindings,
+    binding('eve-narrow', 'Role', 'narrow', 'mallory'), token => 'eve-token');
 is($st, 201, 'binding a role she holds is allowed') or diag(explain($o));
-is((call(undef, GET => "$bindings/eve-admin"))[0], 404, 'no refused binding was made');
+is(($s->call(GET => "$bindings/eve-admin"))[0], 404, 'no refused binding was made');
 
 # --- aggregation --------------------------------------------------------------------------------
 
@@ -189,32 +175,32 @@ ok(wait_until(sub { can('eve-token', 'escalate', 'roles', 'team')
 refused('eve-token', POST => $bindings, binding('eve-view', 'ClusterRole', 'view', 'mallory'),
     qr/^\Qrolebindings.rbac.authorization.k8s.io "eve-view" is forbidden: $eveIs\E\n/,
     'bind lets her bind only the roles it names');
-($st, $o) = call('eve-token', POST => $roles, role('wide', $wide));
+($st, $o) = $s->call(POST => $roles, role('wide', $wide), token => 'eve-token');
 is($st, 201, 'with escalate, eve creates the wide role') or diag(explain($o));
-($gst, $narrow) = call(undef, GET => "$roles/narrow");
+($gst, $narrow) = $s->call(GET => "$roles/narrow");
 $narrow->{rules}[0]{verbs} = [qw(get delete)];
-($st, $o) = call('eve-token', PUT => "$roles/narrow", $narrow);
+($st, $o) = $s->call(PUT => "$roles/narrow", $narrow, token => 'eve-token');
 is($st, 200, 'and widens her role') or diag(explain($o));
-($st, $o) = call('eve-token', POST => $bindings,
-    binding('eve-admin', 'ClusterRole', 'admin', 'eve'));
+($st, $o) = $s->call(POST => $bindings,
+    binding('eve-admin', 'ClusterRole', 'admin', 'eve'), token => 'eve-token');
 is($st, 201, 'with bind on admin, eve binds admin') or diag(explain($o));
-($st, $o) = call('eve-token', POST => $bindings,
-    binding('eve-ca', 'ClusterRole', 'cluster-admin', 'mallory'));
+($st, $o) = $s->call(POST => $bindings,
+    binding('eve-ca', 'ClusterRole', 'cluster-admin', 'mallory'), token => 'eve-token');
 is($st, 201, 'and cluster-admin') or diag(explain($o));
-($st, $o) = call('mallory-token', POST => "$rbac/clusterroles", $gather);
+($st, $o) = $s->call(POST => "$rbac/clusterroles", $gather, token => 'mallory-token');
 is($st, 201, 'with escalate on clusterroles, mallory sets an aggregationRule')
     or diag(explain($o));
 
 # --- system:masters -----------------------------------------------------------------------------
 
-($st, $o) = call('root-token', POST => "$rbac/clusterroles",
-    { %$gather, metadata => { name => 'gather-root' } });
+($st, $o) = $s->call(POST => "$rbac/clusterroles",
+    { %$gather, metadata => { name => 'gather-root' } }, token => 'root-token');
 is($st, 201, 'system:masters sets an aggregationRule') or diag(explain($o));
-($st, $o) = call('root-token', POST => $bindings,
-    binding('root-ca', 'ClusterRole', 'cluster-admin', 'nobody'));
+($st, $o) = $s->call(POST => $bindings,
+    binding('root-ca', 'ClusterRole', 'cluster-admin', 'nobody'), token => 'root-token');
 is($st, 201, 'and binds cluster-admin') or diag(explain($o));
-($st, $o) = call('root-token', POST => $roles, role('root-wide',
-    { apiGroups => ['*'], resources => ['*'], verbs => ['*'] }));
+($st, $o) = $s->call(POST => $roles, role('root-wide',
+    { apiGroups => ['*'], resources => ['*'], verbs => ['*'] }), token => 'root-token');
 is($st, 201, 'and makes any role') or diag(explain($o));
 
 # --- kubectl auth whoami ------------------------------------------------------------------------

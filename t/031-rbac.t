@@ -18,21 +18,9 @@ my $nadia = client_cert('nadia', 'team-users');  # admin of "team"
 my $nora = client_cert('nora');                  # no roles at all
 my $sam = client_cert('system:serviceaccount:team:builder', 'system:serviceaccounts');
 
-sub call {
-    my ($method, $path, %o) = @_;
-    my $body = $o{body};
-    $body = encode_json($body) if ref $body;
-    my %h = defined $body ? (headers => {
-        'Content-Type' => $o{type} || 'application/json' }) : ();
-    my $r = $s->request($method, $path, cert => $o{cert} // 'admin',
-        defined $body ? (body => $body) : (), %h);
-    my $json = eval { decode_json($r->{body}) };
-    return ($r->{status}, $json, $r);
-}
-
 sub ok_call {
     my ($method, $path, $body, $want) = @_;
-    my ($st, $o) = call($method, $path, body => $body);
+    my ($st, $o) = $s->call($method, $path, $body);
     is($st, $want // 201, "admin $method $path") or diag(explain($o));
     return $o;
 }
@@ -72,7 +60,7 @@ my $cm = '/api/v1/namespaces/team/configmaps';
 my $sec = '/api/v1/namespaces/team/secrets';
 
 # The index follows the caches: wait until the last binding counts.
-ok(wait_until(sub { (call(GET => $cm, cert => $nadia))[0] == 200 }, 2),
+ok(wait_until(sub { ($s->call(GET => $cm, undef, cert => $nadia))[0] == 200 }, 2),
    'the bindings are in force');
 
 my $cmBody = { metadata => { name => 'new' } };
@@ -169,7 +157,7 @@ my @matrix = (
 for my $c (@matrix) {
     my ($who, $method, $path, $body, $code, $msg) = @$c;
     my $type = $method eq 'PATCH' ? $merge : undef;
-    my ($st, $o, $r) = call($method, $path, cert => $who, body => $body, type => $type);
+    my ($st, $o, $r) = $s->call($method, $path, $body, cert => $who, type => $type);
     my $name = "$who $method $path";
     is($st, $code, "$name: $code") or diag($r->{body});
     if ($code == 403) {
@@ -181,11 +169,11 @@ for my $c (@matrix) {
 
 # The 403 Status in full, as kube's.
 {
-    my ($st, $o) = call(GET => "$cm/c1", cert => $nora);
+    my ($st, $o) = $s->call(GET => "$cm/c1", undef, cert => $nora);
     json_subset_ok($o, { kind => 'Status', apiVersion => 'v1', status => 'Failure',
         reason => 'Forbidden', code => 403,
         details => { name => 'c1', kind => 'configmaps' } }, 'forbidden Status');
-    ($st, $o) = call(GET => "$rbac/clusterroles/all", cert => $nora);
+    ($st, $o) = $s->call(GET => "$rbac/clusterroles/all", undef, cert => $nora);
     json_subset_ok($o, { details => { name => 'all', group => $g, kind => 'clusterroles' } },
         'forbidden Status names the group');
 }
@@ -197,7 +185,7 @@ for my $c (@matrix) {
         subjects => [ { kind => 'User', name => 'nora', apiGroup => $g } ] });
     my $want = qq{configmaps is forbidden: User "nora" cannot list resource "configmaps" $in: }
         . 'RBAC: role.rbac.authorization.k8s.io "nope" not found';
-    ok(wait_until(sub { ((call(GET => $cm, cert => $nora))[1] || {})->{message} eq $want }, 2),
+    ok(wait_until(sub { ($s->call(GET => $cm, undef, cert => $nora))[1]{message} eq $want }, 2),
        'a dangling binding is reported');
     ok_call(DELETE => "$rbac/namespaces/team/rolebindings/dangling", undef, 200);
 }
@@ -209,7 +197,7 @@ for my $c (@matrix) {
     my $all = sub {
         my $want = shift;
         for (1 .. 8) {
-            return 0 if (call(GET => $sec, cert => $nora))[0] != $want;
+            return 0 if ($s->call(GET => $sec, undef, cert => $nora))[0] != $want;
         }
         return 1;
     };
@@ -249,19 +237,19 @@ sub review {
     $o = ok_call(POST => $sar, review(SubjectAccessReview => { groups => ['system:masters'],
         nonResourceAttributes => { verb => 'get', path => '/metrics' } }));
     json_subset_ok($o, { status => { allowed => JSON::PP::true() } }, 'system:masters is allowed');
-    my ($st, $e) = call(POST => $sar, body => review(SubjectAccessReview => { user => 'x' }));
+    my ($st, $e) = $s->call(POST => $sar, review(SubjectAccessReview => { user => 'x' }));
     is($st, 422, 'a review asking nothing is invalid');
     is($e->{message}, '.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: '
         . '"null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
         'its message');
-    ($st, $e) = call(POST => $sar, cert => $rita, body => review(SubjectAccessReview => {
-        user => 'x', nonResourceAttributes => { path => '/', verb => 'get' } }));
+    ($st, $e) = $s->call(POST => $sar, review(SubjectAccessReview => {
+        user => 'x', nonResourceAttributes => { path => '/', verb => 'get' } }), cert => $rita);
     is($st, 403, 'rita may not ask about others');
-    ($st, $e) = call(GET => $sar);
+    ($st, $e) = $s->call(GET => $sar);
     is($st, 405, 'reviews are create only');
 
     my $lsar = "$authz/namespaces/team/localsubjectaccessreviews";
-    ($st, $e) = call(POST => $lsar, body => review(LocalSubjectAccessReview => { user => 'rita',
+    ($st, $e) = $s->call(POST => $lsar, review(LocalSubjectAccessReview => { user => 'rita',
         resourceAttributes => { verb => 'get', resource => 'configmaps', namespace => 'other' } }));
     is($st, 422, 'a local review about another namespace is invalid');
     is($e->{message}, '.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: '
@@ -271,9 +259,9 @@ sub review {
     json_subset_ok($o, { metadata => { namespace => 'team' },
         status => { allowed => JSON::PP::true() } }, 'local review');
 
-    ($st, $o) = call(POST => "$authz/selfsubjectaccessreviews", cert => $nora,
-        body => review(SelfSubjectAccessReview => { resourceAttributes => {
-            verb => 'list', resource => 'configmaps', namespace => 'team' } }));
+    ($st, $o) = $s->call(POST => "$authz/selfsubjectaccessreviews",
+        review(SelfSubjectAccessReview => { resourceAttributes => {
+            verb => 'list', resource => 'configmaps', namespace => 'team' } }), cert => $nora);
     # system:basic-user (bootstrap policy) lets every authenticated user ask
     is($st, 201, 'nora may ask about herself, as system:basic-user allows');
     is($o->{status}{allowed} ? 1 : 0, 0, 'and is told she may not list configmaps');
@@ -286,16 +274,16 @@ sub review {
         roleRef => { apiGroup => $g, kind => 'ClusterRole', name => 'self-review' },
         subjects => [ { kind => 'Group', name => 'team-users', apiGroup => $g } ] });
     my $rules = review(SelfSubjectRulesReview => { namespace => 'team' });
-    ok(wait_until(sub { (call(POST => $ssrr, cert => $rita, body => $rules))[0] == 201 }, 2),
+    ok(wait_until(sub { ($s->call(POST => $ssrr, $rules, cert => $rita))[0] == 201 }, 2),
         'self reviews granted');
-    ($st, $o) = call(POST => $ssrr, cert => $rita, body => $rules);
+    ($st, $o) = $s->call(POST => $ssrr, $rules, cert => $rita);
     json_subset_ok($o, { kind => 'SelfSubjectRulesReview', spec => {},
         status => { incomplete => JSON::PP::false() } }, 'rules review');
     ok((grep { join(' ', @{ $_->{nonResourceURLs} }) eq '/api /api/* /apis /apis/* /version /healthz' }
         @{ $o->{status}{nonResourceRules} || [] }), 'its non-resource rules hold the role\'s');
     ok((grep { join(',', @{ $_->{resources} || [] }) eq 'configmaps' }
         @{ $o->{status}{resourceRules} }), 'rita\'s configmaps rule is listed');
-    ($st, $o) = call(POST => $ssrr, cert => $rita, body => review(SelfSubjectRulesReview => {}));
+    ($st, $o) = $s->call(POST => $ssrr, review(SelfSubjectRulesReview => {}), cert => $rita);
     is($st, 400, 'a rules review needs a namespace');
     is($o->{message}, 'no namespace on request', 'its message');
 }

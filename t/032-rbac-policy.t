@@ -12,19 +12,6 @@ use Time::HiRes qw(sleep);
 my $s = start_server(tls => 1, workers => 2);
 my $cr = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 
-sub kc {
-    my ($rc, $out, $err) = kubectl($s, '1.32', @_, { timeout => 30 });
-    local $Test::Builder::Level = $Test::Builder::Level + 1;
-    is($rc, 0, "kubectl @_") or diag($err);
-    return $out;
-}
-
-sub get_json {
-    my $path = shift;
-    my $r = $s->request('GET', $path);
-    return $r->{status} == 200 ? decode_json($r->{body}) : undef;
-}
-
 sub put_json {
     my ($path, $obj) = @_;
     return $s->request('PUT', $path, headers => { 'Content-Type' => 'application/json' },
@@ -34,7 +21,7 @@ sub put_json {
 # has_rule($role, $group, $resource, $verb): a rule of $role names all three.
 sub has_rule {
     my ($role, $group, $resource, $verb) = @_;
-    my $o = get_json("$cr/$role") or return 0;
+    my $o = $s->get_json("$cr/$role") or return 0;
     for my $r (@{ $o->{rules} || [] }) {
         next unless grep { $_ eq $group } @{ $r->{apiGroups} || [] };
         next unless grep { $_ eq $resource } @{ $r->{resources} || [] };
@@ -45,7 +32,7 @@ sub has_rule {
 
 # --- first start ------------------------------------------------------------------------------
 
-my $names = kc('get', 'clusterroles', '-o', 'name');
+my $names = $s->kc_ok('1.32', undef, 'get', 'clusterroles', '-o', 'name');
 for my $name (qw(cluster-admin admin edit view system:discovery system:basic-user
                  system:public-info-viewer system:monitoring system:node system:kube-scheduler
                  system:kube-controller-manager system:controller:namespace-controller
@@ -53,14 +40,15 @@ for my $name (qw(cluster-admin admin edit view system:discovery system:basic-use
     like($names, qr{^clusterrole\.rbac\.authorization\.k8s\.io/\Q$name\E$}m, "clusterrole $name exists");
 }
 is(scalar(() = $names =~ /^clusterrole/mg), 68, '68 bootstrap cluster roles');
-my $binding = decode_json(kc('get', 'clusterrolebinding', 'cluster-admin', '-o', 'json'));
+my $binding = decode_json($s->kc_ok('1.32', undef,
+    'get', 'clusterrolebinding', 'cluster-admin', '-o', 'json'));
 is_deeply($binding->{subjects},
     [{ kind => 'Group', apiGroup => 'rbac.authorization.k8s.io', name => 'system:masters' }],
     'cluster-admin is bound to system:masters');
 is($binding->{metadata}{labels}{'kubernetes.io/bootstrapping'}, 'rbac-defaults', 'bootstrapping label');
 is($binding->{metadata}{annotations}{'rbac.authorization.kubernetes.io/autoupdate'}, 'true',
     'autoupdate annotation');
-like(kc('get', 'roles', '-n', 'kube-system', '-o', 'name'),
+like($s->kc_ok('1.32', undef, 'get', 'roles', '-n', 'kube-system', '-o', 'name'),
     qr{^role\.rbac\.authorization\.k8s\.io/system::leader-locking-kube-scheduler$}m,
     'kube-system roles exist');
 ok(has_rule('view', '', 'pods', 'list'), 'view has aggregate-to-view rules');
@@ -80,34 +68,34 @@ ok(wait_until(sub { has_rule('admin', 'example.com', 'widgets', 'get') }, 5),
     'its rule reaches view, edit and admin');
 ok(has_rule('view', 'example.com', 'widgets', 'get') && has_rule('edit', 'example.com', 'widgets', 'get'),
     'view and edit hold it');
-kc('delete', 'clusterrole', 'widget-viewer');
+$s->kc_ok('1.32', undef, 'delete', 'clusterrole', 'widget-viewer');
 ok(wait_until(sub { !has_rule('admin', 'example.com', 'widgets', 'get')
     && !has_rule('view', 'example.com', 'widgets', 'get') }, 5),
     'deleted, its rule leaves view, edit and admin');
 
 # --- restart: reconciliation --------------------------------------------------------------------
 
-my $discovery = get_json("$cr/system:discovery");
+my $discovery = $s->get_json("$cr/system:discovery");
 $discovery->{rules} = [{ nonResourceURLs => ['/version'], verbs => ['get'] }];
 is(put_json("$cr/system:discovery", $discovery), 200, 'system:discovery loses rules');
-my $basic = get_json("$cr/system:basic-user");
+my $basic = $s->get_json("$cr/system:basic-user");
 $basic->{rules} = [];
 $basic->{metadata}{annotations}{'rbac.authorization.kubernetes.io/autoupdate'} = 'false';
 is(put_json("$cr/system:basic-user", $basic), 200, 'system:basic-user emptied, autoupdate false');
-kc('delete', 'clusterrole', 'system:heapster');
+$s->kc_ok('1.32', undef, 'delete', 'clusterrole', 'system:heapster');
 
 ok($s->restart, 'restart');
 # worker 0 reconciles; another worker may answer before it is done
-ok(wait_until(sub { get_json("$cr/system:heapster")
+ok(wait_until(sub { $s->get_json("$cr/system:heapster")
     && grep { $_ eq '/api' } map { @{ $_->{nonResourceURLs} || [] } }
-        @{ (get_json("$cr/system:discovery") || {})->{rules} || [] } }, 10),
+        @{ ($s->get_json("$cr/system:discovery") || {})->{rules} || [] } }, 10),
     'a deleted bootstrap role is created again, once reconciled');
-my $after = get_json("$cr/system:discovery");
+my $after = $s->get_json("$cr/system:discovery");
 my @urls = sort(map { @{ $_->{nonResourceURLs} || [] } } @{ $after->{rules} });
 is_deeply(\@urls, [sort qw(/version /api /api/* /apis /apis/* /healthz /livez /openapi /openapi/*
                            /readyz /version/)],
     'autoupdate true: system:discovery has its rules back, and keeps its own');
-my $kept = get_json("$cr/system:basic-user");
+my $kept = $s->get_json("$cr/system:basic-user");
 is_deeply($kept->{rules} || [], [], 'autoupdate false: system:basic-user is left as it was');
 is($kept->{metadata}{annotations}{'rbac.authorization.kubernetes.io/autoupdate'}, 'false',
     'and keeps its annotation');

@@ -10,46 +10,12 @@ use Test::Kube;
 
 my $certs = cert_dir();
 
-sub sh { my $out = `$_[0]`; die "failed: $_[0]" if $?; $out }
-
 # The front proxy's CA, which the server trusts for the handshake
 # (ssl_trusted_certificate) but not for x509 users, and two certificates it
-# signed: the allowed proxy and another name.
-open(my $f, '>', "$certs/fp.cnf") or die;
-print $f <<'EOF';
-[req]
-distinguished_name = dn
-prompt = no
-[dn]
-CN = unused
-[ca]
-basicConstraints = critical, CA:TRUE
-keyUsage = critical, keyCertSign, cRLSign, digitalSignature
-[client]
-basicConstraints = critical, CA:FALSE
-keyUsage = critical, digitalSignature, keyEncipherment
-extendedKeyUsage = clientAuth
-EOF
-close $f;
-unless (-f "$certs/front-proxy-ca.crt") {
-    sh("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 "
-       . "-out $certs/front-proxy-ca.key 2>/dev/null");
-    sh("openssl req -x509 -new -config $certs/fp.cnf -extensions ca "
-       . "-key $certs/front-proxy-ca.key -subj /CN=front-proxy-ca -days 3650 "
-       . "-out $certs/front-proxy-ca.crt");
-    for my $cn (qw(front-proxy other-proxy)) {
-        sh("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 "
-           . "-out $certs/$cn.key 2>/dev/null");
-        sh("openssl req -new -config $certs/fp.cnf -key $certs/$cn.key -subj /CN=$cn "
-           . "-out $certs/$cn.csr");
-        sh("openssl x509 -req -in $certs/$cn.csr -CA $certs/front-proxy-ca.crt "
-           . "-CAkey $certs/front-proxy-ca.key -set_serial 0x" . sprintf('%x', 1000 + length $cn)
-           . " -days 3650 -extfile $certs/fp.cnf -extensions client "
-           . "-out $certs/$cn.crt 2>/dev/null");
-    }
-}
+# signed: the allowed proxy (fp-front-proxy) and another name.
+front_proxy_cert($_) for qw(front-proxy other-proxy);
 
-open($f, '>', "$certs/tokens.csv") or die;
+open(my $f, '>', "$certs/tokens.csv") or die;
 print $f "jane-token,jane,uid-jane,\"dev\"\n";
 close $f;
 
@@ -88,7 +54,7 @@ run_tests();
             . "'\$uri|\$http_x_remote_user|\$http_impersonate_user|\$http_x_remote_group';\n",
         config => "access_log logs/remote.log remote;\n$config");
     my $log = $s->root . '/logs/remote.log';
-    my $r = $s->request('GET', '/api/v1/namespaces/default', cert => 'front-proxy',
+    my $r = $s->request('GET', '/api/v1/namespaces/default', cert => 'fp-front-proxy',
         headers => {'X-Remote-User' => 'alice', 'Impersonate-User' => 'bob'});
     is($r->{status}, 200, 'the proxy, impersonating') or diag $r->{body};
     $r = $s->request('GET', '/api/v1/namespaces/default',
@@ -115,7 +81,7 @@ run_tests();
 __DATA__
 
 === TEST 1: the proxy's user, groups and extras are the request's user
---- cert: front-proxy
+--- cert: fp-front-proxy
 --- request
 POST /apis/authentication.k8s.io/v1/selfsubjectreviews
 {"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}
@@ -136,7 +102,7 @@ X-Remote-Extra-Acme.com%2Fproject: p
 
 
 === TEST 2: the proxy's user creates objects
---- cert: front-proxy
+--- cert: fp-front-proxy
 --- request
 POST /api/v1/namespaces/default/configmaps
 {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"by-alice"}}
@@ -149,7 +115,7 @@ X-Remote-User: alice
 
 
 === TEST 3: the proxy's user comes before a bearer token (kube's union order)
---- cert: front-proxy
+--- cert: fp-front-proxy
 --- request
 POST /apis/authentication.k8s.io/v1/selfsubjectreviews
 {}
@@ -204,7 +170,7 @@ X-Remote-User: mallory
 
 
 === TEST 7: the proxy's certificate alone is no x509 user, though the handshake trusts it
---- cert: front-proxy
+--- cert: fp-front-proxy
 --- request
 GET /api/v1/namespaces
 --- error_code: 401
@@ -216,7 +182,7 @@ unable to authenticate the request to "/api/v1/namespaces": verifying certificat
 
 
 === TEST 8: a CN the allowed names lack is not a proxy
---- cert: other-proxy
+--- cert: fp-other-proxy
 --- request
 GET /api/v1/namespaces
 --- more_headers
@@ -273,7 +239,7 @@ Impersonate-User: system:anonymous
 
 
 === TEST 12: the proxy's user may impersonate too
---- cert: front-proxy
+--- cert: fp-front-proxy
 --- request
 POST /apis/authentication.k8s.io/v1/selfsubjectreviews
 {}
@@ -402,7 +368,7 @@ Authorization header over large_client_header_buffers
 kube_requestheader_client_ca_file $TEST_NGINX_CERT_DIR/front-proxy-ca.crt;
 kube_requestheader_username_headers X-User X-Remote-User;
 kube_requestheader_uid_headers X-Remote-Uid;
---- cert: front-proxy
+--- cert: fp-front-proxy
 --- request
 POST /apis/authentication.k8s.io/v1/selfsubjectreviews
 {}
@@ -439,7 +405,7 @@ kube_requestheader_allowed_names b;
 === TEST 24: without the CA file the headers mean nothing (and are warned about)
 --- http_config
 kube_requestheader_allowed_names front-proxy;
---- cert: front-proxy
+--- cert: fp-front-proxy
 --- request
 POST /apis/authentication.k8s.io/v1/selfsubjectreviews
 {}

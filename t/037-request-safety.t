@@ -32,16 +32,8 @@ EOF
 my @workers = $s->worker_pids;
 my $PB = 'application/vnd.kubernetes.protobuf';
 
-sub call {
-    my ($method, $path, %o) = @_;
-    my $r = $s->request($method, $path, headers => {
-        (defined $o{body} ? ('Content-Type' => $o{type} || 'application/json') : ()),
-        %{ $o{headers} || {} } }, defined $o{body} ? (body => $o{body}) : ());
-    return ($r, eval { decode_json($r->{body}) } || {});
-}
-
 for my $ns (qw(lim slow)) {
-    my ($r) = call(POST => '/api/v1/namespaces', body => qq({"metadata":{"name":"$ns"}}));
+    my $r = $s->call(POST => '/api/v1/namespaces', qq({"metadata":{"name":"$ns"}}));
     is($r->{status}, 201, "namespace $ns");
 }
 
@@ -62,41 +54,41 @@ sub timed_out_ok {
 
 # a ConfigMap of about 1 MB, whose protobuf is rendered off the loop
 my $data = join(',', map { qq("k$_":") . ('x' x 100) . '"' } 1 .. 9000);
-my ($r) = call(POST => '/api/v1/namespaces/lim/configmaps?timeout=1h',
-    body => qq({"metadata":{"name":"big"},"data":{$data}}));
+my $r = $s->call(POST => '/api/v1/namespaces/lim/configmaps?timeout=1h',
+    qq({"metadata":{"name":"big"},"data":{$data}}));
 is($r->{status}, 201, 'a 1 MB ConfigMap') or diag(substr($r->{body}, 0, 300));
 # where every request has 1 ms, the create may outlast it: it is made all the same
-($r) = call(POST => '/api/v1/namespaces/slow/configmaps',
-    body => qq({"metadata":{"name":"big"},"data":{$data}}));
+$r = $s->call(POST => '/api/v1/namespaces/slow/configmaps',
+    qq({"metadata":{"name":"big"},"data":{$data}}));
 like($r->{status}, qr/^(201|504)$/, 'a 1 MB ConfigMap where requests have 1 ms: 201 or 504');
-ok(wait_until(sub { (call(GET => '/api/v1/namespaces/slow/configmaps/big'))[0]{status} == 200 }, 5),
+ok(wait_until(sub { $s->call(GET => '/api/v1/namespaces/slow/configmaps/big')->{status} == 200 }, 5),
     '... and it is created');
 
 my $o;
-($r, $o) = call(GET => '/api/v1/namespaces/lim/configmaps/big?timeout=1ms',
+(undef, $o, $r) = $s->call(GET => '/api/v1/namespaces/lim/configmaps/big?timeout=1ms', undef,
     headers => { Accept => $PB });
 timed_out_ok($r, '?timeout=1ms on a protobuf rendering');
-($r) = call(GET => '/api/v1/namespaces/lim/configmaps/big', headers => { Accept => $PB });
+$r = $s->call(GET => '/api/v1/namespaces/lim/configmaps/big', undef, headers => { Accept => $PB });
 is($r->{status}, 200, 'the same read with the default timeout (60 s) is answered');
 like($r->{body}, qr/^k8s\0/, '... in protobuf');
-($r) = call(GET => '/api/v1/namespaces/lim/configmaps/big?timeout=0', headers => { Accept => $PB });
+$r = $s->call(GET => '/api/v1/namespaces/lim/configmaps/big?timeout=0', undef, headers => { Accept => $PB });
 is($r->{status}, 200, '?timeout=0 is the default timeout, as in kube');
-($r) = call(GET => '/api/v1/namespaces/lim/configmaps/big?timeout=-5s', headers => { Accept => $PB });
+$r = $s->call(GET => '/api/v1/namespaces/lim/configmaps/big?timeout=-5s', undef, headers => { Accept => $PB });
 is($r->{status}, 200, 'a negative ?timeout= is the default timeout too');
 
-($r) = call(GET => '/api/v1/namespaces/slow/configmaps/big', headers => { Accept => $PB });
+$r = $s->call(GET => '/api/v1/namespaces/slow/configmaps/big', undef, headers => { Accept => $PB });
 timed_out_ok($r, 'kube_request_timeout 1ms');
-($r) = call(GET => '/api/v1/namespaces/slow/configmaps/big?timeout=1h', headers => { Accept => $PB });
+$r = $s->call(GET => '/api/v1/namespaces/slow/configmaps/big?timeout=1h', undef, headers => { Accept => $PB });
 timed_out_ok($r, 'a ?timeout= past kube_request_timeout is capped by it');
-($r) = call(GET => '/api/v1/namespaces/slow/configmaps/big');
+$r = $s->call(GET => '/api/v1/namespaces/slow/configmaps/big');
 is($r->{status}, 200, 'what is answered at once is never timed out');
 
 # A write waits for its group commit off the loop: with 1 ms it may be
 # answered 504 while the write goes on; the object is then stored all the same.
 my ($timed_out, $name);
 for my $i (1 .. 40) {
-    ($r) = call(POST => '/api/v1/namespaces/lim/configmaps?timeout=1ms',
-        body => qq({"metadata":{"name":"late-$i"},"data":{"k":"v"}}));
+    $r = $s->call(POST => '/api/v1/namespaces/lim/configmaps?timeout=1ms',
+        qq({"metadata":{"name":"late-$i"},"data":{"k":"v"}}));
     if ($r->{status} == 504) {
         ($timed_out, $name) = ($r, "late-$i");
         last;
@@ -106,7 +98,7 @@ for my $i (1 .. 40) {
 SKIP: {
     skip 'no commit outlasted 1 ms', 6 unless $timed_out;
     timed_out_ok($timed_out, 'a create whose commit outlasted ?timeout=1ms');
-    ok(wait_until(sub { (call(GET => "/api/v1/namespaces/lim/configmaps/$name"))[0]{status} == 200 }, 5),
+    ok(wait_until(sub { $s->call(GET => "/api/v1/namespaces/lim/configmaps/$name")->{status} == 200 }, 5),
         '... its late answer was dropped, and the write was made');
 }
 
@@ -114,42 +106,42 @@ my $invalid = 'invalid timeout specified in the request URL - time: ';
 for my $case (['abc', 'invalid duration "abc"'], ['1x', 'unknown unit "x" in duration "1x"'],
               ['1', 'missing unit in duration "1"'], ['5.5.5s', 'missing unit in duration "5.5.5s"']) {
     my ($t, $why) = @$case;
-    ($r, $o) = call(GET => "/api/v1/namespaces/lim/configmaps?timeout=$t");
+    (undef, $o, $r) = $s->call(GET => "/api/v1/namespaces/lim/configmaps?timeout=$t");
     is($r->{status}, 400, "?timeout=$t: 400");
     json_subset_ok($o, { kind => 'Status', apiVersion => 'v1', status => 'Failure', code => 400,
         reason => 'BadRequest', message => $invalid . $why }, "?timeout=$t: kube's message");
 }
-($r) = call(GET => '/api/v1/namespaces/private/configmaps');
+$r = $s->call(GET => '/api/v1/namespaces/private/configmaps');
 is($r->{status}, 401, 'an anonymous request where anonymous is off: 401');
-($r, $o) = call(GET => '/api/v1/namespaces/private/configmaps?timeout=abc');
+(undef, $o, $r) = $s->call(GET => '/api/v1/namespaces/private/configmaps?timeout=abc');
 is($r->{status}, 400, '... with a bad ?timeout=, 400 first: the deadline comes before authentication');
-($r, $o) = call(GET => '/version?timeout=abc');
+(undef, $o, $r) = $s->call(GET => '/version?timeout=abc');
 is($r->{status}, 400, 'non-resource paths have the deadline too');
-($r) = call(GET => '/api/v1/namespaces/lim/configmaps?watch=1&timeoutSeconds=1&timeout=abc');
+$r = $s->call(GET => '/api/v1/namespaces/lim/configmaps?watch=1&timeoutSeconds=1&timeout=abc');
 is($r->{status}, 200, 'a watch is long-running: no deadline, ?timeout= unread');
 
 # --- bodies ----------------------------------------------------------------------
 
-($r, $o) = call(POST => '/api/v1/namespaces/lim/configmaps',
-    body => '{"metadata":{"name":"huge"},"data":{"k":"' . ('x' x (4 * 1024 * 1024)) . '"}}');
+(undef, $o, $r) = $s->call(POST => '/api/v1/namespaces/lim/configmaps',
+    '{"metadata":{"name":"huge"},"data":{"k":"' . ('x' x (4 * 1024 * 1024)) . '"}}');
 is($r->{status}, 413, 'a 4 MiB body: 413');
 json_subset_ok($o, { kind => 'Status', reason => 'RequestEntityTooLarge', code => 413,
     message => 'Request entity too large: limit is 3145728' }, "... kube's Status");
 
 my $unrecognized = 'the object provided is unrecognized (must be of type ConfigMap): ';
-($r, $o) = call(POST => '/api/v1/namespaces/lim/configmaps',
-    body => ('[' x 100000) . (']' x 100000));
+(undef, $o, $r) = $s->call(POST => '/api/v1/namespaces/lim/configmaps',
+    ('[' x 100000) . (']' x 100000));
 is($r->{status}, 400, '100,000-deep JSON: 400');
 is($o->{message}, $unrecognized . "couldn't get version/kind; json parse error: invalid character "
     . "'[' exceeded max depth (5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b ...)",
     "... kube's message");
-($r, $o) = call(POST => '/api/v1/namespaces/lim/configmaps', type => 'application/yaml',
-    body => "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\nx: "
-        . ('[' x 100000) . (']' x 100000) . "\n");
+(undef, $o, $r) = $s->call(POST => '/api/v1/namespaces/lim/configmaps',
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\nx: "
+        . ('[' x 100000) . (']' x 100000) . "\n", type => 'application/yaml');
 is($r->{status}, 400, '100,000-deep YAML: 400');
 is($o->{message}, $unrecognized . 'yaml: line 5: exceeded max depth of 10000 '
     . '(61706956657273696f6e3a2076310a6b696e643a20436f6e6669674d6170 ...)', "... kube's message");
-($r) = call(GET => '/readyz');
+$r = $s->call(GET => '/readyz');
 is($r->{status}, 200, 'the server is alive after them');
 is_deeply([sort $s->worker_pids], [sort @workers], '... with the same workers');
 
@@ -171,7 +163,7 @@ sub cors_ok {
 }
 
 for my $origin ('https://allowed.example', 'http://localhost:8001') {
-    ($r) = call(OPTIONS => '/api/v1/namespaces/private/configmaps', headers => {
+    $r = $s->call(OPTIONS => '/api/v1/namespaces/private/configmaps', undef, headers => {
         Origin => $origin, 'Access-Control-Request-Method' => 'GET',
         'Access-Control-Request-Headers' => 'authorization' });
     is($r->{status}, 204, "a preflight from $origin: 204, before authentication");
@@ -180,20 +172,20 @@ for my $origin ('https://allowed.example', 'http://localhost:8001') {
     is($r->{headers}{'cache-control'}, 'no-cache, private', 'preflight: Cache-Control');
 }
 
-($r) = call(GET => '/api/v1/namespaces/lim/configmaps?limit=1',
+$r = $s->call(GET => '/api/v1/namespaces/lim/configmaps?limit=1', undef,
     headers => { Origin => 'https://allowed.example' });
 is($r->{status}, 200, 'a simple request from an allowed origin');
 cors_ok($r, 'https://allowed.example', 'simple request');
-($r) = call(GET => '/api/v1/namespaces/private/configmaps',
+$r = $s->call(GET => '/api/v1/namespaces/private/configmaps', undef,
     headers => { Origin => 'https://allowed.example' });
 is($r->{status}, 401, 'an unauthenticated one: 401');
 cors_ok($r, 'https://allowed.example', '401');
 
 for my $origin ('https://allowed.example.evil', 'https://other.example') {
-    ($r) = call(GET => '/api/v1/namespaces/lim/configmaps?limit=1', headers => { Origin => $origin });
+    $r = $s->call(GET => '/api/v1/namespaces/lim/configmaps?limit=1', undef, headers => { Origin => $origin });
     is($r->{status}, 200, "$origin: served");
     ok(!grep(/^access-control-/, keys %{ $r->{headers} }), "$origin: no CORS header");
-    ($r) = call(OPTIONS => '/api/v1/namespaces/private/configmaps', headers => { Origin => $origin });
+    $r = $s->call(OPTIONS => '/api/v1/namespaces/private/configmaps', undef, headers => { Origin => $origin });
     isnt($r->{status}, 204, "$origin: no preflight answer");
     ok(!grep(/^access-control-/, keys %{ $r->{headers} }), "$origin: ... and no CORS header");
 }
@@ -202,7 +194,7 @@ for my $origin ('https://allowed.example.evil', 'https://other.example') {
 
 for my $path ('/api/v1/namespaces', '/api', '/apis/apps/v1', '/version', '/readyz', '/livez/ping',
               '/openapi/v2', '/api/v1/namespaces/nope', '/api/v1/namespaces/private/configmaps') {
-    ($r) = call(GET => $path);
+    $r = $s->call(GET => $path);
     is($r->{headers}{'cache-control'}, 'no-cache, private', "$path ($r->{status}): Cache-Control");
 }
 

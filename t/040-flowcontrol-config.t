@@ -13,20 +13,6 @@ use Test::More;
 my $s = start_server(tls => 1, workers => 2);
 my $gv = '/apis/flowcontrol.apiserver.k8s.io';
 
-sub kc {
-    my ($version, @args) = @_;
-    my ($rc, $out, $err) = kubectl($s, $version, @args, { timeout => 30 });
-    local $Test::Builder::Level = $Test::Builder::Level + 1;
-    is($rc, 0, "kubectl $version @args") or diag($err);
-    return $out;
-}
-
-sub get_json {
-    my $path = shift;
-    my $r = $s->request('GET', $path);
-    return $r->{status} == 200 ? decode_json($r->{body}) : undef;
-}
-
 sub send_json {
     my ($method, $path, $obj) = @_;
     return $s->request($method, $path, headers => { 'Content-Type' => 'application/json' },
@@ -34,15 +20,15 @@ sub send_json {
 }
 
 sub dangling {
-    my $fs = get_json("$gv/v1/flowschemas/$_[0]") or return '';
+    my $fs = $s->get_json("$gv/v1/flowschemas/$_[0]") or return '';
     my ($c) = grep { $_->{type} eq 'Dangling' } @{ $fs->{status}{conditions} || [] };
     return $c ? "$c->{status} $c->{reason}" : '';
 }
 
 # --- bootstrap ----------------------------------------------------------------------------------
 
-ok(wait_until(sub { get_json("$gv/v1/flowschemas/global-default") }, 10), 'bootstrap done');
-my $fs = kc('1.32', 'get', 'flowschemas');
+ok(wait_until(sub { $s->get_json("$gv/v1/flowschemas/global-default") }, 10), 'bootstrap done');
+my $fs = $s->kc_ok('1.32', undef, 'get', 'flowschemas');
 like($fs, qr/^NAME\s+PRIORITYLEVEL\s+MATCHINGPRECEDENCE\s+DISTINGUISHERMETHOD\s+AGE\s+MISSINGPL$/m,
     'flowschema columns');
 like($fs, qr/^exempt\s+exempt\s+1\s+<none>\s+\S+\s+False$/m, 'exempt row');
@@ -53,7 +39,7 @@ for my $name (qw(exempt probes system-leader-election endpoint-controller worklo
                  kube-system-service-accounts service-accounts global-default catch-all)) {
     like($fs, qr/^\Q$name\E\s/m, "flowschema $name");
 }
-my $pl = kc('1.27', 'get', 'prioritylevelconfigurations');
+my $pl = $s->kc_ok('1.27', undef, 'get', 'prioritylevelconfigurations');
 like($pl, qr/^NAME\s+TYPE\s+NOMINALCONCURRENCYSHARES\s+QUEUES\s+HANDSIZE\s+QUEUELENGTHLIMIT\s+AGE$/m,
     'priority level columns');
 like($pl, qr/^catch-all\s+Limited\s+5\s+<none>\s+<none>\s+<none>\s/m, 'catch-all row');
@@ -61,12 +47,12 @@ like($pl, qr/^workload-low\s+Limited\s+100\s+128\s+6\s+50\s/m, 'workload-low row
 like($pl, qr/^exempt\s+Exempt\s+<none>\s/m, 'exempt row');
 is(scalar(() = $pl =~ /^\S+\s+(?:Limited|Exempt)\s/mg), 8, 'eight levels');
 
-my $beta = get_json("$gv/v1beta3/prioritylevelconfigurations/system");
+my $beta = $s->get_json("$gv/v1beta3/prioritylevelconfigurations/system");
 is($beta->{apiVersion}, 'flowcontrol.apiserver.k8s.io/v1beta3', 'read at v1beta3');
 is($beta->{metadata}{annotations}{'apf.kubernetes.io/autoupdate-spec'}, 'true', 'annotated');
-my $list = get_json("$gv/v1beta3/flowschemas");
+my $list = $s->get_json("$gv/v1beta3/flowschemas");
 is($list->{apiVersion}, 'flowcontrol.apiserver.k8s.io/v1beta3', 'list at v1beta3');
-is(get_json("$gv/v1/flowschemas/catch-all")->{apiVersion}, 'flowcontrol.apiserver.k8s.io/v1',
+is($s->get_json("$gv/v1/flowschemas/catch-all")->{apiVersion}, 'flowcontrol.apiserver.k8s.io/v1',
     'read at v1');
 ok(wait_until(sub { dangling('catch-all') eq 'False Found' }, 5), 'bootstrap schemas not dangling');
 
@@ -83,7 +69,7 @@ is($r->{status}, 201, 'flowschema created at v1beta3');
 is(decode_json($r->{body})->{spec}{matchingPrecedence}, 1000, 'matchingPrecedence defaults to 1000');
 ok(wait_until(sub { dangling('h-tenant') eq 'True NotFound' }, 5), 'Dangling while the level is missing');
 my $msg = (grep { $_->{type} eq 'Dangling' }
-    @{ get_json("$gv/v1/flowschemas/h-tenant")->{status}{conditions} })[0]{message};
+    @{ $s->get_json("$gv/v1/flowschemas/h-tenant")->{status}{conditions} })[0]{message};
 is($msg, 'This FlowSchema references the PriorityLevelConfiguration object named "h-level" but '
     . 'there is no such object', 'Dangling message');
 $r = send_json('POST', "$gv/v1/prioritylevelconfigurations", {
@@ -96,7 +82,7 @@ is_deeply(decode_json($r->{body})->{spec}{limited},
       limitResponse => { type => 'Queue', queuing => { queues => 64, handSize => 8, queueLengthLimit => 50 } } },
     'level defaults');
 ok(wait_until(sub { dangling('h-tenant') eq 'False Found' }, 5), 'Dangling clears');
-like(kc('1.32', 'get', 'flowschema', 'h-tenant'), qr/^h-tenant\s+h-level\s+1000\s+ByUser\s+\S+\s+False$/m,
+like($s->kc_ok('1.32', undef, 'get', 'flowschema', 'h-tenant'), qr/^h-tenant\s+h-level\s+1000\s+ByUser\s+\S+\s+False$/m,
     'MissingPL False');
 
 # --- validation ---------------------------------------------------------------------------------
@@ -132,7 +118,7 @@ is(decode_json($r->{body})->{message},
     . 'spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive, '
     . 'spec.limited.borrowingLimitPercent: Invalid value: -2: if specified, must be a non-negative integer]',
     'level messages');
-my $ca = get_json("$gv/v1/prioritylevelconfigurations/catch-all");
+my $ca = $s->get_json("$gv/v1/prioritylevelconfigurations/catch-all");
 $ca->{spec}{limited}{nominalConcurrencyShares} = 7;
 $r = send_json('PUT', "$gv/v1/prioritylevelconfigurations/catch-all", $ca);
 is($r->{status}, 422, 'a mandatory spec cannot change');
@@ -141,22 +127,22 @@ like(decode_json($r->{body})->{message}, qr/spec of 'catch-all' must equal the f
 
 # --- restart: the ensurer -----------------------------------------------------------------------
 
-my $low = get_json("$gv/v1/prioritylevelconfigurations/workload-low");
+my $low = $s->get_json("$gv/v1/prioritylevelconfigurations/workload-low");
 $low->{spec}{limited}{nominalConcurrencyShares} = 7;
 is(send_json('PUT', "$gv/v1/prioritylevelconfigurations/workload-low", $low)->{status}, 200,
     'workload-low changed, autoupdate true');
-my $lead = get_json("$gv/v1/prioritylevelconfigurations/leader-election");
+my $lead = $s->get_json("$gv/v1/prioritylevelconfigurations/leader-election");
 $lead->{spec}{limited}{nominalConcurrencyShares} = 3;
 $lead->{metadata}{annotations}{'apf.kubernetes.io/autoupdate-spec'} = 'false';
 is(send_json('PUT', "$gv/v1/prioritylevelconfigurations/leader-election", $lead)->{status}, 200,
     'leader-election changed, autoupdate false');
-kc('1.32', 'delete', 'flowschema', 'catch-all');
+$s->kc_ok('1.32', undef, 'delete', 'flowschema', 'catch-all');
 ok($s->restart, 'restart');
-ok(wait_until(sub { get_json("$gv/v1/flowschemas/catch-all") }, 10),
+ok(wait_until(sub { $s->get_json("$gv/v1/flowschemas/catch-all") }, 10),
     'a deleted mandatory flowschema is created again');
-ok(wait_until(sub { (get_json("$gv/v1/prioritylevelconfigurations/workload-low") || {})
+ok(wait_until(sub { ($s->get_json("$gv/v1/prioritylevelconfigurations/workload-low") || {})
     ->{spec}{limited}{nominalConcurrencyShares} == 100 }, 10), 'autoupdate true: spec restored');
-is(get_json("$gv/v1/prioritylevelconfigurations/leader-election")->{spec}{limited}
+is($s->get_json("$gv/v1/prioritylevelconfigurations/leader-election")->{spec}{limited}
     {nominalConcurrencyShares}, 3, 'autoupdate false: spec kept');
 
 $s->stop;

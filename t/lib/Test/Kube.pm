@@ -170,6 +170,24 @@ environment.
     $s->is_running, ->master_pid, ->worker_pids, ->log_size,
     $s->log_since($offset), ->error_log_since_start, ->fatal_lines($text),
     $s->request($method, $path, %opts) (http_request on this server)
+    $s->call($method, $path, $body, %opts) -> ($status, $json, $response),
+        in scalar context the response: a body that is a reference goes as
+        JSON; Content-Type application/json when there is a body; $json is
+        the decoded answer or {}; options headers => {...}, type => the
+        Content-Type, token => T (a bearer token, and no client cert unless
+        cert is given), cert, timeout, http2, no_client_cert, drop_headers
+    $s->patch($kind, $path, $body, %opts) call(PATCH) with the Content-Type
+        of json, merge, smp or apply (%Test::Kube::Server::PatchType)
+    $s->get_json($path, %opts)  the decoded answer to a GET if 200, else undef
+    $s->create_namespace($name) POST it; one test that the answer is 201
+    $s->kc($version, @args [, {opts}]) kubectl(...) on this server, with a
+        90 s timeout; $version undef is the default kubectl
+    $s->kc_ok($version, $what, @args [, {opts}]) -> stdout (list: stdout,
+        stderr); one test that kubectl exits 0 ($what undef: the command)
+    $s->kc_fails($version, $what, $want, @args [, {opts}]) -> stdout; two
+        tests: exit 1, and stderr is the line $want
+    $s->kc_json($version, @args [, {opts}]) kubectl ... -o json, decoded or {}
+    $s->fatal_free_ok($text, $what) one test: no fatal_lines in the text
 
     http_request($method, $url, headers => {...}, body => $str, cert => NAME,
                  http2 => 1, timeout => S, data_callback => sub,
@@ -199,6 +217,10 @@ environment.
         max_time} answered by {status, body, headers} in the same order; a
         transfer cut at max_time (a watch) keeps the status it had
     free_port()                 a loopback port nobody listens on
+    json_of($text)              its JSON value, or {} when it is not JSON
+    slurp($file)                its bytes, '' when unreadable
+    spew($file, $data) -> path  write it (a relative name: under scratch_dir())
+    scratch_dir()               a per-file directory for the test's own files
     b64url($bytes)              unpadded base64url
     sign_jwt($key_file, \%claims [, \%header]) -> a compact RS256 JWS
     front_proxy_cert($cn)       a client cert for CN signed by a second CA,
@@ -251,6 +273,7 @@ our @EXPORT = (qw(
     python_client client_cert untrusted_cert cert_dir run_command
     json_subset json_subset_ok wait_until pid_alive decode_json encode_json ABSENT
     warnings_of http_batch free_port b64url sign_jwt front_proxy_cert
+    json_of slurp spew scratch_dir
     done_testing note subtest explain BAIL_OUT
 ), @Test::Kube::Protobuf::EXPORT);
 
@@ -314,6 +337,24 @@ sub warnings_of {
 }
 sub encode_json { return $JSON->encode($_[0]) }
 
+# json_of($text) -> its JSON value, or {} when it is not JSON
+sub json_of {
+    my $v = eval { decode_json($_[0]) };
+    return defined $v ? $v : {};
+}
+
+# slurp($file) -> its bytes ('' when it cannot be read)
+sub slurp { return _slurp($_[0]) }
+
+# spew($file, $data) -> $file's path, written (directories made); a relative
+# name goes under scratch_dir()
+sub spew {
+    my ($file, $data) = @_;
+    $file = scratch_dir() . "/$file" unless $file =~ m{^/};
+    _spew($file, $data);
+    return $file;
+}
+
 sub repeat_each {
     $RepeatEach = shift if @_;
     return $RepeatEach;
@@ -355,6 +396,14 @@ sub base_dir {
     remove_tree($BaseDir);
     make_path($BaseDir);
     return $BaseDir;
+}
+
+# scratch_dir() -> a per-file directory for files the test writes (made on
+# first use, inside the server root, so it goes with it)
+sub scratch_dir {
+    my $dir = base_dir() . '/files';
+    make_path($dir);
+    return $dir;
 }
 
 sub cert_dir {
@@ -1557,6 +1606,116 @@ sub kubeconfig {
 sub request {
     my ($self, $method, $path, %o) = @_;
     return Test::Kube::http_request($method, $self->url . $path, %o);
+}
+
+# call($method, $path, $body, %opts) -> ($status, $json, $response), or in
+# scalar context the response: a request whose body, when a reference, is
+# sent as JSON; $json is the decoded answer ({} when it is not JSON).
+sub call {
+    my ($self, $method, $path, $body, %o) = @_;
+    my %req = map { exists $o{$_} ? ($_ => $o{$_}) : () }
+        qw(cert timeout http2 no_client_cert drop_headers data_callback curl);
+    my %headers;
+    if (defined $o{token}) {
+        $headers{Authorization} = "Bearer $o{token}";
+        $req{cert} = undef unless exists $o{cert};
+    }
+    if (defined $body) {
+        $req{body} = ref $body ? Test::Kube::encode_json($body) : $body;
+        $headers{'Content-Type'} = 'application/json';
+    }
+    $headers{'Content-Type'} = $o{type} if defined $o{type};
+    %headers = (%headers, %{ $o{headers} || {} });
+    my $r = $self->request($method, $path, headers => \%headers, %req);
+    return $r unless wantarray;
+    return ($r->{status}, Test::Kube::json_of($r->{body}), $r);
+}
+
+our %PatchType = (
+    json => 'application/json-patch+json',
+    merge => 'application/merge-patch+json',
+    smp => 'application/strategic-merge-patch+json',
+    apply => 'application/apply-patch+yaml',
+);
+
+# patch($kind, $path, $body, %opts): call(PATCH ...) with the Content-Type of
+# $kind (json, merge, smp, apply)
+sub patch {
+    my ($self, $kind, $path, $body, %o) = @_;
+    die "unknown patch kind $kind" unless $PatchType{$kind};
+    return $self->call(PATCH => $path, $body, type => $PatchType{$kind}, %o);
+}
+
+# get_json($path, %opts) -> the decoded answer to a GET when it is 200, else undef
+sub get_json {
+    my ($self, $path, %o) = @_;
+    my ($status, $json) = $self->call(GET => $path, undef, %o);
+    return $status == 200 ? $json : undef;
+}
+
+# create_namespace($name): POSTs the Namespace, one test that it was created
+sub create_namespace {
+    my ($self, $ns, %o) = @_;
+    my ($status, $json, $r) = $self->call(POST => '/api/v1/namespaces',
+        { apiVersion => 'v1', kind => 'Namespace', metadata => { name => $ns } }, %o);
+    local $Test::Builder::Level = $Test::Builder::Level + 1;
+    Test::More::is($status, 201, "namespace $ns created") or Test::More::diag($r->{body});
+    return $json;
+}
+
+# kc($version, @args [, {opts}]) -> (exit code, stdout, stderr): kubectl on
+# this server (version undef: the default kubectl; timeout 90 s by default)
+sub kc {
+    my ($self, $version, @args) = @_;
+    my %o = (@args && ref $args[-1] eq 'HASH') ? %{ pop @args } : ();
+    return Test::Kube::kubectl($self, $version, @args, { timeout => 90, %o });
+}
+
+# kc_ok($version, $what, @args [, {opts}]) -> stdout, or (stdout, stderr):
+# one test that kubectl exits 0 ($what undef: "kubectl @args")
+sub kc_ok {
+    my ($self, $version, $what, @args) = @_;
+    my ($rc, $out, $err) = $self->kc($version, @args);
+    my @shown = grep { !ref } @args;
+    $what //= "kubectl @shown";
+    $what = "$version $what" if defined $version;
+    local $Test::Builder::Level = $Test::Builder::Level + 1;
+    Test::More::is($rc, 0, "$what: exit 0")
+        or Test::More::diag("kubectl @shown\nstdout: $out\nstderr: $err");
+    return wantarray ? ($out, $err) : $out;
+}
+
+# kc_fails($version, $what, $want, @args [, {opts}]) -> stdout: two tests,
+# that kubectl exits 1 and that its stderr is the line $want
+sub kc_fails {
+    my ($self, $version, $what, $want, @args) = @_;
+    my ($rc, $out, $err) = $self->kc($version, @args);
+    my @shown = grep { !ref } @args;
+    $what = "$version $what" if defined $version;
+    local $Test::Builder::Level = $Test::Builder::Level + 1;
+    Test::More::is($rc, 1, "$what: exit 1")
+        or Test::More::diag("kubectl @shown\nstdout: $out\nstderr: $err");
+    Test::More::is($err, "$want\n", "$what: stderr");
+    return $out;
+}
+
+# kc_json($version, @args [, {opts}]) -> kubectl's "-o json" output decoded
+# ({} when it is not JSON)
+sub kc_json {
+    my ($self, $version, @args) = @_;
+    my %o = (@args && ref $args[-1] eq 'HASH') ? %{ pop @args } : ();
+    my (undef, $out) = $self->kc($version, @args, '-o', 'json', \%o);
+    return Test::Kube::json_of($out);
+}
+
+# fatal_free_ok($log_text, $what): one test that the text has none of the
+# fatal lines (alert, emerg, crit, sanitizer reports)
+sub fatal_free_ok {
+    my ($self, $text, $what) = @_;
+    my @bad = $self->fatal_lines($text);
+    local $Test::Builder::Level = $Test::Builder::Level + 1;
+    Test::More::ok(!@bad, "$what: error.log has no alert/emerg/crit/sanitizer lines")
+        or Test::More::diag(join "\n", @bad[0 .. ($#bad > 19 ? 19 : $#bad)]);
 }
 
 # watch($path, %opts) -> a Test::Kube::Watch streaming GET on its own
