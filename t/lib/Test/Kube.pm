@@ -167,6 +167,8 @@ environment.
     $s->reload(%opts [, wait_old => 1]) (HUP; waits for the new workers and
         the old ones to start shutting down, or with wait_old to exit),
     $s->kill9_all (SIGKILL to master and workers, returns their pids),
+    $s->wait_ready($seconds [, $path]) (undef once every worker answers
+        /readyz below 500, else why not; start does it),
     $s->is_running, ->master_pid, ->worker_pids, ->log_size,
     $s->log_since($offset), ->error_log_since_start, ->fatal_lines($text),
     $s->request($method, $path, %opts) (http_request on this server)
@@ -1454,16 +1456,37 @@ sub _ready_path {
 
 # The master listens before it writes the pid file, so a running master is
 # enough for plain nginx; a kube_api server must also answer the ready path
-# below 500 (a 401/403 still proves the module is up).
+# below 500 (a 401/403 still proves the module is up). Each worker answers
+# for itself and a new connection reaches any of them, so with several
+# workers the same status must come back 3 times per worker in a row (a
+# worker still filling its caches answers 500, or 403 to anonymous users).
 sub _wait_ready {
     my ($self, $deadline) = @_;
     my $path = $self->_ready_path;
     return undef unless defined $path;
-    my $last;
+    return $self->wait_ready($deadline - time, $path);
+}
+
+# wait_ready(SECONDS, PATH = /readyz) -> undef once every worker answers
+# PATH below 500 (as above), else why not.
+sub wait_ready {
+    my ($self, $seconds, $path) = @_;
+    $path //= '/readyz';
+    my $workers = $self->{opts}{workers} || 1;
+    my $need = $workers > 1 ? 3 * $workers : 1;
+    my ($last, $same) = (undef, 0);
     my $ok = Test::Kube::wait_until(sub {
-        $last = $self->request('GET', $path, timeout => 2);
-        $last->{status} < 500;
-    }, $deadline - time);
+        while (1) {
+            my $r = $self->request('GET', $path, timeout => 2);
+            if ($r->{status} >= 500) {
+                ($last, $same) = ($r, 0);
+                return 0;
+            }
+            $same = $last && $last->{status} == $r->{status} ? $same + 1 : 1;
+            $last = $r;
+            return 1 if $same >= $need;
+        }
+    }, $seconds);
     return undef if $ok;
     return "GET $path answered $last->{status}: " . substr($last->{body}, 0, 500);
 }
