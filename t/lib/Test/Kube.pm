@@ -242,6 +242,7 @@ our @EXPORT = (qw(
     start_server new_server http_request kubectl kubectl_versions
     python_client client_cert untrusted_cert cert_dir run_command
     json_subset json_subset_ok wait_until pid_alive decode_json encode_json ABSENT
+    scrape_metrics metric_value
     warnings_of
     done_testing note subtest explain BAIL_OUT
 ), @Test::Kube::Protobuf::EXPORT);
@@ -868,6 +869,54 @@ sub json_subset_ok {
     local $Test::Builder::Level = $Test::Builder::Level + 1;
     ok(!defined $e, $name) or diag($e);
     return !defined $e;
+}
+
+# ---------------------------------------------------------------------------
+# Metrics
+
+# scrape_metrics($server, %request_opts) -> ({name}{labels} = value, {name} =
+# type): every sample of GET /metrics, parsed by prometheus_client, labels as
+# `k=v,...` sorted; tests that the answer is 200 text/plain and parses.
+sub scrape_metrics {
+    my ($srv, %o) = @_;
+    local $Test::Builder::Level = $Test::Builder::Level + 1;
+    my $r = $srv->request(GET => '/metrics', %o);
+    is($r->{status}, 200, 'GET /metrics') or return;
+    like($r->{headers}{'content-type'}, qr{^text/plain}, 'text/plain');
+    my $file = $srv->root . '/scrape.txt';
+    _spew($file, $r->{body});
+    my ($rc, $out, $err) = run_command([$Python, '-c', <<'PY', $file]);
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+out = {"types": {}, "samples": []}
+for fam in text_string_to_metric_families(open(sys.argv[1]).read()):
+    out["types"][fam.name] = fam.type
+    for s in fam.samples:
+        out["samples"].append([s.name, s.labels, s.value])
+print(json.dumps(out))
+PY
+    is($rc, 0, 'the scrape parses as Prometheus text') or diag($err);
+    my $got = decode_json($out);
+    my %m;
+    for my $smp (@{ $got->{samples} }) {
+        my ($name, $labels, $value) = @$smp;
+        my $key = join ',', map { "$_=$labels->{$_}" } sort keys %$labels;
+        $m{$name}{$key} = $value;
+    }
+    return (\%m, $got->{types});
+}
+
+# metric_value($samples, $name, %labels) -> the sum of the series of `name`
+# whose labels include %labels (0 when none).
+sub metric_value {
+    my ($m, $name, %want) = @_;
+    my $sum = 0;
+    for my $key (keys %{ $m->{$name} || {} }) {
+        my %l = map { split /=/, $_, 2 } split /,/, $key;
+        next if grep { ($l{$_} // "\0") ne $want{$_} } keys %want;
+        $sum += $m->{$name}{$key};
+    }
+    return $sum;
 }
 
 # ---------------------------------------------------------------------------
