@@ -20,8 +20,29 @@
 #include "authz/authorizer.hpp"
 #include "authz/rbac.hpp"
 #include "authz/union.hpp"
+#include "endpoints/responses.hpp"
 
 namespace {
+
+/* responsewriters.ErrorNegotiated: a refusal in protobuf when the client
+ * accepts it (as kubectl does), else indented JSON */
+kube::server::HttpResponse
+ngx_http_kube_negotiated_status(ngx_http_request_t *r,
+    const kube::meta::Status &status)
+{
+    kube::meta::Status                unmet;
+    kube::endpoints::RenderOptions    render;
+
+    auto out = kube::endpoints::negotiateOutput(
+        ngx_http_kube_request_header(r, "accept"), {false, true}, &unmet);
+    if (out) {
+        render.output = *out;
+    }
+    render.pretty = true;
+
+    return kube::endpoints::statusResponse(status, render);
+}
+
 
 /* The context of a request the kube filters apply to, or NULL. */
 ngx_http_kube_ctx_t *
@@ -307,8 +328,8 @@ ngx_http_kube_authn_verdict(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
 
     ctx->authn_rejected = true;
 
-    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
-        kube::meta::Status::unauthorized(), true));
+    return ngx_http_kube_reject(r, ngx_http_kube_negotiated_status(r,
+        kube::meta::Status::unauthorized()));
 }
 
 
@@ -352,8 +373,8 @@ ngx_http_kube_forbidden(ngx_http_request_t *r,
         gr = {attrs.apiGroup, attrs.resource};
     }
 
-    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
-        kube::meta::Status::forbidden(gr, attrs.name, msg), true));
+    return ngx_http_kube_reject(r, ngx_http_kube_negotiated_status(r,
+        kube::meta::Status::forbidden(gr, attrs.name, msg)));
 }
 
 
@@ -603,10 +624,9 @@ try {
         gr = {info.apiGroup, info.resource};
     }
 
-    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
+    return ngx_http_kube_reject(r, ngx_http_kube_negotiated_status(r,
         kube::meta::Status::forbidden(
-            gr, info.isResourceRequest ? info.name : "", msg),
-        true));
+            gr, info.isResourceRequest ? info.name : "", msg)));
 
 } catch (...) {
     return ngx_http_kube_internal_error(r, "authorization");

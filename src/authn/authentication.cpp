@@ -55,6 +55,23 @@ Authentication::Authentication(std::shared_ptr<const AuthenticationConfig> confi
 void Authentication::authenticateToken(std::string_view token,
                                        const std::vector<std::string>& audiences,
                                        AuthCallback done) const {
+    TokenCache::Key key = tokenCache_.keyOf(token, audiences);
+    if (const AuthResult* hit = tokenCache_.find(key, clock_())) {
+        done(AuthResult(*hit));
+        return;
+    }
+    authenticateUncached(token, audiences,
+                         [this, key = std::move(key), done = std::move(done)](AuthResult&& r) {
+                             if (r.ok()) {
+                                 tokenCache_.put(key, r, clock_());
+                             }
+                             done(std::move(r));
+                         });
+}
+
+void Authentication::authenticateUncached(std::string_view token,
+                                          const std::vector<std::string>& audiences,
+                                          AuthCallback done) const {
     auto state = std::make_shared<UnionState>();
     state->token = std::string(token);
     state->audiences = audiences;

@@ -14,6 +14,7 @@
 #include "authn/request_header.hpp"
 #include "authn/service_account.hpp"
 #include "authn/token_authenticator.hpp"
+#include "authn/token_cache.hpp"
 #include "authn/token_file.hpp"
 
 namespace kube::authn {
@@ -60,7 +61,7 @@ struct RequestCredentials {
 // last (union.NewFailOnError: an authenticator's error is a 401 even when
 // anonymous requests are allowed).
 class Authentication {
-public:
+  public:
     using Clock = std::function<std::chrono::system_clock::time_point()>;
 
     // `getter` reads the live ServiceAccounts, Pods and Secrets bound tokens
@@ -69,9 +70,11 @@ public:
                    Clock clock);
 
     // The token union; mirrors tokenunion.New with the audience-agnostic
-    // wrapping of the token file and JWT issuers. `audiences` empty means
-    // the API server's own. The error of a failure aggregates every
-    // authenticator's error. The user gets no authenticated group here.
+    // wrapping of the token file and JWT issuers, behind kube's cache of
+    // successes (tokencache.New: 10 s, never past the token's expiry).
+    // `audiences` empty means the API server's own. The error of a failure
+    // aggregates every authenticator's error. The user gets no
+    // authenticated group here.
     void authenticateToken(std::string_view token, const std::vector<std::string>& audiences,
                            AuthCallback done) const;
 
@@ -84,12 +87,17 @@ public:
     const ServiceAccountOptions& serviceAccounts() const { return *config_->serviceAccounts; }
     const AuthenticationConfig& config() const { return *config_; }
 
-private:
+  private:
+    void authenticateUncached(std::string_view token, const std::vector<std::string>& audiences,
+                              AuthCallback done) const;
+
     std::shared_ptr<const AuthenticationConfig> config_;
     Clock clock_;
     std::vector<std::unique_ptr<TokenAuthenticator>> tokenAuthenticators_;
     // Which of tokenAuthenticators_ are audience-agnostic (not service accounts).
     std::vector<bool> audienceAgnostic_;
+    // Successes of the token union (this worker's; loop thread only).
+    mutable TokenCache tokenCache_;
 };
 
 // Mirrors group.AuthenticatedGroupAdder: system:authenticated is added

@@ -357,7 +357,9 @@ AuthResult OidcAuthenticator::authenticate(std::string_view token) const {
             }
         }
     }
-    return AuthResult::authenticated(std::move(user));
+    AuthResult r = AuthResult::authenticated(std::move(user));
+    r.expires = std::chrono::system_clock::time_point(std::chrono::seconds(*exp));
+    return r;
 }
 
 }  // namespace kube::authn

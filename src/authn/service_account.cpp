@@ -190,7 +190,8 @@ void ServiceAccountAuthenticator::validateBound(std::shared_ptr<Jws> jws,
     }
     // TokenRequest always sets exp; a bound token without one is refused
     // (go-jose alone would let it live forever).
-    if (!numericDate(p, "exp")) {
+    std::optional<int64_t> exp = numericDate(p, "exp");
+    if (!exp) {
         done(AuthResult::failed("service account token has no expiration"));
         return;
     }
@@ -217,8 +218,10 @@ void ServiceAccountAuthenticator::validateBound(std::shared_ptr<Jws> jws,
 
     // The checks run one after another, each on the previous one's read.
     auto result = std::make_shared<AuthCallback>(std::move(done));
-    auto finish = [result, info, auds = std::move(auds)]() {
-        (*result)(AuthResult::authenticated(info->userInfo(), auds));
+    auto finish = [result, info, auds = std::move(auds), exp = *exp]() {
+        AuthResult r = AuthResult::authenticated(info->userInfo(), auds);
+        r.expires = Clock::time_point(std::chrono::seconds(exp));
+        (*result)(std::move(r));
     };
     auto checkNode = [this, result, info, nodeName, nodeUid, before, finish]() {
         if (nodeName.empty()) {
@@ -336,10 +339,11 @@ void ServiceAccountAuthenticator::validateLegacy(std::shared_ptr<Jws> jws, std::
         done(AuthResult::failed("sub claim is invalid"));
         return;
     }
+    std::optional<int64_t> exp = numericDate(p, "exp");
     auto result = std::make_shared<AuthCallback>(std::move(done));
     getter_.get("secrets", ns, secretName,
-                [this, result, token, ns, saName, saUid, auds](const json::Value* secret,
-                                                               std::string_view) {
+                [this, result, token, ns, saName, saUid, auds, exp](const json::Value* secret,
+                                                                    std::string_view) {
                     if (!secret || deletedBefore(*secret, std::nullopt)) {
                         (*result)(AuthResult::failed("Token has been invalidated"));
                         return;
@@ -352,8 +356,8 @@ void ServiceAccountAuthenticator::validateLegacy(std::shared_ptr<Jws> jws, std::
                         return;
                     }
                     getter_.get("serviceaccounts", ns, saName,
-                                [result, ns, saName, saUid, auds](const json::Value* sa,
-                                                                  std::string_view error) {
+                                [result, ns, saName, saUid, auds, exp](const json::Value* sa,
+                                                                       std::string_view error) {
                                     if (!sa) {
                                         (*result)(AuthResult::failed(std::string(error)));
                                         return;
@@ -373,7 +377,11 @@ void ServiceAccountAuthenticator::validateLegacy(std::shared_ptr<Jws> jws, std::
                                     info.namespace_ = ns;
                                     info.name = saName;
                                     info.uid = saUid;
-                                    (*result)(AuthResult::authenticated(info.userInfo(), auds));
+                                    AuthResult r = AuthResult::authenticated(info.userInfo(), auds);
+                                    if (exp) {
+                                        r.expires = Clock::time_point(std::chrono::seconds(*exp));
+                                    }
+                                    (*result)(std::move(r));
                                 });
                 });
 }

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,9 @@ struct AuthResult {
     UserInfo user;
     std::vector<std::string> audiences;
     std::string error;
+    // When the credential stops being valid (a JWT's exp), if it says: a
+    // cached success is never used from then on (TokenCache).
+    std::optional<std::chrono::system_clock::time_point> expires;
 
     static AuthResult notMine() { return {}; }
     static AuthResult failed(std::string error) {
@@ -44,7 +49,7 @@ using AuthCallback = std::function<void(AuthResult&&)>;
 // once, inline or later on the loop (a store read may be deferred), never
 // from another thread.
 class TokenAuthenticator {
-public:
+  public:
     virtual ~TokenAuthenticator() = default;
     virtual void authenticateToken(std::string_view token,
                                    const std::vector<std::string>& audiences,

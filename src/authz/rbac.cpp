@@ -65,6 +65,16 @@ void RbacAuthorizer::follow(RbacResource resource, cacher::WatchCache& cache) {
 }
 
 Result RbacAuthorizer::authorize(const Attributes& attrs) const {
+    std::string key = DecisionCache::keyOf(attrs);
+    if (const Result* kept = decisions_.find(key, index_.generation())) {
+        return *kept;
+    }
+    Result res = decide(attrs);
+    decisions_.put(std::move(key), index_.generation(), res);
+    return res;
+}
+
+Result RbacAuthorizer::decide(const Attributes& attrs) const {
     Result res;
     std::vector<std::string> errors;
     index_.visitRulesFor(

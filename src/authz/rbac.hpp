@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "authz/authorizer.hpp"
+#include "authz/decision_cache.hpp"
 #include "authz/rbac_index.hpp"
 #include "storage/cacher/watch_cache.hpp"
 
@@ -16,7 +17,7 @@ namespace kube::authz {
 // this one as soon as this worker's cacher has polled the change. No request
 // reads the store. Loop thread only.
 class RbacAuthorizer : public Authorizer {
-public:
+  public:
     RbacAuthorizer();
     ~RbacAuthorizer() override;
     RbacAuthorizer(const RbacAuthorizer&) = delete;
@@ -32,10 +33,14 @@ public:
     const RbacIndex& index() const { return index_; }
     RbacIndex& index() { return index_; }
 
-private:
+  private:
     class Follower;
 
+    Result decide(const Attributes& attrs) const;
+
     RbacIndex index_;
+    // This worker's answers at the index's current generation.
+    mutable DecisionCache decisions_;
     std::array<std::unique_ptr<Follower>, 4> followers_;
 };
 

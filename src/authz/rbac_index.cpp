@@ -77,10 +77,6 @@ void RbacIndex::Collected::add(const std::vector<const Binding*>& list) {
     merged_.insert(merged_.end(), list.begin(), list.end());
 }
 
-namespace {
-
-}  // namespace
-
 bool appliesToUser(const authn::UserInfo& user, const Subject& subject,
                    std::string_view bindingNamespace) {
     if (subject.kind == "User") {
@@ -100,6 +96,7 @@ bool appliesToUser(const authn::UserInfo& user, const Subject& subject,
 }
 
 void RbacIndex::put(RbacResource resource, const json::Value& obj) {
+    generation_++;
     if (resource == RbacResource::RoleBindings || resource == RbacResource::ClusterRoleBindings) {
         putBinding(resource, obj);
         return;
@@ -153,6 +150,7 @@ void RbacIndex::putBinding(RbacResource resource, const json::Value& obj) {
 }
 
 void RbacIndex::remove(RbacResource resource, std::string_view namespace_, std::string_view name) {
+    generation_++;
     switch (resource) {
         case RbacResource::Roles:
             roles_.erase(scopedKey(namespace_, name));
@@ -175,6 +173,7 @@ void RbacIndex::remove(RbacResource resource, std::string_view namespace_, std::
 }
 
 void RbacIndex::clear(RbacResource resource) {
+    generation_++;
     switch (resource) {
         case RbacResource::Roles:
             roles_.clear();
@@ -314,17 +313,17 @@ std::vector<PolicyRule> RbacIndex::rulesFor(const authn::UserInfo& user,
                                             std::string_view namespace_,
                                             std::vector<std::string>* errors) const {
     std::vector<PolicyRule> out;
-    visitRulesFor(user, namespace_,
-                  [&](const Binding&, const Subject&, const PolicyRule* rule,
-                      const std::string* error) {
-                      if (rule) {
-                          out.push_back(*rule);
-                      }
-                      if (error && errors) {
-                          errors->push_back(*error);
-                      }
-                      return true;
-                  });
+    visitRulesFor(
+        user, namespace_,
+        [&](const Binding&, const Subject&, const PolicyRule* rule, const std::string* error) {
+            if (rule) {
+                out.push_back(*rule);
+            }
+            if (error && errors) {
+                errors->push_back(*error);
+            }
+            return true;
+        });
     return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -33,7 +34,6 @@ struct Binding {
 
 // kube's appliesToUser with the subject's kind already told apart.
 
-
 // The four RBAC resources.
 enum class RbacResource { Roles, ClusterRoles, RoleBindings, ClusterRoleBindings };
 
@@ -43,7 +43,7 @@ enum class RbacResource { Roles, ClusterRoles, RoleBindings, ClusterRoleBindings
 // validation.DefaultRuleResolver over the informers' listers. Fed by the
 // watch caches (RbacAuthorizer); loop thread only.
 class RbacIndex : public RuleResolver {
-public:
+  public:
     // Adds or replaces the object `obj` of `resource` (as stored).
     void put(RbacResource resource, const util::json::Value& obj);
     // Forgets the object `name` in `namespace_` ("" for cluster objects).
@@ -70,7 +70,11 @@ public:
 
     size_t bindings() const { return roleBindings_.size() + clusterRoleBindings_.size(); }
 
-private:
+    // Moves on with every change: answers drawn from an earlier generation
+    // may be stale.
+    uint64_t generation() const { return generation_; }
+
+  private:
     using Rules = std::shared_ptr<const std::vector<PolicyRule>>;
     using BindingRef = std::shared_ptr<const Binding>;
 
@@ -82,11 +86,11 @@ private:
 
     // The bindings of the subjects a user matches, in name order, each once.
     class Collected {
-    public:
+      public:
         void add(const std::vector<const Binding*>& list);
         const std::vector<const Binding*>& bindings();
 
-    private:
+      private:
         int lists_ = 0;
         const std::vector<const Binding*>* only_ = &merged_;
         std::vector<const Binding*> merged_;
@@ -107,6 +111,7 @@ private:
     // system:serviceaccount:<ns>:<name>) and by group name.
     std::unordered_map<std::string, Bound> users_;
     std::unordered_map<std::string, Bound> groups_;
+    uint64_t generation_ = 0;
 };
 
 // True when `subject` of a binding in `bindingNamespace` names `user`;

@@ -9,7 +9,7 @@
 namespace kube::endpoints::metrics {
 
 // The request labels of kube's k8s.io/apiserver/pkg/endpoints/metrics, as
-// kube-apiserver 1.26 writes them (checked against one: see t/035-metrics.t).
+// kube-apiserver 1.26 writes them (checked against one: see t/041-metrics.t).
 // Views into the request and static strings: nothing is allocated.
 
 // Whether kube counts the request in apiserver_request_total: resource

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "authz/decision_cache.hpp"
 #include "authz/rbac.hpp"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
@@ -33,8 +34,8 @@ struct Caches {
     cacher::WatchCache roles{"/registry/roles/", "roles", keep, 1 << 20};
     cacher::WatchCache clusterRoles{"/registry/clusterroles/", "clusterroles", keep, 1 << 20};
     cacher::WatchCache roleBindings{"/registry/rolebindings/", "rolebindings", keep, 1 << 20};
-    cacher::WatchCache clusterRoleBindings{"/registry/clusterrolebindings/",
-                                           "clusterrolebindings", keep, 1 << 20};
+    cacher::WatchCache clusterRoleBindings{"/registry/clusterrolebindings/", "clusterrolebindings",
+                                           keep, 1 << 20};
     kube::storage::Revision rev = 1;
     authz::RbacAuthorizer rbac;
 
@@ -67,9 +68,8 @@ struct Caches {
     }
 };
 
-const char* kReader =
-    R"({"metadata":{"name":"reader"},"rules":[{"verbs":["get","list","watch"],)"
-    R"("apiGroups":[""],"resources":["configmaps"]}]})";
+const char* kReader = R"({"metadata":{"name":"reader"},"rules":[{"verbs":["get","list","watch"],)"
+                      R"("apiGroups":[""],"resources":["configmaps"]}]})";
 const char* kHealth =
     R"({"metadata":{"name":"health"},"rules":[{"verbs":["get"],"nonResourceURLs":["/healthz"]}]})";
 
@@ -164,16 +164,15 @@ void service_accounts_match_by_their_user_name(void**) {
     // No namespace on the subject: the binding's.
     c.put(c.roleBindings, "web/rb",
           roleBinding("web", "rb", "Role", "r", R"({"kind":"ServiceAccount","name":"builder"})"));
-    authz::Result r =
-        c.rbac.authorize(listConfigMaps("system:serviceaccount:web:builder", "web"));
+    authz::Result r = c.rbac.authorize(listConfigMaps("system:serviceaccount:web:builder", "web"));
     assert_true(r.decision == Decision::Allow);
     assert_string_equal(r.reason.c_str(),
                         "RBAC: allowed by RoleBinding \"rb/web\" of Role \"r\" to ServiceAccount "
                         "\"builder/web\"");
-    assert_true(c.rbac.authorize(listConfigMaps("system:serviceaccount:db:builder", "web"))
-                    .decision == Decision::NoOpinion);
-    assert_true(c.rbac.authorize(listConfigMaps("builder", "web")).decision ==
-                Decision::NoOpinion);
+    assert_true(
+        c.rbac.authorize(listConfigMaps("system:serviceaccount:db:builder", "web")).decision ==
+        Decision::NoOpinion);
+    assert_true(c.rbac.authorize(listConfigMaps("builder", "web")).decision == Decision::NoOpinion);
     // A Role is found in the binding's namespace only.
     c.put(c.roleBindings, "db/rb",
           roleBinding("db", "rb", "Role", "r",
@@ -194,8 +193,9 @@ void missing_roles_are_reported_and_other_bindings_still_count(void**) {
     assert_string_equal(r.reason.c_str(),
                         "RBAC: [role.rbac.authorization.k8s.io \"nope\" not found, "
                         "clusterrole.rbac.authorization.k8s.io \"nope2\" not found]");
-    c.put(c.clusterRoles, "nope2", R"({"metadata":{"name":"nope2"},"rules":[{"verbs":["list"],)"
-                                   R"("apiGroups":[""],"resources":["configmaps"]}]})");
+    c.put(c.clusterRoles, "nope2",
+          R"({"metadata":{"name":"nope2"},"rules":[{"verbs":["list"],)"
+          R"("apiGroups":[""],"resources":["configmaps"]}]})");
     assert_true(c.rbac.authorize(listConfigMaps("bob", "web")).decision == Decision::Allow);
 
     authz::SubjectRules rules = c.rbac.rulesFor({"bob", "", {}, {}}, "web");
@@ -264,6 +264,66 @@ void many_bindings_cost_only_those_of_the_user(void**) {
     assert_true(c.rbac.authorize(listConfigMaps("user7", "ns8")).decision == Decision::NoOpinion);
 }
 
+// A repeated question is answered from the decision cache, which forgets
+// everything when a role or binding changes, and tells apart every part of
+// a question RBAC reads.
+void decisions_are_kept_until_the_index_changes(void**) {
+    Caches c;
+    c.put(c.clusterRoles, "reader", kReader);
+    c.put(c.roleBindings, "web/rb",
+          roleBinding("web", "rb", "ClusterRole", "reader", R"({"kind":"Group","name":"devs"})"));
+    authz::Attributes a = listConfigMaps("alice", "web", {"devs"});
+    authz::Result first = c.rbac.authorize(a);
+    assert_true(first.decision == Decision::Allow);
+    authz::Result again = c.rbac.authorize(a);
+    assert_true(again.decision == Decision::Allow);
+    assert_string_equal(again.reason.c_str(), first.reason.c_str());
+
+    // the role loses the verb: the kept answer is dropped
+    c.put(c.clusterRoles, "reader",
+          R"({"metadata":{"name":"reader"},"rules":[{"verbs":["get"],)"
+          R"("apiGroups":[""],"resources":["configmaps"]}]})",
+          false);
+    assert_true(c.rbac.authorize(a).decision == Decision::NoOpinion);
+    a.verb = "get";
+    assert_true(c.rbac.authorize(a).decision == Decision::Allow);
+    // another group, name, subresource or namespace is another question
+    authz::Attributes other = a;
+    other.user.groups = {"ops"};
+    assert_true(c.rbac.authorize(other).decision == Decision::NoOpinion);
+    other = a;
+    other.user.groups = {"dev", "s"};
+    assert_true(c.rbac.authorize(other).decision == Decision::NoOpinion);
+    other = a;
+    other.subresource = "status";
+    assert_true(c.rbac.authorize(other).decision == Decision::NoOpinion);
+    other = a;
+    other.namespace_ = "db";
+    assert_true(c.rbac.authorize(other).decision == Decision::NoOpinion);
+    // the binding goes: so does the grant
+    c.del(c.roleBindings, "web/rb",
+          roleBinding("web", "rb", "ClusterRole", "reader", R"({"kind":"Group","name":"devs"})"));
+    assert_true(c.rbac.authorize(a).decision == Decision::NoOpinion);
+
+    authz::Attributes b = a;
+    b.user.name = "al";
+    b.user.groups = {"ice"};
+    assert_true(authz::DecisionCache::keyOf(a) != authz::DecisionCache::keyOf(b));
+    b = a;
+    b.isResourceRequest = false;
+    b.path = "configmaps";
+    assert_true(authz::DecisionCache::keyOf(a) != authz::DecisionCache::keyOf(b));
+    // the cache is bounded
+    authz::DecisionCache small(2);
+    for (int i = 0; i < 5; i++) {
+        a.name = std::to_string(i);
+        small.put(authz::DecisionCache::keyOf(a), 1, {Decision::Allow, ""});
+    }
+    assert_true(small.size() <= 2);
+    assert_non_null(small.find(authz::DecisionCache::keyOf(a), 1));
+    assert_null(small.find(authz::DecisionCache::keyOf(a), 2));
+}
+
 }  // namespace
 
 int main() {
@@ -276,6 +336,7 @@ int main() {
         cmocka_unit_test(rules_for_lists_cluster_then_namespace_rules),
         cmocka_unit_test(a_reset_cache_rebuilds_the_index_from_its_state),
         cmocka_unit_test(many_bindings_cost_only_those_of_the_user),
+        cmocka_unit_test(decisions_are_kept_until_the_index_changes),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -195,6 +195,16 @@ environment.
     wait_until(sub { ... }, $seconds) -> the first true value or undef
     pid_alive($pid)             running (zombies count as gone)
     warnings_of($response)      its Warning header values, as an array ref
+    http_batch(\@requests, parallel => N) -> [responses]: many requests by
+        one curl process (kept-alive connections; with parallel, N at once),
+        each {method, url, headers, body, cert (NAME or undef), insecure,
+        max_time} answered by {status, body, headers} in the same order; a
+        transfer cut at max_time (a watch) keeps the status it had
+    free_port()                 a loopback port nobody listens on
+    b64url($bytes)              unpadded base64url
+    sign_jwt($key_file, \%claims [, \%header]) -> a compact RS256 JWS
+    front_proxy_cert($cn)       a client cert for CN signed by a second CA,
+        the request-header CA cert_dir()/front-proxy-ca.crt -> cert name
 
 The protobuf wire format (Test::Kube::Protobuf, exported here too), to write
 protobuf request bodies and read protobuf answers:
@@ -243,7 +253,7 @@ our @EXPORT = (qw(
     python_client client_cert untrusted_cert cert_dir run_command
     json_subset json_subset_ok wait_until pid_alive decode_json encode_json ABSENT
     scrape_metrics metric_value
-    warnings_of
+    warnings_of http_batch free_port b64url sign_jwt front_proxy_cert
     done_testing note subtest explain BAIL_OUT
 ), @Test::Kube::Protobuf::EXPORT);
 
@@ -653,6 +663,117 @@ sub http_request {
         status => $r->{status}, reason => $r->{reason}, headers => $r->{headers} || {},
         body => defined $r->{content} ? $r->{content} : '', protocol => $r->{protocol} || '',
     };
+}
+
+# http_batch(\@requests, parallel => N) -> [{status, body, headers}, ...]
+# One curl process for all the requests, described in a config file (one
+# "next" section each), so connections are kept alive between them and a
+# matrix of hundreds of cells costs no process per cell.
+sub http_batch {
+    my ($requests, %o) = @_;
+    my $tmp = File::Temp->newdir('kube-batch-XXXXXX', TMPDIR => 1);
+    my $q = sub { my $v = shift; $v =~ s/(["\\])/\\$1/g; qq{"$v"} };
+    my @sections;
+    for my $i (0 .. $#$requests) {
+        my $r = $requests->[$i];
+        my @l = ('silent', 'http1.1', 'header = "Expect:"',
+            'url = ' . $q->($r->{url}), 'request = ' . $q->($r->{method} || 'GET'),
+            "output = \"$tmp/$i.body\"", "dump-header = \"$tmp/$i.head\"",
+            'max-time = ' . ($r->{max_time} || 10),
+            'write-out = "%{http_code}\\n"');
+        if ($r->{url} =~ /^https:/) {
+            push @l, $r->{insecure} ? 'insecure' : 'cacert = ' . $q->(cert_dir() . '/ca.crt');
+            if (defined $r->{cert}) {
+                push @l, 'cert = ' . $q->(cert_dir() . "/$r->{cert}.crt"),
+                    'key = ' . $q->(cert_dir() . "/$r->{cert}.key");
+            }
+        }
+        my $h = $r->{headers} || {};
+        for my $name (sort keys %$h) {
+            for my $v (ref $h->{$name} ? @{ $h->{$name} } : $h->{$name}) {
+                push @l, 'header = ' . $q->("$name: $v");
+            }
+        }
+        if (defined $r->{body}) {
+            _spew("$tmp/$i.req", $r->{body});
+            push @l, "data-binary = \"\@$tmp/$i.req\"";
+        }
+        push @sections, join "\n", @l;
+    }
+    _spew("$tmp/config", join("\nnext\n", @sections) . "\n");
+    my @cmd = ('curl', '-K', "$tmp/config");
+    splice @cmd, 1, 0, '--parallel', '--parallel-max', $o{parallel} if $o{parallel};
+    my $limit = 30;
+    $limit += $_->{max_time} || 10 for @$requests;
+    run_command(\@cmd, timeout => $o{parallel} ? 60 : $limit);
+    my @out;
+    for my $i (0 .. $#$requests) {
+        my $head = _slurp("$tmp/$i.head");
+        my $res = $head eq '' ? { status => 599, headers => {} } : _parse_head($head);
+        $res->{body} = _slurp("$tmp/$i.body");
+        push @out, $res;
+    }
+    return \@out;
+}
+
+sub free_port { return _free_port() }
+
+sub b64url {
+    require MIME::Base64;
+    my $s = MIME::Base64::encode_base64($_[0], '');
+    $s =~ tr{+/}{-_};
+    $s =~ s/=+$//;
+    return $s;
+}
+
+# sign_jwt($key_file, \%claims [, \%header]) -> a compact JWS signed with
+# the RSA key in $key_file (RS256).
+sub sign_jwt {
+    my ($key, $claims, $header) = @_;
+    my $input = b64url(encode_json($header || { alg => 'RS256' })) . '.'
+        . b64url(encode_json($claims));
+    my $tmp = File::Temp->newdir('kube-jwt-XXXXXX', TMPDIR => 1);
+    _spew("$tmp/input", $input);
+    my ($rc, $sig, $err) =
+        run_command([ 'openssl', 'dgst', '-sha256', '-sign', $key, "$tmp/input" ]);
+    die "openssl dgst -sign $key failed ($rc): $err" if $rc != 0;
+    return "$input." . b64url($sig);
+}
+
+# front_proxy_cert($cn) -> the name of a client certificate for $cn signed
+# by the front proxy's CA (cert_dir()/front-proxy-ca.crt, made once), the
+# CA kube_requestheader_client_ca_file names.
+sub front_proxy_cert {
+    my ($cn) = @_;
+    my $dir = cert_dir();
+    my $name = "fp-$cn";
+    return $name if -f "$dir/$name.crt";
+    my $cnf = "$dir/front-proxy.cnf";
+    _spew($cnf, "[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = unused\n"
+        . "[ca]\nbasicConstraints = critical, CA:TRUE\n"
+        . "keyUsage = critical, keyCertSign, cRLSign, digitalSignature\n"
+        . "[client]\nbasicConstraints = critical, CA:FALSE\n"
+        . "keyUsage = critical, digitalSignature, keyEncipherment\n"
+        . "extendedKeyUsage = clientAuth\n");
+    my $sh = sub {
+        my ($rc, $out, $err) = run_command([@_]);
+        die "@_ failed ($rc): $err" if $rc != 0;
+    };
+    my @ec = ('openssl', 'genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256');
+    unless (-f "$dir/front-proxy-ca.crt") {
+        $sh->(@ec, '-out', "$dir/front-proxy-ca.key");
+        $sh->('openssl', 'req', '-x509', '-new', '-config', $cnf, '-extensions', 'ca',
+            '-key', "$dir/front-proxy-ca.key", '-subj', '/CN=front-proxy-ca', '-days', 3650,
+            '-out', "$dir/front-proxy-ca.crt");
+    }
+    $sh->(@ec, '-out', "$dir/$name.key");
+    $sh->('openssl', 'req', '-new', '-config', $cnf, '-key', "$dir/$name.key",
+        '-subj', "/CN=$cn", '-out', "$dir/$name.csr");
+    $sh->('openssl', 'x509', '-req', '-in', "$dir/$name.csr", '-CA', "$dir/front-proxy-ca.crt",
+        '-CAkey', "$dir/front-proxy-ca.key", '-set_serial',
+        '0x' . substr(Digest::MD5::md5_hex($cn), 0, 12), '-days', 3650,
+        '-extfile', $cnf, '-extensions', 'client', '-out', "$dir/$name.crt");
+    return $name;
 }
 
 # One request written as raw bytes on a fresh connection; the response is
