@@ -3,11 +3,15 @@
 // which wrk cannot present, so that every identity is measured by the same client.
 //
 //   get_load --url http[s]://127.0.0.1:PORT/PATH [--seconds S] [--connections C]
-//            [--ca FILE] [--cert FILE --key FILE] [--header 'Name: value']...
+//            [--rate R] [--ca FILE] [--cert FILE --key FILE] [--header 'Name: value']...
+//
+// --rate R paces the requests to R a second in all (each connection sends on a fixed schedule,
+// a late answer delays only its own connection's next request); without it each connection sends
+// its next request as soon as the answer is in.
 //
 // One thread per connection, blocking sockets; libc, libstdc++ and OpenSSL, nothing of src/.
 // Output: one "RESULT get key=value ..." line: requests, req/s, p50 and p99 in microseconds,
-// the answers that were not 2xx and the connections that failed.
+// the answers that were not 2xx (of them, 429s) and the connections that failed.
 #include <netdb.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -28,6 +32,7 @@ struct Options {
     std::string path;
     int seconds = 5;
     int connections = 32;
+    int rate = 0;  // requests a second over all connections; 0: back to back
     std::string ca;
     std::string cert;
     std::string key;
@@ -38,7 +43,8 @@ void usage(FILE* to) {
     std::fprintf(
         to,
         "usage: get_load --url http[s]://HOST:PORT/PATH [--seconds S] [--connections C]\n"
-        "                [--ca FILE] [--cert FILE --key FILE] [--header 'Name: value']...\n");
+        "                [--rate R] [--ca FILE] [--cert FILE --key FILE]\n"
+        "                [--header 'Name: value']...\n");
 }
 
 // http[s]://HOST:PORT/PATH
@@ -84,6 +90,12 @@ std::optional<Options> parseOptions(int argc, char** argv) {
                 return std::nullopt;
             }
             (a == "--seconds" ? o.seconds : o.connections) = int(*n);
+        } else if (a == "--rate") {
+            auto n = parseUint(v);
+            if (!n || *n == 0 || *n > 10000000) {
+                return std::nullopt;
+            }
+            o.rate = int(*n);
         } else if (a == "--ca") {
             o.ca = v;
         } else if (a == "--cert") {
@@ -238,10 +250,15 @@ int readResponse(Conn& c, std::string& buf) {
 struct Counts {
     std::vector<uint32_t> latencyUs;
     long non2xx = 0;
+    long tooMany = 0;
     long failures = 0;
 };
 
-void run(const Options& o, SSL_CTX* ctx, int64_t deadline, Counts& out) {
+void run(const Options& o, SSL_CTX* ctx, int64_t start, int64_t deadline, int index,
+         Counts& out) {
+    // paced: this connection's share of the rate, its sends staggered from the others'
+    int64_t intervalNs = o.rate ? int64_t(1e9 * o.connections / o.rate) : 0;
+    int64_t next = start + intervalNs * index / o.connections;
     std::string request = "GET " + o.path + " HTTP/1.1\r\nHost: " + o.host + "\r\n";
     for (const std::string& h : o.headers) {
         request += h + "\r\n";
@@ -259,6 +276,16 @@ void run(const Options& o, SSL_CTX* ctx, int64_t deadline, Counts& out) {
                 continue;
             }
         }
+        if (intervalNs) {
+            int64_t now = nowNs();
+            if (next > now) {
+                std::this_thread::sleep_for(std::chrono::nanoseconds(next - now));
+            }
+            next += intervalNs;
+            if (next >= deadline) {
+                next = deadline;
+            }
+        }
         int64_t t0 = nowNs();
         int status = c.write(request) ? readResponse(c, buf) : 0;
         if (status == 0) {
@@ -274,6 +301,9 @@ void run(const Options& o, SSL_CTX* ctx, int64_t deadline, Counts& out) {
         out.latencyUs.push_back(uint32_t((nowNs() - t0) / 1000));
         if (status < 200 || status > 299) {
             out.non2xx++;
+        }
+        if (status == 429) {
+            out.tooMany++;
         }
     }
 }
@@ -302,8 +332,10 @@ int main(const Options& o) {
     std::vector<std::thread> threads;
     int64_t start = nowNs();
     int64_t deadline = start + int64_t(o.seconds) * 1000000000;
-    for (Counts& c : counts) {
-        threads.emplace_back([&o, ctx, deadline, &c] { run(o, ctx, deadline, c); });
+    for (size_t i = 0; i < counts.size(); i++) {
+        threads.emplace_back([&o, ctx, start, deadline, i, &counts] {
+            run(o, ctx, start, deadline, int(i), counts[i]);
+        });
     }
     for (std::thread& t : threads) {
         t.join();
@@ -311,16 +343,20 @@ int main(const Options& o) {
     double elapsed = double(nowNs() - start) / 1e9;
     std::vector<uint32_t> all;
     long non2xx = 0;
+    long tooMany = 0;
     long failures = 0;
     for (Counts& c : counts) {
         all.insert(all.end(), c.latencyUs.begin(), c.latencyUs.end());
         non2xx += c.non2xx;
+        tooMany += c.tooMany;
         failures += c.failures;
     }
     std::sort(all.begin(), all.end());
     auto pct = [&](double p) { return all.empty() ? 0u : all[size_t(p * double(all.size() - 1))]; };
-    std::printf("RESULT get requests=%zu rps=%.0f p50_us=%u p99_us=%u non2xx=%ld failures=%ld\n",
-                all.size(), double(all.size()) / elapsed, pct(0.5), pct(0.99), non2xx, failures);
+    std::printf("RESULT get requests=%zu rps=%.0f p50_us=%u p99_us=%u non2xx=%ld status429=%ld "
+                "failures=%ld\n",
+                all.size(), double(all.size()) / elapsed, pct(0.5), pct(0.99), non2xx, tooMany,
+                failures);
     return all.empty() ? 1 : 0;
 }
 

@@ -68,6 +68,16 @@ struct ngx_http_kube_fc_request_t {
     bool                 headers_set = false;
     /* an APF watch: its seat goes back as soon as it starts */
     bool                 watch = false;
+    /* apiserver_flowcontrol_* (APF with kube_metrics on): the names of
+     * what classified it, when it arrived and began executing */
+    bool                 metrics = false;
+    bool                 exempt = false;
+    bool                 reject = false;    /* a Reject level */
+    bool                 executing_counted = false;
+    std::string          flow_schema;
+    std::string          priority_level;
+    std::int64_t         arrived_ns = 0;
+    std::int64_t         started_ns = 0;
 };
 
 /* What this worker knows of the zone. */
@@ -91,6 +101,86 @@ ngx_http_kube_fc_now()
     /* one clock for every process of the host */
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+
+/* ---- apiserver_flowcontrol_*, where kube's queueset and filter count */
+
+void
+ngx_http_kube_fc_note_queued(ngx_http_kube_fc_request_t *fc, ngx_int_t delta)
+{
+    if (fc->metrics) {
+        ngx_http_kube_metrics_flow_add(NGX_HTTP_KUBE_FLOW_INQUEUE,
+                                       fc->flow_schema, fc->priority_level,
+                                       delta);
+    }
+}
+
+
+/* Dispatched: counted, its wait observed, executing until finished (an
+ * exempt request is counted and timed only, as kube's). */
+void
+ngx_http_kube_fc_note_executing(ngx_http_kube_fc_request_t *fc,
+    std::int64_t now)
+{
+    if (!fc->metrics) {
+        return;
+    }
+
+    ngx_http_kube_metrics_flow_dispatched(fc->flow_schema, fc->priority_level);
+    fc->started_ns = now;
+    fc->executing_counted = true;
+
+    if (fc->exempt) {
+        return;
+    }
+
+    ngx_http_kube_metrics_flow_wait(fc->flow_schema, fc->priority_level, true,
+        static_cast<uint64_t>(now - fc->arrived_ns));
+    ngx_http_kube_metrics_flow_add(NGX_HTTP_KUBE_FLOW_EXECUTING,
+                                   fc->flow_schema, fc->priority_level, 1);
+    ngx_http_kube_metrics_flow_add(NGX_HTTP_KUBE_FLOW_SEATS_IN_USE,
+                                   fc->flow_schema, fc->priority_level, 1);
+}
+
+
+void
+ngx_http_kube_fc_note_finished(ngx_http_kube_fc_request_t *fc)
+{
+    if (!fc->executing_counted) {
+        return;
+    }
+
+    fc->executing_counted = false;
+
+    ngx_http_kube_metrics_flow_execution(fc->flow_schema, fc->priority_level,
+        fc->watch,
+        static_cast<uint64_t>(ngx_http_kube_fc_now() - fc->started_ns));
+
+    if (fc->exempt) {
+        return;
+    }
+
+    ngx_http_kube_metrics_flow_add(NGX_HTTP_KUBE_FLOW_EXECUTING,
+                                   fc->flow_schema, fc->priority_level, -1);
+    ngx_http_kube_metrics_flow_add(NGX_HTTP_KUBE_FLOW_SEATS_IN_USE,
+                                   fc->flow_schema, fc->priority_level, -1);
+}
+
+
+/* reason: queue-full, concurrency-limit, time-out, cancelled */
+void
+ngx_http_kube_fc_note_rejected(ngx_http_kube_fc_request_t *fc,
+    std::string_view reason, std::int64_t now)
+{
+    if (!fc->metrics) {
+        return;
+    }
+
+    ngx_http_kube_metrics_flow_rejected(fc->flow_schema, fc->priority_level,
+                                        reason);
+    ngx_http_kube_metrics_flow_wait(fc->flow_schema, fc->priority_level,
+        false, static_cast<uint64_t>(now - fc->arrived_ns));
 }
 
 
@@ -202,6 +292,16 @@ ngx_http_kube_fc_apply(SharedState *state,
 
     w->applied = config;
     ngx_http_kube_fc_wake(state, wakes);
+
+    /* the seats are fixed at their nominal figures (borrowing happens at
+     * dispatch time), so the limits are too */
+    for (const auto &level : config->levels) {
+        if (!level->exempt) {
+            ngx_http_kube_metrics_flow_level(level->name, level->nominalSeats,
+                                             level->nominalSeats,
+                                             level->nominalSeats);
+        }
+    }
 }
 
 
@@ -232,6 +332,7 @@ ngx_http_kube_fc_release(ngx_http_kube_fc_request_t *fc)
             && fc->state != NGX_HTTP_KUBE_FC_EXECUTING))
     {
         fc->state = NGX_HTTP_KUBE_FC_RELEASED;
+        ngx_http_kube_fc_note_finished(fc);   /* an exempt request */
         return;
     }
 
@@ -242,17 +343,28 @@ ngx_http_kube_fc_release(ngx_http_kube_fc_request_t *fc)
     shpool = ngx_http_kube_fc_shpool();
     ngx_shmtx_lock(&shpool->mutex);
 
+    bool cancelled = false;
+
     if (fc->state == NGX_HTTP_KUBE_FC_WAITING) {
         std::optional<Seat> seat = d.cancel(fc->ticket, false, now, wakes);
         if (seat) {
             d.release(*seat, owner, now, wakes);
         }
+        cancelled = true;
 
     } else {
         d.release(fc->seat, owner, now, wakes);
     }
 
     ngx_shmtx_unlock(&shpool->mutex);
+
+    if (cancelled) {
+        /* the client went away while it waited */
+        ngx_http_kube_fc_note_queued(fc, -1);
+        ngx_http_kube_fc_note_rejected(fc, "cancelled", now);
+    } else {
+        ngx_http_kube_fc_note_finished(fc);
+    }
 
     fc->state = NGX_HTTP_KUBE_FC_RELEASED;
     ngx_http_kube_fc_wake(state, wakes);
@@ -369,6 +481,8 @@ ngx_http_kube_fc_too_many(ngx_http_request_t *r, ngx_http_kube_fc_request_t *fc)
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
+    ngx_http_kube_metrics_rejected(r);
+
     return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
         kube::meta::Status::tooManyRequests(
             std::string(kube::flowcontrol::kTooManyRequestsMessage),
@@ -393,20 +507,25 @@ ngx_http_kube_fc_wait_event(ngx_event_t *ev)
     state = ngx_http_kube_fc_state();
 
     if (fc->state == NGX_HTTP_KUBE_FC_WAITING && state != NULL) {
+        std::int64_t now = ngx_http_kube_fc_now();
+
         shpool = ngx_http_kube_fc_shpool();
         ngx_shmtx_lock(&shpool->mutex);
         std::optional<Seat> seat = Dispatcher(*state).cancel(
-            fc->ticket, true, ngx_http_kube_fc_now(), wakes);
+            fc->ticket, true, now, wakes);
         ngx_shmtx_unlock(&shpool->mutex);
 
         ngx_queue_remove(&fc->parked);
+        ngx_http_kube_fc_note_queued(fc, -1);
 
         if (seat) {
             /* dispatched meanwhile: it runs after all */
             fc->seat = *seat;
             fc->state = NGX_HTTP_KUBE_FC_EXECUTING;
+            ngx_http_kube_fc_note_executing(fc, now);
         } else {
             fc->state = NGX_HTTP_KUBE_FC_REJECTED;
+            ngx_http_kube_fc_note_rejected(fc, "time-out", now);
         }
 
         ngx_http_kube_fc_wake(state, wakes);
@@ -461,8 +580,10 @@ ngx_http_kube_fc_resume_handler(ngx_event_t *ev)
         /* a ticket the zone forgot (its owner was swept) runs unlimited */
         fc->state = seat ? NGX_HTTP_KUBE_FC_EXECUTING
                          : NGX_HTTP_KUBE_FC_RELEASED;
+        ngx_http_kube_fc_note_queued(fc, -1);
         if (seat) {
             fc->seat = *seat;
+            ngx_http_kube_fc_note_executing(fc, ngx_http_kube_fc_now());
         }
 
         ngx_post_event(&fc->wait_timer, &ngx_posted_events);
@@ -506,6 +627,12 @@ ngx_http_kube_fc_classify(ngx_http_kube_main_conf_t *kmcf,
     hash = decision->flowHash;
     fc->flow_schema_uid = decision->flowSchemaUid;
     fc->priority_level_uid = decision->level->uid;
+    fc->exempt = decision->level->exempt;
+    fc->reject = decision->level->reject;
+    if (fc->metrics) {
+        fc->flow_schema = decision->flowSchemaName;
+        fc->priority_level = decision->level->name;
+    }
 
     return true;
 }
@@ -601,6 +728,7 @@ try {
     }
 
     fc->watch = watch;
+    fc->metrics = kmcf->priority_and_fairness && klcf->metrics;
 
     std::string level;
     std::uint64_t hash = 0;
@@ -609,11 +737,12 @@ try {
     }
 
     int owner = ngx_http_kube_fc_worker->owner;
+    std::int64_t now = ngx_http_kube_fc_now();
+    fc->arrived_ns = now;
 
     shpool = ngx_http_kube_fc_shpool();
     ngx_shmtx_lock(&shpool->mutex);
-    Admission a = Dispatcher(*state).admit(level, hash, owner,
-                                           ngx_http_kube_fc_now(), wakes);
+    Admission a = Dispatcher(*state).admit(level, hash, owner, now, wakes);
     ngx_shmtx_unlock(&shpool->mutex);
 
     ngx_http_kube_fc_wake(state, wakes);
@@ -623,6 +752,7 @@ try {
     case Admission::Outcome::Execute:
         fc->seat = a.seat;
         fc->state = NGX_HTTP_KUBE_FC_EXECUTING;
+        ngx_http_kube_fc_note_executing(fc, now);
         if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {
             return NGX_HTTP_INTERNAL_SERVER_ERROR;
         }
@@ -634,6 +764,7 @@ try {
     case Admission::Outcome::Queued:
         fc->ticket = a.ticket;
         fc->state = NGX_HTTP_KUBE_FC_WAITING;
+        ngx_http_kube_fc_note_queued(fc, 1);
         ngx_queue_insert_tail(&ngx_http_kube_fc_worker->parked, &fc->parked);
 
         fc->wait_timer.handler = ngx_http_kube_fc_wait_event;
@@ -653,7 +784,21 @@ try {
         {
             return NGX_DECLINED;
         }
+        /* a Reject level has no queues; a queuing level's were full */
+        ngx_http_kube_fc_note_rejected(
+            fc, fc->reject ? "concurrency-limit" : "queue-full", now);
         return ngx_http_kube_fc_too_many(r, fc);
+
+    case Admission::Outcome::Exempt:
+        /* counted and timed from here to its end, as kube's */
+        ngx_http_kube_fc_note_executing(fc, now);
+        if (fc->watch) {
+            ngx_http_kube_fc_note_finished(fc);
+        }
+        if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+        return NGX_DECLINED;
 
     default:
         if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {

@@ -44,6 +44,8 @@ for my $r (@early[0 .. ($#early < 2 ? $#early : 2)]) {
     like($r->{body}, qr/^\[-\]/m, '... one of them failing');
     is($r->{headers}{'x-content-type-options'}, 'nosniff', '... nosniff');
 }
+# One worker is ready; the other may still be filling its caches.
+is($s->wait_ready(20), undef, 'every worker ready');
 
 sub get {
     my ($path, %o) = @_;

@@ -3,7 +3,8 @@
 # while another tenant is served; a tenant on a tiny queuing level waits
 # (parked, on either worker) and is served once a seat frees, or gets 429
 # after kube's 15 s wait limit; a watch needs a seat only to start; a
-# FlowSchema change applies without restart.
+# FlowSchema change applies without restart; the apiserver_flowcontrol_*
+# metrics count each of these by flow schema and priority level.
 # Needs the flowcontrol objects served (the configuration side); skipped
 # without them.
 use lib 't/lib';
@@ -122,6 +123,14 @@ ok(wait_until(sub {
     (create('rejected')->{headers}{'x-kubernetes-pf-prioritylevel-uid'} // '')
         eq $reject_pl->{metadata}{uid} }, 5), 'the new levels classify within seconds');
 
+my ($before) = scrape_metrics($s, headers => \%admin);
+my %rejected = (flow_schema => 't-rejected', priority_level => 't-reject');
+my %noisy = (flow_schema => 't-noisy', priority_level => 't-queue');
+sub moved {
+    my ($after, $name, %labels) = @_;
+    return metric_value($after, $name, %labels) - metric_value($before, $name, %labels);
+}
+
 {
     my $held = hold_seat('rejected');
     my $r = create('rejected');
@@ -141,6 +150,8 @@ ok(wait_until(sub {
         headers => { Authorization => 'Bearer rejected-token' })->{status}, 429,
         'a watch needs a seat to start: 429');
     close $held;
+    # the seat goes back once the server sees the client gone
+    ok(wait_until(sub { create('rejected')->{status} == 201 }, 3), 'the held seat frees');
 }
 
 {
@@ -183,6 +194,45 @@ ok(wait_until(sub {
     ok(wait_until(sub { create('noisy')->{status} == 201 }, 3),
         'the change applies without restart: noisy is exempt now');
     close $held;
+}
+
+{
+    my ($m) = scrape_metrics($s, headers => \%admin);
+    my $fc = 'apiserver_flowcontrol';
+    cmp_ok(moved($m, "${fc}_rejected_requests_total", %rejected, reason => 'concurrency-limit'),
+        '>=', 2, 'rejected_requests_total: the Reject level\'s create and watch, concurrency-limit');
+    is(moved($m, "${fc}_rejected_requests_total", %noisy, reason => 'concurrency-limit'), 0,
+        '... and none of the queuing level\'s');
+    cmp_ok(moved($m, "${fc}_dispatched_requests_total", %rejected), '>=', 4,
+        'dispatched_requests_total: its served requests and watches');
+    is(moved($m, "${fc}_rejected_requests_total", %noisy, reason => 'time-out'), 1,
+        'the request that waited past the limit: time-out');
+    is(moved($m, "${fc}_rejected_requests_total", %noisy, reason => 'queue-full'), 0,
+        'no queue was full');
+    cmp_ok(moved($m, "${fc}_dispatched_requests_total", %noisy), '>=', 4,
+        'the held seats and the parked requests served are dispatched');
+    cmp_ok(moved($m, "${fc}_request_wait_duration_seconds_count", %noisy, execute => 'true'),
+        '>=', 4, 'request_wait_duration_seconds: each dispatched request\'s wait');
+    cmp_ok(moved($m, "${fc}_request_wait_duration_seconds_sum", %noisy, execute => 'true'),
+        '>=', 1.5, '... the parked ones waited a second or more');
+    cmp_ok(moved($m, "${fc}_request_wait_duration_seconds_sum", %noisy, execute => 'false'),
+        '>=', 14, '... and the one turned away, 15 s');
+    cmp_ok(moved($m, "${fc}_dispatched_requests_total", flow_schema => 't-noisy',
+        priority_level => 'exempt'), '>=', 1, 'exempt requests are dispatched too');
+    cmp_ok(metric_value($m, "${fc}_request_execution_seconds_count", %noisy, type => 'regular'),
+        '>=', 4, 'request_execution_seconds: the requests that ran');
+    is(metric_value($m, "${fc}_current_inqueue_requests", %noisy), 0,
+        'current_inqueue_requests: none waits now');
+    is(metric_value($m, "${fc}_current_executing_requests", %noisy), 0,
+        'current_executing_requests: none runs now');
+    is(metric_value($m, "${fc}_nominal_limit_seats", priority_level => 't-reject'), 1,
+        'nominal_limit_seats: one seat of 3');
+    is(metric_value($m, "${fc}_current_limit_seats", priority_level => 't-queue'), 1,
+        'current_limit_seats');
+    is(metric_value($m, "${fc}_request_concurrency_limit", priority_level => 't-queue'), 1,
+        'request_concurrency_limit');
+    cmp_ok(moved($m, 'apiserver_request_total', code => 429), '>=', 3,
+        'apiserver_request_total counts the 429s');
 }
 
 my @bad = $s->fatal_lines($s->error_log_since_start);

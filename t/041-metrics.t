@@ -21,50 +21,6 @@ location / {
 }
 EOF
 
-# Every sample of a scrape, parsed by prometheus_client: {name}{labels} = value,
-# labels as `k=v,...` sorted; and the families' types.
-sub scrape {
-    my ($srv, %o) = @_;
-    my $r = $srv->request(GET => '/metrics', %o);
-    is($r->{status}, 200, 'GET /metrics') or return;
-    like($r->{headers}{'content-type'}, qr{^text/plain}, 'text/plain');
-    my $file = $srv->root . '/scrape.txt';
-    open my $f, '>', $file or die $!;
-    print $f $r->{body};
-    close $f;
-    my ($rc, $out, $err) = run_command(['/usr/bin/python3', '-c', <<'PY', $file]);
-import json, sys
-from prometheus_client.parser import text_string_to_metric_families
-out = {"types": {}, "samples": []}
-for fam in text_string_to_metric_families(open(sys.argv[1]).read()):
-    out["types"][fam.name] = fam.type
-    for s in fam.samples:
-        out["samples"].append([s.name, s.labels, s.value])
-print(json.dumps(out))
-PY
-    is($rc, 0, 'the scrape parses as Prometheus text') or diag($err);
-    my $got = decode_json($out);
-    my %m;
-    for my $smp (@{ $got->{samples} }) {
-        my ($name, $labels, $value) = @$smp;
-        my $key = join ',', map { "$_=$labels->{$_}" } sort keys %$labels;
-        $m{$name}{$key} = $value;
-    }
-    return (\%m, $got->{types});
-}
-
-# The value of the one series of `name` whose labels include %want (0 when none).
-sub value_of {
-    my ($m, $name, %want) = @_;
-    my $sum = 0;
-    for my $key (keys %{ $m->{$name} || {} }) {
-        my %l = map { split /=/, $_, 2 } split /,/, $key;
-        next if grep { ($l{$_} // "\0") ne $want{$_} } keys %want;
-        $sum += $m->{$name}{$key};
-    }
-    return $sum;
-}
-
 sub create_cm {
     my ($ns, $name, %o) = @_;
     return $s->request(POST => "/api/v1/namespaces/$ns/configmaps" . ($o{query} // ''),
@@ -85,7 +41,7 @@ my %dur_get = %get;
 delete @dur_get{qw(system_client)};
 
 subtest 'the families, with kube\'s names and types' => sub {
-    my ($m, $types) = scrape($s);
+    my ($m, $types) = scrape_metrics($s);
     my %want = (
         apiserver_request => 'counter', apiserver_request_duration_seconds => 'histogram',
         apiserver_response_sizes => 'histogram', apiserver_current_inflight_requests => 'gauge',
@@ -99,20 +55,20 @@ subtest 'the families, with kube\'s names and types' => sub {
     for my $f (sort keys %want) {
         is($types->{$f}, $want{$f}, "$f is a $want{$f}");
     }
-    cmp_ok(value_of($m, 'process_resident_memory_bytes'), '>', 1 << 20, 'resident memory');
-    my $start = value_of($m, 'process_start_time_seconds');
+    cmp_ok(metric_value($m, 'process_resident_memory_bytes'), '>', 1 << 20, 'resident memory');
+    my $start = metric_value($m, 'process_start_time_seconds');
     cmp_ok($start, '>', time - 600, 'start time: recent');
     cmp_ok($start, '<=', time, 'start time: not in the future');
     ok(exists $m->{apiserver_current_inflight_requests}{'request_kind=mutating'},
         'in-flight mutating requests');
-    is(value_of($m, 'apiserver_storage_objects', resource => 'configmaps'), 1,
+    is(metric_value($m, 'apiserver_storage_objects', resource => 'configmaps'), 1,
         'stored configmaps');
-    is(value_of($m, 'apiserver_storage_objects', resource => 'namespaces'), 5,
+    is(metric_value($m, 'apiserver_storage_objects', resource => 'namespaces'), 5,
         'stored namespaces (default, kube-system, kube-public, kube-node-lease, m)');
 };
 
 subtest 'a GET, a LIST and a 404 move their series, across both workers' => sub {
-    my ($m0) = scrape($s);
+    my ($m0) = scrape_metrics($s);
     my $n = 40;
     my %pids;
     for my $i (1 .. $n) {
@@ -128,51 +84,51 @@ subtest 'a GET, a LIST and a 404 move their series, across both workers' => sub 
     is($s->request(GET => '/api/v1/nosuchresources')->{status}, 404,
         'an unknown resource (not counted, as kube\'s installer has no route)');
     is($s->request(GET => '/version')->{status}, 200, '/version (not counted, as kube)');
-    my ($m) = scrape($s);
+    my ($m) = scrape_metrics($s);
 
-    is(value_of($m, 'apiserver_request_total', %get, code => 200)
-        - value_of($m0, 'apiserver_request_total', %get, code => 200), $n,
+    is(metric_value($m, 'apiserver_request_total', %get, code => 200)
+        - metric_value($m0, 'apiserver_request_total', %get, code => 200), $n,
         "$n GETs counted, verb GET, scope resource, code 200");
-    is(value_of($m, 'apiserver_request_total', %list, code => 200)
-        - value_of($m0, 'apiserver_request_total', %list, code => 200), 1,
+    is(metric_value($m, 'apiserver_request_total', %list, code => 200)
+        - metric_value($m0, 'apiserver_request_total', %list, code => 200), 1,
         'the LIST: verb LIST, scope namespace');
-    is(value_of($m, 'apiserver_request_total', %get, code => 404)
-        - value_of($m0, 'apiserver_request_total', %get, code => 404), 1,
+    is(metric_value($m, 'apiserver_request_total', %get, code => 404)
+        - metric_value($m0, 'apiserver_request_total', %get, code => 404), 1,
         'the 404, with its code');
-    is(value_of($m, 'apiserver_request_total', %get, code => 200,
+    is(metric_value($m, 'apiserver_request_total', %get, code => 200,
         system_client => 'kube-scheduler'), 1, 'system_client kube-scheduler');
-    is(value_of($m, 'apiserver_request_total', resource => 'nosuchresources'), 0,
+    is(metric_value($m, 'apiserver_request_total', resource => 'nosuchresources'), 0,
         'no series for an unknown resource');
-    is(value_of($m, 'apiserver_request_total', subresource => '/version'), 0,
+    is(metric_value($m, 'apiserver_request_total', subresource => '/version'), 0,
         'no series for /version');
-    cmp_ok(value_of($m, 'apiserver_request_total', subresource => '/readyz', verb => 'GET',
+    cmp_ok(metric_value($m, 'apiserver_request_total', subresource => '/readyz', verb => 'GET',
         component => '', scope => '', code => 200), '>=', 1, '/readyz: kube counts it');
 
     is(scalar(keys %pids), 2, 'both workers answered some of the GETs (X-Worker)');
 
     # histograms: cumulative, +Inf = count; the duration has no code label
-    my $count = value_of($m, 'apiserver_request_duration_seconds_count', %dur_get);
-    is($count, value_of($m0, 'apiserver_request_duration_seconds_count', %dur_get) + $n + 2,
+    my $count = metric_value($m, 'apiserver_request_duration_seconds_count', %dur_get);
+    is($count, metric_value($m0, 'apiserver_request_duration_seconds_count', %dur_get) + $n + 2,
         'duration count: the GETs, the 404 and kube-scheduler\'s');
     my @le = qw(0.005 0.025 0.05 0.1 0.2 0.4 0.6 0.8 1 1.25 1.5 2 3 4 5 6 8 10 15 20 30 45 60
         +Inf);
-    my @b = map { value_of($m, 'apiserver_request_duration_seconds_bucket', %dur_get, le => $_) }
+    my @b = map { metric_value($m, 'apiserver_request_duration_seconds_bucket', %dur_get, le => $_) }
         @le;
     is(scalar(grep { $b[$_] < $b[$_ - 1] } 1 .. $#b), 0, 'duration buckets are cumulative');
     is($b[-1], $count, 'the +Inf bucket is the count');
     cmp_ok($b[0], '>', 0, 'some GETs under 5 ms');
-    my $sum = value_of($m, 'apiserver_request_duration_seconds_sum', %dur_get);
+    my $sum = metric_value($m, 'apiserver_request_duration_seconds_sum', %dur_get);
     cmp_ok($sum, '>', 0, 'a positive sum');
     cmp_ok($sum, '<', $count * 60, 'a sum within the buckets');
 
     my %sz = %dur_get;
     delete $sz{dry_run};
-    my $sizes = value_of($m, 'apiserver_response_sizes_count', %sz);
-    is($sizes, value_of($m, 'apiserver_response_sizes_bucket', %sz, le => '+Inf'),
+    my $sizes = metric_value($m, 'apiserver_response_sizes_count', %sz);
+    is($sizes, metric_value($m, 'apiserver_response_sizes_bucket', %sz, le => '+Inf'),
         'response sizes: +Inf = count');
-    cmp_ok(value_of($m, 'apiserver_response_sizes_bucket', %sz, le => '1000'), '>=', $n,
+    cmp_ok(metric_value($m, 'apiserver_response_sizes_bucket', %sz, le => '1000'), '>=', $n,
         'the GETs\' bodies are under 1000 bytes');
-    cmp_ok(value_of($m, 'apiserver_response_sizes_sum', %sz), '>', 100 * $n,
+    cmp_ok(metric_value($m, 'apiserver_response_sizes_sum', %sz), '>', 100 * $n,
         'their bytes are summed');
 };
 
@@ -184,15 +140,15 @@ subtest 'verbs as kube names them: POST, PATCH, DELETE, dry_run' => sub {
         body => '{"data":{"v":"y"}}')->{status}, 200, 'a merge patch');
     is($s->request(DELETE => '/api/v1/namespaces/m/configmaps/gone')->{status}, 200,
         'a delete');
-    my ($m) = scrape($s);
-    is(value_of($m, 'apiserver_request_total', %get, verb => 'POST', dry_run => 'All',
+    my ($m) = scrape_metrics($s);
+    is(metric_value($m, 'apiserver_request_total', %get, verb => 'POST', dry_run => 'All',
         code => 201), 1, 'POST with dry_run All, scope resource');
-    is(value_of($m, 'apiserver_request_total', %get, verb => 'POST', code => 201), 2,
+    is(metric_value($m, 'apiserver_request_total', %get, verb => 'POST', code => 201), 2,
         'POST without a dry run (one and gone)');
-    is(value_of($m, 'apiserver_request_total', %get, verb => 'PATCH', code => 200), 1, 'PATCH');
-    is(value_of($m, 'apiserver_request_total', %get, verb => 'DELETE', code => 200), 1,
+    is(metric_value($m, 'apiserver_request_total', %get, verb => 'PATCH', code => 200), 1, 'PATCH');
+    is(metric_value($m, 'apiserver_request_total', %get, verb => 'DELETE', code => 200), 1,
         'DELETE');
-    is(value_of($m, 'apiserver_storage_objects', resource => 'configmaps'), 1,
+    is(metric_value($m, 'apiserver_storage_objects', resource => 'configmaps'), 1,
         'the dry run stored nothing');
 };
 
@@ -203,18 +159,18 @@ subtest 'watches: long-running while open, their events, a terminated watcher' =
     is($e && $e->{type}, 'ADDED', 'its first event');
     my %lr = (verb => 'WATCH', group => '', version => 'v1', resource => 'configmaps',
         subresource => '', scope => 'namespace', component => 'apiserver');
-    my ($m) = scrape($s);
-    is(value_of($m, 'apiserver_longrunning_requests', %lr), 1, 'one long-running WATCH');
-    cmp_ok(value_of($m, 'apiserver_watch_events_total', group => '', version => 'v1',
+    my ($m) = scrape_metrics($s);
+    is(metric_value($m, 'apiserver_longrunning_requests', %lr), 1, 'one long-running WATCH');
+    cmp_ok(metric_value($m, 'apiserver_watch_events_total', group => '', version => 'v1',
         kind => 'ConfigMap'), '>=', 1, 'watch events of ConfigMaps');
-    is(value_of($m, 'apiserver_watch_events_sizes_count', kind => 'ConfigMap'),
-        value_of($m, 'apiserver_watch_events_total', kind => 'ConfigMap'),
+    is(metric_value($m, 'apiserver_watch_events_sizes_count', kind => 'ConfigMap'),
+        metric_value($m, 'apiserver_watch_events_total', kind => 'ConfigMap'),
         'one size per event');
     $w->close;
     ok(wait_until(sub {
-        my ($m2) = scrape($s);
-        value_of($m2, 'apiserver_longrunning_requests', %lr) == 0
-            && value_of($m2, 'apiserver_request_total', %lr, code => 200, dry_run => '',
+        my ($m2) = scrape_metrics($s);
+        metric_value($m2, 'apiserver_longrunning_requests', %lr) == 0
+            && metric_value($m2, 'apiserver_request_total', %lr, code => 200, dry_run => '',
                 system_client => '') >= 1;
     }, 5), 'closed: no longer long-running, and counted as a WATCH')
         or diag(join "\n", grep { /WATCH/ } split /\n/, $s->request(GET => '/metrics')->{body});
@@ -229,8 +185,8 @@ subtest 'watches: long-running while open, their events, a terminated watcher' =
     my $cut = 0;
     for my $i (1 .. 30) {
         is(create_cm('m', "big-$i", data => 'x' x 200_000)->{status}, 201, "big-$i");
-        my ($m3) = scrape($s);
-        last if ($cut = value_of($m3, 'apiserver_terminated_watchers_total',
+        my ($m3) = scrape_metrics($s);
+        last if ($cut = metric_value($m3, 'apiserver_terminated_watchers_total',
             resource => 'configmaps')) >= 1;
     }
     is($cut, 1, 'apiserver_terminated_watchers_total{resource="configmaps"}')
@@ -239,12 +195,12 @@ subtest 'watches: long-running while open, their events, a terminated watcher' =
 };
 
 subtest 'the counts survive a reload' => sub {
-    my ($m0) = scrape($s);
-    my $before = value_of($m0, 'apiserver_request_total', %get, code => 200);
+    my ($m0) = scrape_metrics($s);
+    my $before = metric_value($m0, 'apiserver_request_total', %get, code => 200);
     ok($s->reload(wait_old => 1), 'reloaded');
     $s->request(GET => '/api/v1/namespaces/m/configmaps/one');
-    my ($m) = scrape($s);
-    is(value_of($m, 'apiserver_request_total', %get, code => 200), $before + 1,
+    my ($m) = scrape_metrics($s);
+    is(metric_value($m, 'apiserver_request_total', %get, code => 200), $before + 1,
         'the count went on');
 };
 
@@ -265,7 +221,7 @@ EOF
     is($res->{status}, 403, 'a user without system:monitoring: 403');
     like($res->{body}, qr/forbidden: User \\"nomon\\" cannot get path \\"\/metrics\\"/,
         'kube\'s message');
-    my ($m) = scrape($r, cert => $mon);
+    my ($m) = scrape_metrics($r, cert => $mon);
     ok($m && exists $m->{apiserver_request_total}, 'a member of system:monitoring scrapes it');
     ok($r->stop, 'stopped cleanly');
 }

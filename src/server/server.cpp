@@ -9,6 +9,7 @@
 #include "authz/policy_json.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/protobuf_codec.hpp"
+#include "flowcontrol/bootstrap.hpp"
 #include "registry/encoding.hpp"
 #include "registry/namespace_finalizer.hpp"
 #include "registry/scale.hpp"
@@ -242,7 +243,10 @@ void Server::start() {
     if (options_.rbacPolicyOwner) {
         startRbacPolicy();
     } else {
-        rbacReconciled_();  // the owner worker reconciles; this one follows its caches
+        // The owner worker reconciles; this one is ready when its caches,
+        // which its authorizer reads, hold what the owner wrote.
+        rbacSync_ = syncBootstrap("rbac.authorization.k8s.io", authz::bootstrapPolicy(),
+                                  rbacReconciled_);
     }
     startFlowControl();
     for (const char* name : kDefaultNamespaces) {
@@ -294,12 +298,41 @@ void Server::startFlowControl() {
     if (schemas && levels) {
         flowControl_->follow(*schemas, *levels);
     }
+    auto synced = [this] {
+        flowControlSync_ = syncBootstrap("flowcontrol.apiserver.k8s.io",
+                                         flowcontrol::bootstrapConfiguration(),
+                                         flowControlBootstrapped_);
+    };
     if (!options_.rbacPolicyOwner) {
-        flowControlBootstrapped_();  // the owner worker keeps the objects
+        synced();  // the owner worker keeps the objects
         return;
     }
     flowMaintainer_ = std::make_unique<flowcontrol::Maintainer>(loop_, store, *flowControl_);
-    flowMaintainer_->start([this](authz::BootstrapSummary) { flowControlBootstrapped_(); });
+    flowMaintainer_->start([synced](authz::BootstrapSummary) { synced(); });
+}
+
+// Calls `hook` once this worker's watch caches of `group`'s kinds hold every
+// object of `objects` (at once when there are no caches to wait for).
+std::unique_ptr<BootstrapSync> Server::syncBootstrap(
+    std::string_view group, const std::vector<authz::BootstrapObject>& objects,
+    std::function<void()> hook) {
+    std::vector<storage::cacher::WatchCache*> caches;
+    std::vector<std::string> keys;
+    std::set<const registry::KindInfo*> kinds;
+    for (const authz::BootstrapObject& o : objects) {
+        const registry::KindInfo* kind = scheme_.find(group, "v1", o.resource);
+        meta::Status err;
+        storage::cacher::WatchCache* cache = kind ? stores_.at(kind)->watchCache(&err) : nullptr;
+        if (!cache) {
+            hook();
+            return nullptr;
+        }
+        if (kinds.insert(kind).second) {
+            caches.push_back(cache);
+        }
+        keys.push_back(registry::objectKey(*kind, o.namespace_, o.name));
+    }
+    return std::make_unique<BootstrapSync>(caches, std::move(keys), std::move(hook));
 }
 
 registry::Store& Server::rbacStore(std::string_view resource) {
@@ -313,7 +346,8 @@ void Server::startRbacPolicy() {
         [this](std::string_view resource) -> registry::Store& { return rbacStore(resource); },
         [this](authz::BootstrapSummary summary) {
             bootstrapSummary_ = std::move(summary);
-            rbacReconciled_();
+            rbacSync_ = syncBootstrap("rbac.authorization.k8s.io", authz::bootstrapPolicy(),
+                                      rbacReconciled_);
         });
     aggregator_ = std::make_unique<authz::ClusterRoleAggregator>(rbacStore("clusterroles"));
     aggregator_->start();

@@ -24,6 +24,7 @@
 #include "openapi/service.hpp"
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
+#include "server/bootstrap_sync.hpp"
 #include "server/health.hpp"
 #include "server/http.hpp"
 #include "storage/cacher/cacher.hpp"
@@ -161,6 +162,9 @@ class Server {
     registry::Store& rbacStore(std::string_view resource);
     void startRbacPolicy();
     void addHealthChecks();
+    std::unique_ptr<BootstrapSync> syncBootstrap(std::string_view group,
+                                                 const std::vector<authz::BootstrapObject>& objects,
+                                                 std::function<void()> hook);
 
     util::EventLoop& loop_;
     storage::Interface& storage_;
@@ -179,6 +183,9 @@ class Server {
     std::unique_ptr<authz::RbacAuthorizer> rbac_;
     std::unique_ptr<flowcontrol::Controller> flowControl_;
     std::unique_ptr<flowcontrol::Maintainer> flowMaintainer_;
+    // Finish the PostStartHooks once this worker's caches hold the bootstrap.
+    std::unique_ptr<BootstrapSync> rbacSync_;
+    std::unique_ptr<BootstrapSync> flowControlSync_;
     util::Turns turns_;
     std::unique_ptr<storage::Compactor> compactor_;
     std::unique_ptr<authz::ClusterRoleAggregator> aggregator_;
@@ -186,8 +193,10 @@ class Server {
     std::optional<authz::BootstrapSummary> bootstrapSummary_;
     HealthChecks health_;
     // Cleared when the default namespaces exist (PostStartHook
-    // bootstrap-controller) and when the bootstrap RBAC policy is reconciled
-    // (rbac/bootstrap-roles).
+    // bootstrap-controller), and when this worker's caches hold the bootstrap
+    // RBAC policy (rbac/bootstrap-roles) and APF configuration
+    // (priority-and-fairness-config-producer), after the owner worker wrote
+    // them.
     std::function<void()> namespacesCreated_;
     std::function<void()> rbacReconciled_;
     std::function<void()> flowControlBootstrapped_;

@@ -188,6 +188,31 @@ void the_server_is_ready_once_started(void** /*state*/) {
     expectText(f.send("GET", "/livez/ping/"), 404, "404 page not found\n", true);
 }
 
+// A worker that does not write the bootstrap (another worker of the host
+// does) is ready only once its own caches hold what the owner wrote: until
+// then its authorizer would refuse what the bootstrap policy allows.
+void a_follower_worker_is_ready_once_its_caches_hold_the_bootstrap(void** /*state*/) {
+    FakeLoop loop;
+    kube::storage::memory::Store memory{loop};
+    kube::server::ServerOptions followerOptions;
+    followerOptions.storageName = "memory";
+    kube::server::Server follower(loop, memory, followerOptions);
+    follower.start();
+    loop.run();
+    assert_false(follower.ready());
+    kube::server::ServerOptions ownerOptions = followerOptions;
+    ownerOptions.rbacPolicyOwner = true;
+    kube::server::Server owner(loop, memory, ownerOptions);
+    owner.start();
+    loop.run();
+    assert_true(owner.ready());
+    // The policy is stored; the follower has not read the store's log yet.
+    assert_false(follower.ready());
+    follower.pollChanges();  // as a worker woken by another's commit does
+    loop.run();
+    assert_true(follower.ready());
+}
+
 // A storage whose reads throw, as a bug deep in a handler would.
 class ThrowingStore : public kube::storage::memory::Store {
   public:
@@ -252,6 +277,7 @@ int main() {
         cmocka_unit_test(endpoints_list_their_checks_as_kube_does),
         cmocka_unit_test(exclude_skips_checks_and_warns_of_unknown_names),
         cmocka_unit_test(the_server_is_ready_once_started),
+        cmocka_unit_test(a_follower_worker_is_ready_once_its_caches_hold_the_bootstrap),
         cmocka_unit_test(an_exception_in_a_handler_is_a_500_and_the_server_goes_on),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);

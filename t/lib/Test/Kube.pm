@@ -167,6 +167,8 @@ environment.
     $s->reload(%opts [, wait_old => 1]) (HUP; waits for the new workers and
         the old ones to start shutting down, or with wait_old to exit),
     $s->kill9_all (SIGKILL to master and workers, returns their pids),
+    $s->wait_ready($seconds [, $path]) (undef once every worker answers
+        /readyz below 500, else why not; start does it),
     $s->is_running, ->master_pid, ->worker_pids, ->log_size,
     $s->log_since($offset), ->error_log_since_start, ->fatal_lines($text),
     $s->request($method, $path, %opts) (http_request on this server)
@@ -272,6 +274,7 @@ our @EXPORT = (qw(
     start_server new_server http_request kubectl kubectl_versions
     python_client client_cert untrusted_cert cert_dir run_command
     json_subset json_subset_ok wait_until pid_alive decode_json encode_json ABSENT
+    scrape_metrics metric_value
     warnings_of http_batch free_port b64url sign_jwt front_proxy_cert
     json_of slurp spew scratch_dir
     done_testing note subtest explain BAIL_OUT
@@ -1039,6 +1042,54 @@ sub json_subset_ok {
 }
 
 # ---------------------------------------------------------------------------
+# Metrics
+
+# scrape_metrics($server, %request_opts) -> ({name}{labels} = value, {name} =
+# type): every sample of GET /metrics, parsed by prometheus_client, labels as
+# `k=v,...` sorted; tests that the answer is 200 text/plain and parses.
+sub scrape_metrics {
+    my ($srv, %o) = @_;
+    local $Test::Builder::Level = $Test::Builder::Level + 1;
+    my $r = $srv->request(GET => '/metrics', %o);
+    is($r->{status}, 200, 'GET /metrics') or return;
+    like($r->{headers}{'content-type'}, qr{^text/plain}, 'text/plain');
+    my $file = $srv->root . '/scrape.txt';
+    _spew($file, $r->{body});
+    my ($rc, $out, $err) = run_command([$Python, '-c', <<'PY', $file]);
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+out = {"types": {}, "samples": []}
+for fam in text_string_to_metric_families(open(sys.argv[1]).read()):
+    out["types"][fam.name] = fam.type
+    for s in fam.samples:
+        out["samples"].append([s.name, s.labels, s.value])
+print(json.dumps(out))
+PY
+    is($rc, 0, 'the scrape parses as Prometheus text') or diag($err);
+    my $got = decode_json($out);
+    my %m;
+    for my $smp (@{ $got->{samples} }) {
+        my ($name, $labels, $value) = @$smp;
+        my $key = join ',', map { "$_=$labels->{$_}" } sort keys %$labels;
+        $m{$name}{$key} = $value;
+    }
+    return (\%m, $got->{types});
+}
+
+# metric_value($samples, $name, %labels) -> the sum of the series of `name`
+# whose labels include %labels (0 when none).
+sub metric_value {
+    my ($m, $name, %want) = @_;
+    my $sum = 0;
+    for my $key (keys %{ $m->{$name} || {} }) {
+        my %l = map { split /=/, $_, 2 } split /,/, $key;
+        next if grep { ($l{$_} // "\0") ne $want{$_} } keys %want;
+        $sum += $m->{$name}{$key};
+    }
+    return $sum;
+}
+
+# ---------------------------------------------------------------------------
 # Servers
 
 sub new_server {
@@ -1734,16 +1785,37 @@ sub _ready_path {
 
 # The master listens before it writes the pid file, so a running master is
 # enough for plain nginx; a kube_api server must also answer the ready path
-# below 500 (a 401/403 still proves the module is up).
+# below 500 (a 401/403 still proves the module is up). Each worker answers
+# for itself and a new connection reaches any of them, so with several
+# workers the same status must come back 3 times per worker in a row (a
+# worker still filling its caches answers 500, or 403 to anonymous users).
 sub _wait_ready {
     my ($self, $deadline) = @_;
     my $path = $self->_ready_path;
     return undef unless defined $path;
-    my $last;
+    return $self->wait_ready($deadline - time, $path);
+}
+
+# wait_ready(SECONDS, PATH = /readyz) -> undef once every worker answers
+# PATH below 500 (as above), else why not.
+sub wait_ready {
+    my ($self, $seconds, $path) = @_;
+    $path //= '/readyz';
+    my $workers = $self->{opts}{workers} || 1;
+    my $need = $workers > 1 ? 3 * $workers : 1;
+    my ($last, $same) = (undef, 0);
     my $ok = Test::Kube::wait_until(sub {
-        $last = $self->request('GET', $path, timeout => 2);
-        $last->{status} < 500;
-    }, $deadline - time);
+        while (1) {
+            my $r = $self->request('GET', $path, timeout => 2);
+            if ($r->{status} >= 500) {
+                ($last, $same) = ($r, 0);
+                return 0;
+            }
+            $same = $last && $last->{status} == $r->{status} ? $same + 1 : 1;
+            $last = $r;
+            return 1 if $same >= $need;
+        }
+    }, $seconds);
     return undef if $ok;
     return "GET $path answered $last->{status}: " . substr($last->{body}, 0, 500);
 }

@@ -1,0 +1,206 @@
+#!/usr/bin/perl
+# API Priority and Fairness: a quiet tenant beside a noisy one, and what APF
+# and the metrics cost a plain GET (issue 14's benchmark); bench/run's case
+# (m):
+#
+#   KUBE_BUILD=<dir of the module .so> GET_LOAD=<get_load> perl bench/apf_fairness.pl
+#
+# Two nginx (2 workers each, jemalloc, plain HTTP on loopback, the same
+# token file, AlwaysAllow) run side by side: "on" with APF and /metrics
+# (the defaults), "off" with `kube_priority_and_fairness off` and
+# `kube_metrics off` (max-in-flight instead). Both have
+# kube_max_requests_inflight 20 + kube_max_mutating_requests_inflight 10 =
+# 30 seats; on "on", FlowSchema "bench-tenants" sends users "quiet" and
+# "noisy" (ByUser: one flow each) to the queuing level "bench-tenants"
+# (nominalConcurrencyShares 5 of 250: 1 seat, none lent or borrowed; 64
+# queues, handSize 4, queueLengthLimit 5). $GET_LOAD (bench/get_load.cpp)
+# LISTs the 500 ConfigMaps of namespace "tenants":
+#   quiet alone          BENCH_APF_QUIET_RATE (default 50) req/s on 2
+#                        connections for BENCH_APF_SECONDS (default 10)
+#   quiet under a flood  the same, while noisy sends BENCH_APF_NOISY_RATE
+#                        (default 100 x quiet's) req/s on 32 connections
+# on "on", then the flood again on "off" (max-in-flight: no fairness) for
+# comparison. Printed: quiet's p50/p99 alone and under the flood (target:
+# p99 within 2x), noisy's share of 429s, quiet's 429s.
+# Then GET /api/v1/namespaces/tenants/configmaps/one as token user
+# "reader" (FlowSchema global-default) on BENCH_CONNECTIONS (default 32)
+# connections, BENCH_APF_ROUNDS (default 3) rounds alternating "on" and
+# "off", BENCH_APF_GET_SECONDS (default 3) each: the cost of APF's
+# classification and dispatch plus the metrics (target < 5%).
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/../t/lib";
+use Test::Kube;
+use File::Temp qw(tempdir);
+use HTTP::Tiny;
+
+# TAP (the harness's checks) to stderr: stdout is the table alone
+Test::More->builder->output(\*STDERR);
+
+my $seconds = $ENV{BENCH_APF_SECONDS} || 10;
+my $quietRate = $ENV{BENCH_APF_QUIET_RATE} || 50;
+my $noisyRate = $ENV{BENCH_APF_NOISY_RATE} || 100 * $quietRate;
+my $rounds = $ENV{BENCH_APF_ROUNDS} || 3;
+my $getSeconds = $ENV{BENCH_APF_GET_SECONDS} || 3;
+my $conns = $ENV{BENCH_CONNECTIONS} || 32;
+my $items = 500;
+my $getLoad = $ENV{GET_LOAD} || ($ENV{KUBE_BUILD} || "$FindBin::Bin/../build") . '/get_load';
+-x $getLoad or die "$getLoad is missing (make build/get_load)\n";
+
+my $dir = tempdir(CLEANUP => 1);
+Test::Kube::_spew("$dir/tokens.csv", qq{admin-token,admin,uid-admin,"system:masters"\n}
+    . join '', map { "$_-token,$_,uid-$_\n" } qw(quiet noisy reader));
+
+my $limits = <<"EOF";
+kube_token_auth_file $dir/tokens.csv;
+kube_max_requests_inflight 20;
+kube_max_mutating_requests_inflight 10;
+access_log off;
+EOF
+my $location = "location / {\n    kube_api;\n}\n";
+my %servers = (
+    on => start_server(workers => 2, http_config => $limits, config => $location),
+    off => start_server(workers => 2, config => $location,
+        http_config => "$limits\nkube_priority_and_fairness off;\nkube_metrics off;\n"),
+);
+
+my $admin = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
+my %json = ('Content-Type' => 'application/json', Authorization => 'Bearer admin-token');
+
+sub post {
+    my ($s, $path, $obj) = @_;
+    my $r = $admin->request('POST', $s->url . $path,
+        { content => encode_json($obj), headers => \%json });
+    die "POST $path: $r->{status} $r->{content}\n" unless $r->{status} == 201;
+    return decode_json($r->{content});
+}
+
+for my $s (values %servers) {
+    post($s, '/api/v1/namespaces', { metadata => { name => 'tenants' } });
+    post($s, '/api/v1/namespaces/tenants/configmaps', { metadata => { name => 'one' },
+        data => { 'database.host' => 'db.bench.svc.cluster.local', 'log.level' => 'info' } });
+    for my $i (2 .. $items) {
+        post($s, '/api/v1/namespaces/tenants/configmaps', { metadata => { name => "cm-$i" },
+            data => { map { ("key$_" => "value $_ of configmap $i") } 1 .. 5 } });
+    }
+}
+my $fc = '/apis/flowcontrol.apiserver.k8s.io/v1';
+my $level = post($servers{on}, "$fc/prioritylevelconfigurations", {
+    metadata => { name => 'bench-tenants' },
+    spec => { type => 'Limited', limited => { nominalConcurrencyShares => 5,
+        lendablePercent => 0, borrowingLimitPercent => 0, limitResponse => { type => 'Queue',
+            queuing => { queues => 64, handSize => 4, queueLengthLimit => 5 } } } } });
+post($servers{on}, "$fc/flowschemas", {
+    metadata => { name => 'bench-tenants' },
+    spec => { priorityLevelConfiguration => { name => 'bench-tenants' },
+        matchingPrecedence => 500, distinguisherMethod => { type => 'ByUser' },
+        rules => [{ subjects => [map { { kind => 'User', user => { name => $_ } } } qw(quiet noisy)],
+            resourceRules => [{ verbs => ['*'], apiGroups => ['*'], resources => ['*'],
+                namespaces => ['*'], clusterScope => JSON::PP::true }] }] } });
+my $list = '/api/v1/namespaces/tenants/configmaps';
+wait_until(sub {
+    my $r = $admin->request('GET', $servers{on}->url . $list,
+        { headers => { Authorization => 'Bearer quiet-token' } });
+    ($r->{headers}{'x-kubernetes-pf-prioritylevel-uid'} // '') eq $level->{metadata}{uid};
+}, 10) or die "the bench-tenants level never classified quiet\n";
+{
+    my $r = $admin->request('GET', $servers{on}->url . $list,
+        { headers => { Authorization => 'Bearer quiet-token' } });
+    my $got = $r->{status} == 200 ? scalar @{ decode_json($r->{content})->{items} } : 0;
+    die "LIST as quiet: $r->{status}, $got items\n" unless $got == $items;
+}
+sleep 1.2;  # the other worker too
+
+# start_load($server, $path, $who, @args) -> a pid whose output goes to a file
+my $n = 0;
+sub start_load {
+    my ($s, $path, $who, @args) = @_;
+    my $out = "$dir/load-" . $n++;
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        open STDOUT, '>', $out or die "$out: $!";
+        exec $getLoad, '--url', $s->url . $path, '--header', "Authorization: Bearer $who-token",
+            @args;
+        die "exec $getLoad: $!";
+    }
+    return [$pid, $out];
+}
+
+sub finish_load {
+    my ($load) = @_;
+    waitpid($load->[0], 0);
+    my $text = Test::Kube::_slurp($load->[1]);
+    my ($line) = $text =~ /^RESULT get (.*)$/m or die "get_load ($?): $text\n";
+    my %r = map { split /=/, $_, 2 } split ' ', $line;
+    die "get_load: $r{non2xx} non-2xx answers, $r{status429} of them 429\n"
+        if $r{non2xx} != $r{status429};
+    return \%r;
+}
+
+sub quiet {
+    my ($s) = @_;
+    return start_load($s, $list, 'quiet', '--seconds', $seconds, '--connections', 2,
+        '--rate', $quietRate);
+}
+
+sub flood {
+    my ($s) = @_;
+    my $noisy = start_load($s, $list, 'noisy', '--seconds', $seconds + 2, '--connections', 32,
+        '--rate', $noisyRate);
+    sleep 1;  # the flood is on before quiet starts, and until it ends
+    my $q = finish_load(quiet($s));
+    return ($q, finish_load($noisy));
+}
+
+print STDERR "apf_fairness: quiet alone, then under the flood, APF on; the flood, APF off\n";
+my $alone = finish_load(quiet($servers{on}));
+my ($underOn, $noisyOn) = flood($servers{on});
+my ($underOff, $noisyOff) = flood($servers{off});
+
+print STDERR "apf_fairness: GET throughput, APF + metrics on vs off\n";
+my (@on, @off);
+my $get = '/api/v1/namespaces/tenants/configmaps/one';
+for my $round (1 .. $rounds) {
+    for my $which (qw(on off)) {
+        my $r = finish_load(start_load($servers{$which}, $get, 'reader', '--seconds', $getSeconds,
+            '--connections', $conns));
+        die "GET on $which: $r->{non2xx} non-2xx answers\n" if $r->{non2xx};
+        push @{ $which eq 'on' ? \@on : \@off }, $r->{rps};
+    }
+}
+for my $s (values %servers) {
+    ok($s->stop, 'nginx stopped cleanly');
+}
+
+sub ms { return sprintf '%.2f', $_[0] / 1000 }
+sub share { my ($r) = @_; return $r->{requests} ? 100 * $r->{status429} / $r->{requests} : 0 }
+sub sum { my $t = 0; $t += $_ for @_; return $t }
+
+printf "(m) APF: quiet tenant (%d req/s, 2 conns) vs noisy (%d req/s, 32 conns), LIST of %d "
+    . "ConfigMaps, %d s;\n", $quietRate, $noisyRate, $items, $seconds;
+print "    both on level bench-tenants (1 seat, 64 queues, handSize 4, queueLengthLimit 5), "
+    . "ByUser\n";
+printf "%-34s %9s %9s %9s %8s %8s\n", 'case', 'req/s', 'p50', 'p99', '429s', '429 %';
+my @rows = (
+    ['quiet alone (APF on)', $alone],
+    ['quiet under flood (APF on)', $underOn],
+    ['noisy flood (APF on)', $noisyOn],
+    ['quiet under flood (APF off)', $underOff],
+    ['noisy flood (APF off)', $noisyOff],
+);
+for my $row (@rows) {
+    my ($label, $r) = @$row;
+    printf "%-34s %9s %7sms %7sms %8d %7.1f%%\n", $label, $r->{rps}, ms($r->{p50_us}),
+        ms($r->{p99_us}), $r->{status429}, share($r);
+}
+my $ratio = $alone->{p99_us} ? $underOn->{p99_us} / $alone->{p99_us} : 0;
+printf "quiet p99 under the flood / alone: %.2f (target <= 2: %s); noisy's 429 share %.1f%%; "
+    . "quiet's 429s %d\n", $ratio, $ratio <= 2 ? 'met' : 'NOT met', share($noisyOn),
+    $underOn->{status429};
+my ($sOn, $sOff) = (sum(@on), sum(@off));
+printf "(m) GET configmap, token user, %d conns, %d x %d s alternated: APF + metrics on %s, "
+    . "off %s req/s\n", $conns, $rounds, $getSeconds, join('/', @on), join('/', @off);
+printf "APF + metrics cost: %.1f%% (on/off %.3f; target < 5%%: %s)\n", 100 * (1 - $sOn / $sOff),
+    $sOn / $sOff, 1 - $sOn / $sOff < 0.05 ? 'met' : 'NOT met';
+done_testing();
