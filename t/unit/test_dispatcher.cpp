@@ -85,9 +85,10 @@ std::string at(std::string_view object, std::initializer_list<std::string_view> 
 struct Fixture {
     FakeLoop loop;
     kube::storage::memory::Store memory{loop};
-    kube::server::Server server{loop, memory};
+    kube::server::Server server;
 
-    explicit Fixture(bool start = true) {
+    explicit Fixture(bool start = true, kube::server::ServerOptions options = {})
+        : server(loop, memory, options) {
         if (start) {
             server.start();
             loop.run();
@@ -348,7 +349,11 @@ void version_is_an_indented_version_info(void**) {
 }
 
 void readyz_turns_ok_once_started(void**) {
-    Fixture f(false);
+    // The worker that writes the bootstrap objects: a follower would wait for
+    // another worker's.
+    kube::server::ServerOptions owner;
+    owner.rbacPolicyOwner = true;
+    Fixture f(false, owner);
     HttpResponse r = f.get("/readyz");
     assert_int_equal(r.status, 500);
     assert_string_equal(r.contentType.c_str(), "text/plain; charset=utf-8");
