@@ -136,6 +136,10 @@ my $body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: h\ndata:\n  k: v
 is($st, 422, 'apply without fieldManager: 422');
 is($o->{message}, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is '
     . 'required for apply patch', '... in kube\'s words');
+($st, $o) = call(PATCH => "$cms/h?fieldManager=m&fieldValidation=Bogus", $body, $apply);
+is($st, 422, 'apply with a bad fieldValidation: 422');
+is($o->{message}, 'PatchOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: '
+    . '"Bogus": supported values: "", "Ignore", "Strict", "Warn"', '... in kube\'s words');
 ($st, $o) = call(PATCH => "$cms/h?fieldManager=m&dryRun=All", $body, $apply);
 is($st, 201, 'a dry-run apply of a missing object: 201');
 is($o->{data}{k}, 'v', '... with the object');
