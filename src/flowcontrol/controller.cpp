@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace kube::flowcontrol {
 
@@ -389,12 +390,21 @@ std::optional<Decision> Controller::classify(const authz::Attributes& request) c
 }
 
 std::uint64_t hashFlowID(std::string_view flowSchema, std::string_view distinguisher) {
-    std::string input;
-    input.reserve(flowSchema.size() + 1 + distinguisher.size());
-    input.append(flowSchema).push_back('\0');
-    input.append(distinguisher);
+    // on the stack when it fits (names are at most 253 bytes; user names
+    // may be longer)
+    char small[512];
+    std::string large;
+    size_t size = flowSchema.size() + 1 + distinguisher.size();
+    char* input = small;
+    if (size > sizeof(small)) {
+        large.resize(size);
+        input = large.data();
+    }
+    std::memcpy(input, flowSchema.data(), flowSchema.size());
+    input[flowSchema.size()] = '\0';
+    std::memcpy(input + flowSchema.size() + 1, distinguisher.data(), distinguisher.size());
     unsigned char sum[SHA256_DIGEST_LENGTH];
-    SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), sum);
+    SHA256(reinterpret_cast<const unsigned char*>(input), size, sum);
     std::uint64_t h = 0;
     for (int i = 7; i >= 0; --i) {
         h = (h << 8) | sum[i];
