@@ -313,6 +313,22 @@ Admission Dispatcher::admit(std::string_view level, std::uint64_t flowHash, int 
         q.nextDispatchR = l.currentR;
     }
 
+    // Nothing waits at this level, and a seat is free: what enqueuing and
+    // dispatching would do, without the visit of every level and queue.
+    // Every call ends with all that can be dispatched dispatched, so no
+    // other level can take a seat now, and this request, alone in its
+    // level's queues, would be the one dispatched.
+    if (l.waiting == 0 && canTakeSeat(l, false)) {
+        q.nextDispatchR = std::max(q.nextDispatchR, l.currentR);  // its arrival
+        takeSeat(i, qi, owner);
+        q.nextDispatchR += kEstimatedServiceSeconds;
+        l.robinIndex = qi;
+        shrinkQueueSpan(l);
+        a.outcome = Admission::Outcome::Execute;
+        a.seat = {i, qi, nowNs};
+        return a;
+    }
+
     int slot = s_.freeHead - 1;
     WaitingSlot& w = s_.waiting[slot];
     s_.freeHead = w.next;
@@ -494,7 +510,12 @@ bool Dispatcher::dispatchOne(int level, std::int64_t nowNs, Wakes& wakes) {
         wakes.add(w.owner);
     }
 
-    // a shrunk configuration's extra queues go once drained
+    shrinkQueueSpan(l);
+    return true;
+}
+
+// A shrunk configuration's extra queues go once drained.
+void Dispatcher::shrinkQueueSpan(LevelSlot& l) {
     while (l.queueSpan > l.queues && l.queue[l.queueSpan - 1].waiting == 0 &&
            l.queue[l.queueSpan - 1].seatsInUse == 0) {
         l.queueSpan--;
@@ -502,7 +523,6 @@ bool Dispatcher::dispatchOne(int level, std::int64_t nowNs, Wakes& wakes) {
     if (l.robinIndex >= l.queueSpan) {
         l.robinIndex = 0;
     }
-    return true;
 }
 
 // Removes a waiting request from its queue (the queue's list is short:
