@@ -240,23 +240,26 @@ void
 ngx_http_kube_fc_wake(SharedState *state, const Wakes &wakes)
 {
     int                         i;
+    std::uint64_t               bits;
     ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
 
-    for (i = 0; i < kube::flowcontrol::kMaxOwners; i++) {
-        if (!wakes.has(i)) {
-            continue;
-        }
+    /* the owners set, a word of the mask at a time (mostly none) */
+    for (int word = 0; word < kube::flowcontrol::kMaxOwners / 64; word++) {
+        for (bits = wakes.mask[word]; bits != 0; bits &= bits - 1) {
+            i = word * 64 + __builtin_ctzll(bits);
 
-        if (w != NULL && i == w->owner) {
-            if (!w->resume.posted) {
-                ngx_post_event(&w->resume, &ngx_posted_events);
+            if (w != NULL && i == w->owner) {
+                if (!w->resume.posted) {
+                    ngx_post_event(&w->resume, &ngx_posted_events);
+                }
+                continue;
             }
-            continue;
-        }
 
-        /* the slot is read without the lock: a stale one costs a
-         * spurious wake-up, and the poll every second covers a lost one */
-        ngx_http_kube_wake_worker(state->owner[i].workerSlot);
+            /* the slot is read without the lock: a stale one costs a
+             * spurious wake-up, and the poll every second covers a lost
+             * one */
+            ngx_http_kube_wake_worker(state->owner[i].workerSlot);
+        }
     }
 }
 
