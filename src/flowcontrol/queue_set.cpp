@@ -182,7 +182,10 @@ void Dispatcher::syncTime(LevelSlot& l, std::int64_t nowNs) {
 
     int active = 0;
     long wanted = 0;
-    for (int i = 0; i < l.queueSpan; i++) {
+    // an idle level has no busy queue (a level's seats and waiting requests
+    // are its queues' sums, and its queues' seats go when its own do)
+    int span = l.seatsInUse == 0 && l.waiting == 0 ? 0 : l.queueSpan;
+    for (int i = 0; i < span; i++) {
         const QueueSlot& q = l.queue[i];
         wanted += q.seatsInUse + q.waiting;
         if (q.seatsInUse > 0 || q.waiting > 0) {
