@@ -62,9 +62,9 @@ struct ngx_http_kube_fc_request_t {
     ngx_uint_t           state = NGX_HTTP_KUBE_FC_WAITING;
     Seat                 seat;
     Ticket               ticket;
-    /* X-Kubernetes-PF-* (APF only) */
-    std::string          flow_schema_uid;
-    std::string          priority_level_uid;
+    /* X-Kubernetes-PF-* (APF only), in the request pool */
+    ngx_str_t            flow_schema_uid = ngx_null_string;
+    ngx_str_t            priority_level_uid = ngx_null_string;
     bool                 headers_set = false;
     /* an APF watch: its seat goes back as soon as it starts */
     bool                 watch = false;
@@ -74,8 +74,7 @@ struct ngx_http_kube_fc_request_t {
     bool                 exempt = false;
     bool                 reject = false;    /* a Reject level */
     bool                 executing_counted = false;
-    std::string          flow_schema;
-    std::string          priority_level;
+    ngx_http_kube_flow_series_t  *series = nullptr;
     std::int64_t         arrived_ns = 0;
     std::int64_t         started_ns = 0;
 };
@@ -87,6 +86,9 @@ struct ngx_http_kube_fc_worker_t {
     ngx_event_t          resume{};
     const kube::flowcontrol::Classifier                   *classifier = nullptr;
     std::shared_ptr<const kube::flowcontrol::Configuration>  applied;
+    /* the attributes classified, refilled for every request: assigning
+     * keeps the strings' memory, so a request allocates nothing here */
+    kube::authz::Attributes                                  attrs;
 };
 
 ngx_shm_zone_t             *ngx_http_kube_fc_zone;
@@ -110,9 +112,8 @@ void
 ngx_http_kube_fc_note_queued(ngx_http_kube_fc_request_t *fc, ngx_int_t delta)
 {
     if (fc->metrics) {
-        ngx_http_kube_metrics_flow_add(NGX_HTTP_KUBE_FLOW_INQUEUE,
-                                       fc->flow_schema, fc->priority_level,
-                                       delta);
+        ngx_http_kube_metrics_flow_add(fc->series,
+                                       NGX_HTTP_KUBE_FLOW_INQUEUE, delta);
     }
 }
 
@@ -127,7 +128,7 @@ ngx_http_kube_fc_note_executing(ngx_http_kube_fc_request_t *fc,
         return;
     }
 
-    ngx_http_kube_metrics_flow_dispatched(fc->flow_schema, fc->priority_level);
+    ngx_http_kube_metrics_flow_dispatched(fc->series);
     fc->started_ns = now;
     fc->executing_counted = true;
 
@@ -135,12 +136,11 @@ ngx_http_kube_fc_note_executing(ngx_http_kube_fc_request_t *fc,
         return;
     }
 
-    ngx_http_kube_metrics_flow_wait(fc->flow_schema, fc->priority_level, true,
+    ngx_http_kube_metrics_flow_wait(fc->series, true,
         static_cast<uint64_t>(now - fc->arrived_ns));
-    ngx_http_kube_metrics_flow_add(NGX_HTTP_KUBE_FLOW_EXECUTING,
-                                   fc->flow_schema, fc->priority_level, 1);
-    ngx_http_kube_metrics_flow_add(NGX_HTTP_KUBE_FLOW_SEATS_IN_USE,
-                                   fc->flow_schema, fc->priority_level, 1);
+    ngx_http_kube_metrics_flow_add(fc->series, NGX_HTTP_KUBE_FLOW_EXECUTING, 1);
+    ngx_http_kube_metrics_flow_add(fc->series,
+                                   NGX_HTTP_KUBE_FLOW_SEATS_IN_USE, 1);
 }
 
 
@@ -153,18 +153,17 @@ ngx_http_kube_fc_note_finished(ngx_http_kube_fc_request_t *fc)
 
     fc->executing_counted = false;
 
-    ngx_http_kube_metrics_flow_execution(fc->flow_schema, fc->priority_level,
-        fc->watch,
+    ngx_http_kube_metrics_flow_execution(fc->series, fc->watch,
         static_cast<uint64_t>(ngx_http_kube_fc_now() - fc->started_ns));
 
     if (fc->exempt) {
         return;
     }
 
-    ngx_http_kube_metrics_flow_add(NGX_HTTP_KUBE_FLOW_EXECUTING,
-                                   fc->flow_schema, fc->priority_level, -1);
-    ngx_http_kube_metrics_flow_add(NGX_HTTP_KUBE_FLOW_SEATS_IN_USE,
-                                   fc->flow_schema, fc->priority_level, -1);
+    ngx_http_kube_metrics_flow_add(fc->series, NGX_HTTP_KUBE_FLOW_EXECUTING,
+                                   -1);
+    ngx_http_kube_metrics_flow_add(fc->series,
+                                   NGX_HTTP_KUBE_FLOW_SEATS_IN_USE, -1);
 }
 
 
@@ -177,10 +176,9 @@ ngx_http_kube_fc_note_rejected(ngx_http_kube_fc_request_t *fc,
         return;
     }
 
-    ngx_http_kube_metrics_flow_rejected(fc->flow_schema, fc->priority_level,
-                                        reason);
-    ngx_http_kube_metrics_flow_wait(fc->flow_schema, fc->priority_level,
-        false, static_cast<uint64_t>(now - fc->arrived_ns));
+    ngx_http_kube_metrics_flow_rejected(fc->series, reason);
+    ngx_http_kube_metrics_flow_wait(fc->series, false,
+        static_cast<uint64_t>(now - fc->arrived_ns));
 }
 
 
@@ -242,23 +240,26 @@ void
 ngx_http_kube_fc_wake(SharedState *state, const Wakes &wakes)
 {
     int                         i;
+    std::uint64_t               bits;
     ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
 
-    for (i = 0; i < kube::flowcontrol::kMaxOwners; i++) {
-        if (!wakes.has(i)) {
-            continue;
-        }
+    /* the owners set, a word of the mask at a time (mostly none) */
+    for (int word = 0; word < kube::flowcontrol::kMaxOwners / 64; word++) {
+        for (bits = wakes.mask[word]; bits != 0; bits &= bits - 1) {
+            i = word * 64 + __builtin_ctzll(bits);
 
-        if (w != NULL && i == w->owner) {
-            if (!w->resume.posted) {
-                ngx_post_event(&w->resume, &ngx_posted_events);
+            if (w != NULL && i == w->owner) {
+                if (!w->resume.posted) {
+                    ngx_post_event(&w->resume, &ngx_posted_events);
+                }
+                continue;
             }
-            continue;
-        }
 
-        /* the slot is read without the lock: a stale one costs a
-         * spurious wake-up, and the poll every second covers a lost one */
-        ngx_http_kube_wake_worker(state->owner[i].workerSlot);
+            /* the slot is read without the lock: a stale one costs a
+             * spurious wake-up, and the poll every second covers a lost
+             * one */
+            ngx_http_kube_wake_worker(state->owner[i].workerSlot);
+        }
     }
 }
 
@@ -421,11 +422,11 @@ ngx_http_kube_fc_create(ngx_http_request_t *r)
 
 ngx_int_t
 ngx_http_kube_fc_add_header(ngx_http_request_t *r, const char *name,
-    const std::string &value)
+    const ngx_str_t &value)
 {
     ngx_table_elt_t  *h;
 
-    if (value.empty()) {
+    if (value.len == 0) {
         return NGX_OK;
     }
 
@@ -437,12 +438,7 @@ ngx_http_kube_fc_add_header(ngx_http_request_t *r, const char *name,
     h->hash = 1;
     h->key.len = ngx_strlen(name);
     h->key.data = reinterpret_cast<u_char *>(const_cast<char *>(name));
-    h->value.len = value.size();
-    h->value.data = static_cast<u_char *>(ngx_pnalloc(r->pool, value.size()));
-    if (h->value.data == NULL) {
-        return NGX_ERROR;
-    }
-    ngx_memcpy(h->value.data, value.data(), value.size());
+    h->value = value;
 
     return NGX_OK;
 }
@@ -593,6 +589,44 @@ ngx_http_kube_fc_resume_handler(ngx_event_t *ev)
 }
 
 
+/* authz::attributesOf, into attributes kept from the last request */
+void
+ngx_http_kube_fc_attributes(kube::authz::Attributes &a,
+    const kube::authn::UserInfo &user, const kube::endpoints::RequestInfo &info)
+{
+    a.user = user;
+    a.verb = info.verb;
+    a.isResourceRequest = info.isResourceRequest;
+    a.namespace_ = info.namespace_;
+    a.apiGroup = info.apiGroup;
+    a.apiVersion = info.apiVersion;
+    a.resource = info.resource;
+    a.subresource = info.subresource;
+    a.name = info.name;
+    a.path = info.path;
+}
+
+
+ngx_int_t
+ngx_http_kube_fc_copy(ngx_pool_t *pool, std::string_view from, ngx_str_t &to)
+{
+    to.len = from.size();
+    to.data = NULL;
+
+    if (to.len == 0) {
+        return NGX_OK;
+    }
+
+    to.data = static_cast<u_char *>(ngx_pnalloc(pool, to.len));
+    if (to.data == NULL) {
+        return NGX_ERROR;
+    }
+
+    ngx_memcpy(to.data, from.data(), to.len);
+    return NGX_OK;
+}
+
+
 /* The level a request goes to and how its flow is told apart; false when
  * it passes unlimited (no configuration read yet). */
 bool
@@ -616,22 +650,28 @@ ngx_http_kube_fc_classify(ngx_http_kube_main_conf_t *kmcf,
 
     ngx_http_kube_fc_apply(state, w->classifier->configuration());
 
+    ngx_http_kube_fc_attributes(w->attrs, ctx->user, ctx->info);
+
     std::optional<kube::flowcontrol::Decision> decision =
-        w->classifier->classify(kube::authz::attributesOf(ctx->user,
-                                                          ctx->info));
+        w->classifier->classify(w->attrs);
     if (!decision || decision->level == nullptr) {
         return false;
     }
 
     level = decision->level->name;
     hash = decision->flowHash;
-    fc->flow_schema_uid = decision->flowSchemaUid;
-    fc->priority_level_uid = decision->level->uid;
+    if (ngx_http_kube_fc_copy(fc->r->pool, decision->flowSchemaUid,
+                              fc->flow_schema_uid) != NGX_OK
+        || ngx_http_kube_fc_copy(fc->r->pool, decision->level->uid,
+                                 fc->priority_level_uid) != NGX_OK)
+    {
+        throw std::bad_alloc();
+    }
     fc->exempt = decision->level->exempt;
     fc->reject = decision->level->reject;
     if (fc->metrics) {
-        fc->flow_schema = decision->flowSchemaName;
-        fc->priority_level = decision->level->name;
+        fc->series = ngx_http_kube_metrics_flow_series(
+            decision->flowSchemaName, decision->level->name);
     }
 
     return true;

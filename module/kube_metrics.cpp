@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 
 #include <fstream>
+#include <unordered_map>
 
 #include "kube_module.hpp"
 
@@ -882,7 +883,48 @@ ngx_http_kube_metrics_audit_level(ngx_uint_t level)
 
 /* ---- API Priority and Fairness (apiserver_flowcontrol_*) ---------------- */
 
+/*
+ * A request under APF touches up to eight series of its (flow schema,
+ * priority level): this worker keeps them, found once by their label texts
+ * and then by pointer; a request holds its pair's entry from classification
+ * to its end. Entries are never dropped: there are no more pairs than the
+ * series the shared table keeps for them anyway. A series is found on its
+ * first use only, so that /metrics shows the same series as before.
+ */
+struct ngx_http_kube_flow_series_t {
+    enum : unsigned {
+        INQUEUE = 0,        /* the per-worker gauges first, by their index */
+        EXECUTING,
+        SEATS_IN_USE,
+        DISPATCHED,
+        WAIT_REJECTED,      /* execute="false" */
+        WAIT_EXECUTED,      /* execute="true" */
+        EXECUTION_REGULAR,
+        EXECUTION_WATCH,
+        SERIES
+    };
+
+    std::string             fs;
+    std::string             pl;
+    unsigned                found = 0;   /* bit per series looked up */
+    std::atomic<uint64_t>  *series[SERIES] = {};
+};
+
 namespace {
+
+struct ngx_http_kube_flow_key_hash_t {
+    using is_transparent = void;
+
+    size_t operator()(std::string_view key) const
+    {
+        return std::hash<std::string_view>()(key);
+    }
+};
+
+using ngx_http_kube_flow_cache_t = std::unordered_map<std::string,
+    ngx_http_kube_flow_series_t, ngx_http_kube_flow_key_hash_t,
+    std::equal_to<>>;
+
 
 bool
 ngx_http_kube_metrics_flow_labels(LabelBuffer &b, std::string_view fs,
@@ -893,37 +935,115 @@ ngx_http_kube_metrics_flow_labels(LabelBuffer &b, std::string_view fs,
     return b.ok();
 }
 
-}  // namespace
 
-
-void
-ngx_http_kube_metrics_flow_add(ngx_uint_t gauge, std::string_view fs,
-    std::string_view pl, ngx_int_t delta)
+/* The series `which` of the pair: looked up in the shared tables once. */
+std::atomic<uint64_t> *
+ngx_http_kube_metrics_flow_find(ngx_http_kube_flow_series_t *s,
+    unsigned which)
 {
-    static const uint32_t  families[] = {
+    using S = ngx_http_kube_flow_series_t;
+
+    static const uint32_t  gauges[] = {
         F_FC_INQUEUE, F_FC_EXECUTING, F_FC_SEATS_IN_USE
     };
 
     ngx_http_kube_metrics_t  *m = ngx_http_kube_metrics();
     LabelBuffer               b;
 
-    if (m && gauge < NGX_HTTP_KUBE_FLOW_GAUGES
-        && ngx_http_kube_metrics_flow_labels(b, fs, pl))
-    {
-        ngx_http_kube_metrics_add(
-            ngx_http_kube_metrics_gauge(m, families[gauge], b.view()), delta);
+    if (s->found & (1u << which)) {
+        return s->series[which];
     }
+
+    if (m == NULL) {
+        return NULL;
+    }
+
+    switch (which) {
+    case S::WAIT_REJECTED:
+    case S::WAIT_EXECUTED:
+        b.add("execute", which == S::WAIT_EXECUTED ? "true" : "false");
+        ngx_http_kube_metrics_flow_labels(b, s->fs, s->pl);
+        s->series[which] = b.ok() ? m->histograms->find(H_FC_WAIT, b.view())
+                                  : NULL;
+        break;
+
+    case S::EXECUTION_REGULAR:
+    case S::EXECUTION_WATCH:
+        ngx_http_kube_metrics_flow_labels(b, s->fs, s->pl);
+        b.add("type", which == S::EXECUTION_WATCH ? "watch" : "regular");
+        s->series[which] = b.ok()
+            ? m->histograms->find(H_FC_EXECUTION, b.view()) : NULL;
+        break;
+
+    case S::DISPATCHED:
+        s->series[which] = ngx_http_kube_metrics_flow_labels(b, s->fs, s->pl)
+            ? m->scalars->find(F_FC_DISPATCHED, b.view()) : NULL;
+        break;
+
+    default:
+        s->series[which] = ngx_http_kube_metrics_flow_labels(b, s->fs, s->pl)
+            ? ngx_http_kube_metrics_gauge(m, gauges[which], b.view()) : NULL;
+        break;
+    }
+
+    s->found |= 1u << which;
+    return s->series[which];
+}
+
+}  // namespace
+
+
+ngx_http_kube_flow_series_t *
+ngx_http_kube_metrics_flow_series(std::string_view fs, std::string_view pl)
+{
+    /* destroyed at the process's exit, after every request */
+    static ngx_http_kube_flow_cache_t  cache;
+
+    char  buf[2 * 256 + 1];
+
+    if (ngx_http_kube_metrics() == NULL || fs.size() > 256 || pl.size() > 256) {
+        return NULL;
+    }
+
+    /* the key: both names, a zero byte apart */
+    ngx_memcpy(buf, fs.data(), fs.size());
+    buf[fs.size()] = '\0';
+    ngx_memcpy(buf + fs.size() + 1, pl.data(), pl.size());
+    std::string_view key(buf, fs.size() + 1 + pl.size());
+
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+        it = cache.emplace(std::string(key), ngx_http_kube_flow_series_t())
+                 .first;
+        it->second.fs = fs;
+        it->second.pl = pl;
+    }
+
+    return &it->second;
 }
 
 
 void
-ngx_http_kube_metrics_flow_rejected(std::string_view fs, std::string_view pl,
+ngx_http_kube_metrics_flow_add(ngx_http_kube_flow_series_t *s,
+    ngx_uint_t gauge, ngx_int_t delta)
+{
+    if (s && gauge < NGX_HTTP_KUBE_FLOW_GAUGES) {
+        ngx_http_kube_metrics_add(
+            ngx_http_kube_metrics_flow_find(s, static_cast<unsigned>(gauge)),
+            delta);
+    }
+}
+
+
+/* rare: looked up every time */
+void
+ngx_http_kube_metrics_flow_rejected(ngx_http_kube_flow_series_t *s,
     std::string_view reason)
 {
     ngx_http_kube_metrics_t  *m = ngx_http_kube_metrics();
     LabelBuffer               b;
 
-    if (m && ngx_http_kube_metrics_flow_labels(b, fs, pl)) {
+    if (s && m && ngx_http_kube_metrics_flow_labels(b, s->fs, s->pl)) {
         b.add("reason", reason);
         if (b.ok()) {
             ngx_http_kube_metrics_add(m->scalars->find(F_FC_REJECTED,
@@ -934,34 +1054,22 @@ ngx_http_kube_metrics_flow_rejected(std::string_view fs, std::string_view pl,
 
 
 void
-ngx_http_kube_metrics_flow_dispatched(std::string_view fs, std::string_view pl)
+ngx_http_kube_metrics_flow_dispatched(ngx_http_kube_flow_series_t *s)
 {
-    ngx_http_kube_metrics_t  *m = ngx_http_kube_metrics();
-    LabelBuffer               b;
-
-    if (m && ngx_http_kube_metrics_flow_labels(b, fs, pl)) {
-        ngx_http_kube_metrics_add(m->scalars->find(F_FC_DISPATCHED, b.view()),
-                                  1);
+    if (s) {
+        ngx_http_kube_metrics_add(ngx_http_kube_metrics_flow_find(
+            s, ngx_http_kube_flow_series_t::DISPATCHED), 1);
     }
 }
 
 
 void
-ngx_http_kube_metrics_flow_wait(std::string_view fs, std::string_view pl,
-    bool execute, uint64_t ns)
+ngx_http_kube_metrics_flow_wait(ngx_http_kube_flow_series_t *s, bool execute,
+    uint64_t ns)
 {
-    ngx_http_kube_metrics_t  *m = ngx_http_kube_metrics();
-    LabelBuffer               b;
-
-    if (m == NULL) {
-        return;
-    }
-
-    b.add("execute", execute ? "true" : "false");
-    ngx_http_kube_metrics_flow_labels(b, fs, pl);
-
-    std::atomic<uint64_t> *h = b.ok()
-        ? m->histograms->find(H_FC_WAIT, b.view()) : NULL;
+    std::atomic<uint64_t> *h = s ? ngx_http_kube_metrics_flow_find(s,
+        execute ? ngx_http_kube_flow_series_t::WAIT_EXECUTED
+                : ngx_http_kube_flow_series_t::WAIT_REJECTED) : NULL;
     if (h) {
         kFlowDurations.observe(h, ns * 1e-9, ns);
     }
@@ -969,21 +1077,12 @@ ngx_http_kube_metrics_flow_wait(std::string_view fs, std::string_view pl,
 
 
 void
-ngx_http_kube_metrics_flow_execution(std::string_view fs, std::string_view pl,
+ngx_http_kube_metrics_flow_execution(ngx_http_kube_flow_series_t *s,
     bool watch, uint64_t ns)
 {
-    ngx_http_kube_metrics_t  *m = ngx_http_kube_metrics();
-    LabelBuffer               b;
-
-    if (m == NULL) {
-        return;
-    }
-
-    ngx_http_kube_metrics_flow_labels(b, fs, pl);
-    b.add("type", watch ? "watch" : "regular");
-
-    std::atomic<uint64_t> *h = b.ok()
-        ? m->histograms->find(H_FC_EXECUTION, b.view()) : NULL;
+    std::atomic<uint64_t> *h = s ? ngx_http_kube_metrics_flow_find(s,
+        watch ? ngx_http_kube_flow_series_t::EXECUTION_WATCH
+              : ngx_http_kube_flow_series_t::EXECUTION_REGULAR) : NULL;
     if (h) {
         kFlowDurations.observe(h, ns * 1e-9, ns);
     }

@@ -263,16 +263,20 @@ void ngx_http_kube_metrics_rejected(ngx_http_request_t *r);
 void ngx_http_kube_metrics_keep_labels(ngx_http_request_t *r,
     ngx_http_kube_ctx_t *ctx);
 void ngx_http_kube_metrics_watcher_terminated(ngx_http_request_t *r);
-void ngx_http_kube_metrics_flow_add(ngx_uint_t gauge, std::string_view fs,
-    std::string_view pl, ngx_int_t delta);
-void ngx_http_kube_metrics_flow_rejected(std::string_view fs,
-    std::string_view pl, std::string_view reason);
-void ngx_http_kube_metrics_flow_dispatched(std::string_view fs,
-    std::string_view pl);
-void ngx_http_kube_metrics_flow_wait(std::string_view fs, std::string_view pl,
+/* The apiserver_flowcontrol_* series of one (flow schema, priority level),
+ * kept by this worker for as long as it lives (NULL without the zone) */
+struct ngx_http_kube_flow_series_t;
+ngx_http_kube_flow_series_t *ngx_http_kube_metrics_flow_series(
+    std::string_view fs, std::string_view pl);
+void ngx_http_kube_metrics_flow_add(ngx_http_kube_flow_series_t *s,
+    ngx_uint_t gauge, ngx_int_t delta);
+void ngx_http_kube_metrics_flow_rejected(ngx_http_kube_flow_series_t *s,
+    std::string_view reason);
+void ngx_http_kube_metrics_flow_dispatched(ngx_http_kube_flow_series_t *s);
+void ngx_http_kube_metrics_flow_wait(ngx_http_kube_flow_series_t *s,
     bool execute, uint64_t ns);
-void ngx_http_kube_metrics_flow_execution(std::string_view fs,
-    std::string_view pl, bool watch, uint64_t ns);
+void ngx_http_kube_metrics_flow_execution(ngx_http_kube_flow_series_t *s,
+    bool watch, uint64_t ns);
 void ngx_http_kube_metrics_flow_level(std::string_view pl,
     ngx_int_t concurrency, ngx_int_t nominal, ngx_int_t current);
 void ngx_http_kube_metrics_stream_end(ngx_uint_t reason);

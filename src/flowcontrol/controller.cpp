@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace kube::flowcontrol {
 
@@ -14,8 +15,10 @@ namespace {
 
 enum class Distinguisher { None, ByUser, ByNamespace };
 
+enum class SubjectKind { Other, User, Group, ServiceAccount };
+
 struct SubjectRule {
-    std::string kind;  // User, Group, ServiceAccount
+    SubjectKind kind = SubjectKind::Other;
     std::string name;
     std::string namespace_;  // ServiceAccount only
 };
@@ -62,14 +65,14 @@ constexpr std::string_view kServiceAccountPrefix = "system:serviceaccount:";
 
 // Mirrors matchesSubject.
 bool subjectMatches(const SubjectRule& s, const authn::UserInfo& user) {
-    if (s.kind == "User") {
+    if (s.kind == SubjectKind::User) {
         return s.name == "*" || s.name == user.name;
     }
-    if (s.kind == "Group") {
+    if (s.kind == SubjectKind::Group) {
         return s.name == "*" ||
                std::find(user.groups.begin(), user.groups.end(), s.name) != user.groups.end();
     }
-    if (s.kind == "ServiceAccount") {
+    if (s.kind == SubjectKind::ServiceAccount) {
         std::string_view u = user.name;
         if (!u.starts_with(kServiceAccountPrefix)) {
             return false;
@@ -89,8 +92,17 @@ bool resourceMatches(const ResourceRule& r, const authz::Attributes& a) {
     if (!contains(r.verbs, a.verb, "*") || !contains(r.apiGroups, a.apiGroup, "*")) {
         return false;
     }
-    std::string resource = a.subresource.empty() ? a.resource : a.resource + "/" + a.subresource;
-    if (!contains(r.resources, resource, "*")) {
+    bool found = a.subresource.empty()
+                     ? contains(r.resources, a.resource, "*")
+                     : std::any_of(r.resources.begin(), r.resources.end(), [&](const std::string& s) {
+                           // "resource/subresource"
+                           return s == "*" || (s.size() == a.resource.size() + 1 +
+                                                              a.subresource.size() &&
+                                               s.starts_with(a.resource) &&
+                                               s[a.resource.size()] == '/' &&
+                                               s.ends_with(a.subresource));
+                       });
+    if (!found) {
         return false;
     }
     if (a.namespace_.empty()) {
@@ -173,7 +185,11 @@ struct Controller::Schema {
                 subjects && subjects->IsArray()) {
                 for (const json::Value& sub : subjects->GetArray()) {
                     SubjectRule sr;
-                    sr.kind = json::stringMember(sub, "kind");
+                    std::string_view kind = json::stringMember(sub, "kind");
+                    sr.kind = kind == "User"             ? SubjectKind::User
+                              : kind == "Group"          ? SubjectKind::Group
+                              : kind == "ServiceAccount" ? SubjectKind::ServiceAccount
+                                                         : SubjectKind::Other;
                     if (const json::Value* u = json::member(sub, "user")) {
                         sr.name = json::stringMember(*u, "name");
                     } else if (const json::Value* g = json::member(sub, "group")) {
@@ -389,12 +405,21 @@ std::optional<Decision> Controller::classify(const authz::Attributes& request) c
 }
 
 std::uint64_t hashFlowID(std::string_view flowSchema, std::string_view distinguisher) {
-    std::string input;
-    input.reserve(flowSchema.size() + 1 + distinguisher.size());
-    input.append(flowSchema).push_back('\0');
-    input.append(distinguisher);
+    // on the stack when it fits (names are at most 253 bytes; user names
+    // may be longer)
+    char small[512];
+    std::string large;
+    size_t size = flowSchema.size() + 1 + distinguisher.size();
+    char* input = small;
+    if (size > sizeof(small)) {
+        large.resize(size);
+        input = large.data();
+    }
+    std::memcpy(input, flowSchema.data(), flowSchema.size());
+    input[flowSchema.size()] = '\0';
+    std::memcpy(input + flowSchema.size() + 1, distinguisher.data(), distinguisher.size());
     unsigned char sum[SHA256_DIGEST_LENGTH];
-    SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), sum);
+    SHA256(reinterpret_cast<const unsigned char*>(input), size, sum);
     std::uint64_t h = 0;
     for (int i = 7; i >= 0; --i) {
         h = (h << 8) | sum[i];

@@ -182,7 +182,10 @@ void Dispatcher::syncTime(LevelSlot& l, std::int64_t nowNs) {
 
     int active = 0;
     long wanted = 0;
-    for (int i = 0; i < l.queueSpan; i++) {
+    // an idle level has no busy queue (a level's seats and waiting requests
+    // are its queues' sums, and its queues' seats go when its own do)
+    int span = l.seatsInUse == 0 && l.waiting == 0 ? 0 : l.queueSpan;
+    for (int i = 0; i < span; i++) {
         const QueueSlot& q = l.queue[i];
         wanted += q.seatsInUse + q.waiting;
         if (q.seatsInUse > 0 || q.waiting > 0) {
@@ -311,6 +314,22 @@ Admission Dispatcher::admit(std::string_view level, std::uint64_t flowHash, int 
 
     if (q.waiting == 0 && q.seatsInUse == 0) {
         q.nextDispatchR = l.currentR;
+    }
+
+    // Nothing waits at this level, and a seat is free: what enqueuing and
+    // dispatching would do, without the visit of every level and queue.
+    // Every call ends with all that can be dispatched dispatched, so no
+    // other level can take a seat now, and this request, alone in its
+    // level's queues, would be the one dispatched.
+    if (l.waiting == 0 && canTakeSeat(l, false)) {
+        q.nextDispatchR = std::max(q.nextDispatchR, l.currentR);  // its arrival
+        takeSeat(i, qi, owner);
+        q.nextDispatchR += kEstimatedServiceSeconds;
+        l.robinIndex = qi;
+        shrinkQueueSpan(l);
+        a.outcome = Admission::Outcome::Execute;
+        a.seat = {i, qi, nowNs};
+        return a;
     }
 
     int slot = s_.freeHead - 1;
@@ -494,7 +513,12 @@ bool Dispatcher::dispatchOne(int level, std::int64_t nowNs, Wakes& wakes) {
         wakes.add(w.owner);
     }
 
-    // a shrunk configuration's extra queues go once drained
+    shrinkQueueSpan(l);
+    return true;
+}
+
+// A shrunk configuration's extra queues go once drained.
+void Dispatcher::shrinkQueueSpan(LevelSlot& l) {
     while (l.queueSpan > l.queues && l.queue[l.queueSpan - 1].waiting == 0 &&
            l.queue[l.queueSpan - 1].seatsInUse == 0) {
         l.queueSpan--;
@@ -502,7 +526,6 @@ bool Dispatcher::dispatchOne(int level, std::int64_t nowNs, Wakes& wakes) {
     if (l.robinIndex >= l.queueSpan) {
         l.robinIndex = 0;
     }
-    return true;
 }
 
 // Removes a waiting request from its queue (the queue's list is short:

@@ -210,6 +210,7 @@ class Dispatcher {
     void unlinkWaiting(int slot);
     void freeWaiting(int slot);
     void boundNextDispatch(LevelSlot& l, QueueSlot& q);
+    void shrinkQueueSpan(LevelSlot& l);
     void freeLevelIfIdle(int level);
 
     SharedState& s_;
