@@ -631,8 +631,10 @@ ngx_http_kube_metrics_init_worker(ngx_cycle_t *cycle)
         ngx_http_kube_metrics_self_family = static_cast<uint32_t>(i + 1) << 8;
 
         /* what the previous holder left */
-        w->inflight[0] = w->inflight[1] = 0;
-        w->inflight_max[0] = w->inflight_max[1] = 0;
+        w->inflight[0] = 0;
+        w->inflight[1] = 0;
+        w->inflight_max[0] = 0;
+        w->inflight_max[1] = 0;
         for (uint32_t f : {F_LONGRUNNING, F_FC_INQUEUE, F_FC_EXECUTING,
                            F_FC_SEATS_IN_USE})
         {
