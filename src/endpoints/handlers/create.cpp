@@ -7,10 +7,6 @@ namespace json = util::json;
 // Mirrors handlers.createHandler: negotiate, decode, check the namespace,
 // admit (NamespaceLifecycle, then Priority), store, answer 201.
 void createResource(Scope s) {
-    std::optional<std::string> manager = requestFieldManager(s, "CreateOptions");
-    if (!manager) {
-        return;
-    }
     bool dryRun = false;
     auto obj = readRequestObject(s, "CreateOptions", &dryRun);
     if (!obj) {
@@ -24,7 +20,7 @@ void createResource(Scope s) {
                                      "the namespace sent on the request"));
         return;
     }
-    registry::CreateOptions opts{dryRun, s->req.user, std::move(manager)};
+    registry::CreateOptions opts{dryRun, s->req.user};
     auto create = [s, obj, opts] {
         s->store.create(s->info.namespace_, obj, opts,
                         [s](const meta::Status* e, std::string_view created) {
