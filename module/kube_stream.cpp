@@ -612,6 +612,11 @@ ngx_http_kube_stream_start(ngx_http_request_t *r,
         return NGX_ERROR;
     }
 
+    /* the watch (or streamed list) is initialized: from here on it is
+     * long-running, and its seat goes back before the first byte is sent,
+     * so a client that has the headers never finds the seat still taken */
+    ngx_http_kube_flowcontrol_release(r);
+
     st = new NginxStream(r, std::move(source));
     ctx->stream = st;
 
@@ -635,9 +640,6 @@ ngx_http_kube_stream_start(ngx_http_request_t *r,
     }
 
     ctx->alive.reset();
-
-    /* streaming, the list is long-running: its seat goes back */
-    ngx_http_kube_flowcontrol_release(r);
 
     return rc;
 }

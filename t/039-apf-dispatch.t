@@ -155,9 +155,21 @@ sub moved {
 }
 
 {
-    # a watch gives its seat back once started
-    my @w = map { $s->watch('/api/v1/namespaces/default/configmaps?watch=1',
-        headers => { Authorization => 'Bearer rejected-token' }) } 1 .. 3;
+    # a watch gives its seat back once started, so three in a row all
+    # start and stay open. The create just served gives its seat back when
+    # its request is freed, a moment after its answer left (as kube's, once
+    # the handler returns): a watch refused in that moment tries again, and
+    # one that kept its seat would refuse the next watch for good
+    my @w;
+    for (1 .. 3) {
+        my $w;
+        wait_until(sub {
+            $w->close if $w;
+            $w = $s->watch('/api/v1/namespaces/default/configmaps?watch=1',
+                headers => { Authorization => 'Bearer rejected-token' });
+            $w->status == 200 }, 3);
+        push @w, $w;
+    }
     is($_->status, 200, 'watches on a one-seat level: each starts') for @w;
     ok(wait_until(sub { create('rejected')->{status} == 201 }, 3),
         'and none keeps the seat');
