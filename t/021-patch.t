@@ -1,9 +1,9 @@
-# PATCH with the three patch types kube-apiserver serves without server-side
-# apply: JSON patch (application/json-patch+json), JSON merge patch
-# (application/merge-patch+json) and strategic merge patch
+# PATCH with the three patch types kube-apiserver serves beside server-side
+# apply (t/042-server-side-apply.t): JSON patch (application/json-patch+json),
+# JSON merge patch (application/merge-patch+json) and strategic merge patch
 # (application/strategic-merge-patch+json). Over HTTP: the patched object
 # (200), dryRun, 404, 409 on a stale resourceVersion in the patch, 415 for
-# apply and unknown types, kube's 400/422 answers to bad patches and to
+# unknown types, kube's 400/422 answers to bad patches and to
 # unknown fields, PatchOptions validation, and a MODIFIED watch event.
 # Through every kubectl 1.27-1.33: patch (strategic, merge, json), edit,
 # label, annotate, set image, scale (when the scale subresource is served),
@@ -79,8 +79,8 @@ is($st, 200, 'the current resourceVersion in the patch is a precondition that ho
 
 my $unsupported = 'the body of the request was in an unknown format - accepted media types '
     . 'include: application/json-patch+json, application/merge-patch+json, '
-    . 'application/strategic-merge-patch+json';
-for my $ct ('application/apply-patch+yaml', 'text/plain', 'application/json') {
+    . 'application/strategic-merge-patch+json, application/apply-patch+yaml';
+for my $ct ('text/plain', 'application/json') {
     ($st, $o) = $s->call(PATCH => "$cms/c?fieldManager=me", '{}', type => $ct);
     is($st, 415, "Content-Type $ct: 415");
     is_deeply($o, {kind => 'Status', apiVersion => 'v1', metadata => {}, status => 'Failure',

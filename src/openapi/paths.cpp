@@ -101,9 +101,11 @@ const std::vector<std::string> kDeleteCollectionParams = {
     "continue",           "fieldSelector",        "labelSelector",     "limit",
     "resourceVersion",    "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds"};
 
-const char* const kPatchTypes[] = {"application/apply-patch+yaml", "application/json-patch+json",
-                                   "application/merge-patch+json",
-                                   "application/strategic-merge-patch+json"};
+// The patch verb's request types in kube's v2 order (v3 lists them sorted,
+// as the keys of a map).
+const char* const kPatchTypes[] = {"application/json-patch+json", "application/merge-patch+json",
+                                   "application/strategic-merge-patch+json",
+                                   "application/apply-patch+yaml"};
 const char* const kMediaTypes[] = {"application/json", "application/yaml",
                                    "application/vnd.kubernetes.protobuf"};
 const char* const kStreamTypes[] = {"application/json;stream=watch",
@@ -523,8 +525,11 @@ json::Value Paths::operation(const Operation& op, const std::string& tag) {
             content.AddMember(rapidjson::StringRef(type), media, a_);
         };
         if (op.patch) {
+            addBody(kPatchTypes[3]);
             for (const char* t : kPatchTypes) {
-                addBody(t);
+                if (t != kPatchTypes[3]) {
+                    addBody(t);
+                }
             }
         } else {
             addBody("*/*");

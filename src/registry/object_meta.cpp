@@ -52,7 +52,7 @@ void prepareObjectMetaForCreate(const KindInfo& kind, json::Document& obj, std::
     json::setMember(m, "creationTimestamp", json::stringValue(util::time::formatRFC3339(now), a),
                     a);
     for (std::string_view gone : {"selfLink", "resourceVersion", "deletionTimestamp",
-                                  "deletionGracePeriodSeconds", "managedFields"}) {
+                                  "deletionGracePeriodSeconds"}) {
         json::removeMember(m, gone);
     }
     if (kind.tracksGeneration) {
@@ -86,7 +86,7 @@ std::optional<meta::Status> prepareObjectMetaForUpdate(const KindInfo& kind, jso
         }
         copyMember(m, oldMeta, owned, a);
     }
-    for (std::string_view gone : {"selfLink", "resourceVersion", "managedFields"}) {
+    for (std::string_view gone : {"selfLink", "resourceVersion"}) {
         json::removeMember(m, gone);
     }
     return std::nullopt;

@@ -130,6 +130,21 @@ meta::Status Store::statusFromStorage(const storage::Error& err, std::string_vie
     }
 }
 
+void Store::recordManagedFields(const json::Value& live, json::Document& obj,
+                                const std::optional<std::string>& manager, bool status,
+                                std::chrono::system_clock::time_point now) const {
+    const apply::FieldManager* fm = fieldManager(status);
+    if (!fm) {
+        if (json::Value* m = json::member(obj, "metadata"); m && m->IsObject()) {
+            json::removeMember(*m, "managedFields");
+        }
+        return;
+    }
+    if (manager) {
+        fm->update(live, obj, *manager, util::time::formatRFC3339(now), obj.GetAllocator());
+    }
+}
+
 void Store::get(std::string_view ns, std::string_view name, ObjectCallback cb) {
     std::string n(name);
     storage_.get(
@@ -346,6 +361,7 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
     if (kind_.defaults) {
         kind_.defaults(doc, a);
     }
+    recordManagedFields(json::Value(rapidjson::kObjectType), doc, opts.manager, false, loop_.now());
     if (kind_.prepareForCreate) {
         kind_.prepareForCreate(doc, a);
     }
@@ -522,6 +538,7 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
         if (kind_.defaults) {
             kind_.defaults(next, a);
         }
+        recordManagedFields(*old, next, state.opts.manager, state.opts.status, now);
         if (kind_.tracksGeneration) {
             int64_t gen = 1;
             if (const json::Value* g = json::at(*old, {"metadata", "generation"});

@@ -10,6 +10,7 @@
 
 #include "apis/meta/status.hpp"
 #include "authn/user.hpp"
+#include "registry/apply/field_manager.hpp"
 #include "registry/encoding.hpp"
 #include "registry/kind.hpp"
 #include "registry/resource_version.hpp"
@@ -26,6 +27,10 @@ struct CreateOptions {
     bool dryRun = false;
     // Who asks (null for the server's own writes); for the write guard.
     const authn::UserInfo* user = nullptr;
+    // The field manager recorded in managedFields as having written the
+    // object (operation Update); unset when the request recorded itself (an
+    // apply) or for the server's own writes, whose managedFields stay as given.
+    std::optional<std::string> manager = std::nullopt;
 };
 
 struct UpdateOptions {
@@ -42,6 +47,8 @@ struct UpdateOptions {
     bool mayGrow = false;
     // Who asks (null for the server's own writes); for the write guard.
     const authn::UserInfo* user = nullptr;
+    // As CreateOptions::manager.
+    std::optional<std::string> manager = std::nullopt;
 };
 
 // Mirrors metav1.DeleteOptions. The store honours dryRun and the
@@ -125,6 +132,19 @@ class Store {
     Store(const KindInfo& kind, storage::Interface& storage, util::EventLoop& loop);
 
     const KindInfo& kind() const { return kind_; }
+
+    // Server-side apply and managedFields for the resource and its status
+    // subresource (registry/apply); set once at start-up for kinds with a
+    // schema. A kind without keeps no managedFields.
+    void setFieldManagers(std::shared_ptr<const apply::FieldManager> main,
+                          std::shared_ptr<const apply::FieldManager> status) {
+        fieldManager_ = std::move(main);
+        statusFieldManager_ = std::move(status);
+    }
+    // Null when the kind has none.
+    const apply::FieldManager* fieldManager(bool status) const {
+        return status ? statusFieldManager_.get() : fieldManager_.get();
+    }
     storage::Interface& storage() { return storage_; }
 
     // Validating admission, as kube's createValidation and updateValidation:
@@ -230,6 +250,12 @@ class Store {
     void finalizeAndDelete(std::string ns, std::string name, std::string terminating,
                            DeleteCallback cb);
     meta::Status statusFromStorage(const storage::Error& err, std::string_view name) const;
+    // metadata.managedFields of `obj`, about to replace `live` (an empty
+    // object on create): `manager` recorded by the field manager, or kept as
+    // the request left them when it has none; none for a kind without one.
+    void recordManagedFields(const json::Value& live, json::Document& obj,
+                             const std::optional<std::string>& manager, bool status,
+                             std::chrono::system_clock::time_point now) const;
     // The keys one list page reads; mirrors the etcd3 store's GetList range.
     struct ListRange {
         std::string prefix;    // the selection's prefix (continue tokens are relative to it)
@@ -251,6 +277,8 @@ class Store {
     std::string prefix_;
     storage::cacher::Cacher* cacher_ = nullptr;
     bool listsFromCache_ = false;
+    std::shared_ptr<const apply::FieldManager> fieldManager_;
+    std::shared_ptr<const apply::FieldManager> statusFieldManager_;
 };
 
 }  // namespace kube::registry

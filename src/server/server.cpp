@@ -4,6 +4,7 @@
 #include <set>
 
 #include "apis/authentication/kinds.hpp"
+#include "endpoints/field_managers.hpp"
 #include "endpoints/handlers/authentication.hpp"
 #include "endpoints/handlers/authorization.hpp"
 #include "authz/policy_json.hpp"
@@ -99,6 +100,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     for (const auto& k : scheme_.all()) {
         auto store = std::make_unique<registry::Store>(*k, storage_, loop_);
         store->setCacher(&cacher_, options_.watchCache);
+        endpoints::installFieldManagers(*store);
         stores_.emplace(k.get(), std::move(store));
     }
     if (options_.compactor && options_.compactionInterval.count() > 0) {

@@ -293,6 +293,10 @@ void patch_operation_names_field_validation_and_the_kind(void**) {
     assert_string_equal(str(p2, {"x-kubernetes-group-version-kind", "kind"}).c_str(), "ConfigMap");
     assert_non_null(param(p2, "fieldValidation"));
     assert_true(contains(at(p2, {"consumes"}), "application/strategic-merge-patch+json"));
+    // Server-side apply is served, last in kube's v2 list.
+    const json::Value& consumes = at(p2, {"consumes"});
+    assert_int_equal(consumes.Size(), 4);
+    assert_string_equal(consumes[3].GetString(), "application/apply-patch+yaml");
 }
 
 void operations_are_named_and_placed_as_kube_does(void**) {

@@ -7,6 +7,10 @@ namespace json = util::json;
 // Mirrors handlers.createHandler: negotiate, decode, check the namespace,
 // admit (NamespaceLifecycle, then Priority), store, answer 201.
 void createResource(Scope s) {
+    std::optional<std::string> manager = requestFieldManager(s, "CreateOptions");
+    if (!manager) {
+        return;
+    }
     bool dryRun = false;
     auto obj = readRequestObject(s, "CreateOptions", &dryRun);
     if (!obj) {
@@ -20,7 +24,7 @@ void createResource(Scope s) {
                                      "the namespace sent on the request"));
         return;
     }
-    registry::CreateOptions opts{dryRun, s->req.user};
+    registry::CreateOptions opts{dryRun, s->req.user, std::move(manager)};
     auto create = [s, obj, opts] {
         s->store.create(s->info.namespace_, obj, opts,
                         [s](const meta::Status* e, std::string_view created) {

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cstdio>
 
 #include "endpoints/field_validation.hpp"
 #include "endpoints/handlers/scope.hpp"
@@ -23,24 +22,26 @@ namespace {
 // The most operations one JSON patch may carry (kube's maxJSONPatchOperations).
 constexpr size_t kMaxJsonPatchOperations = 10000;
 
-// metav1's FieldManagerMaxLength, in bytes.
-constexpr size_t kFieldManagerMaxLength = 128;
-
 enum class PatchType { Json, Merge, Strategic };
 
-// The patch types served, in the order kube lists them (server-side apply,
-// application/apply-patch+yaml, is not one of them).
+// The patch types served, in the order kube lists them; server-side apply
+// (application/apply-patch+yaml) is served by applyResource.
 const char* const kSupportedPatchTypes =
     "application/json-patch+json, application/merge-patch+json, "
-    "application/strategic-merge-patch+json";
+    "application/strategic-merge-patch+json, application/apply-patch+yaml";
 
 // The Content-Type without parameters, as kube cuts it (at a ';' that is not
 // the first character), matched exactly.
-std::optional<PatchType> patchTypeOf(std::string_view contentType) {
+std::string_view mediaTypeOf(std::string_view contentType) {
     size_t semi = contentType.find(';');
     if (semi != std::string_view::npos && semi > 0) {
         contentType = contentType.substr(0, semi);
     }
+    return contentType;
+}
+
+std::optional<PatchType> patchTypeOf(std::string_view contentType) {
+    contentType = mediaTypeOf(contentType);
     if (contentType == "application/json-patch+json") {
         return PatchType::Json;
     }
@@ -51,45 +52,6 @@ std::optional<PatchType> patchTypeOf(std::string_view contentType) {
         return PatchType::Strategic;
     }
     return std::nullopt;
-}
-
-// Go's unicode.IsPrint, closely enough for a field manager name: controls,
-// spaces other than ' ' and format characters are not printable.
-bool isPrint(uint32_t r) {
-    if (r < 0x20 || (r >= 0x7f && r <= 0xa0) || r == 0xad || r == 0x1680 || r == 0x3000 ||
-        r == 0xfeff) {
-        return false;
-    }
-    return !((r >= 0x2000 && r <= 0x200f) || (r >= 0x2028 && r <= 0x202f) ||
-             (r >= 0x205f && r <= 0x2064) || (r >= 0xfff9 && r <= 0xfffb));
-}
-
-// One UTF-8 sequence at the start of `s`: its rune (U+FFFD when invalid) and length.
-uint32_t decodeRune(std::string_view s, size_t* len) {
-    auto c = static_cast<unsigned char>(s[0]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (n == 0 || n > s.size()) {
-        *len = 1;
-        return 0xfffd;
-    }
-    uint32_t r = n == 1 ? c : c & (0x7f >> n);
-    for (size_t i = 1; i < n; ++i) {
-        auto cc = static_cast<unsigned char>(s[i]);
-        if ((cc & 0xc0) != 0x80) {
-            *len = 1;
-            return 0xfffd;
-        }
-        r = (r << 6) | (cc & 0x3f);
-    }
-    *len = n;
-    return r;
-}
-
-// Go's %#U of a rune that is not printable: "U+0007".
-std::string runeName(uint32_t r) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "U+%04X", r);
-    return buf;
 }
 
 struct PatchOptions {
@@ -112,19 +74,8 @@ bool parsePatchOptions(const util::Query& q, PatchOptions* out, meta::Status* er
         }
         causes.push_back(field::forbidden("force", "may not be specified for non-apply patch"));
     }
-    std::string manager = q.get("fieldManager").value_or("");
-    if (manager.size() > kFieldManagerMaxLength) {
-        causes.push_back(field::tooLong("fieldManager", kFieldManagerMaxLength));
-    }
-    for (size_t i = 0; i < manager.size();) {
-        size_t len = 0;
-        uint32_t r = decodeRune(std::string_view(manager).substr(i), &len);
-        if (!isPrint(r)) {
-            causes.push_back(field::invalid(
-                "fieldManager", manager,
-                "invalid character " + runeName(r) + " (at position " + std::to_string(i) + ")"));
-        }
-        i += len;
+    for (meta::StatusCause& c : fieldManagerCauses(q.get("fieldManager").value_or(""))) {
+        causes.push_back(std::move(c));
     }
     meta::Status bad;
     if (!parseDryRun(q, "PatchOptions", &bad, &out->dryRun) && bad.details) {
@@ -233,7 +184,7 @@ struct Patcher {
                 return invalidPatch(shown(), "strict decoding error: " + all);
             }
         }
-        return checkNamespaceAndName(out);
+        return checkPatchedNamespaceAndName(out, ns, name);
     }
 
     // The patch alone on `current`, into `out`.
@@ -266,37 +217,41 @@ struct Patcher {
         }
         return std::nullopt;
     }
-
-    // rest.EnsureObjectNamespaceMatchesRequestNamespace, then checkName.
-    std::optional<meta::Status> checkNamespaceAndName(json::Document& obj) const {
-        auto& a = obj.GetAllocator();
-        json::Value* metadata = json::member(obj, "metadata");
-        if (!metadata || !metadata->IsObject()) {
-            json::setMember(obj, "metadata", json::Value(rapidjson::kObjectType), a);
-            metadata = json::member(obj, "metadata");
-        }
-        std::string objNs(json::stringMember(*metadata, "namespace"));
-        if (objNs != ns) {
-            if (objNs.empty()) {
-                json::setMember(*metadata, "namespace", json::stringValue(ns, a), a);
-            } else if (ns.empty()) {
-                json::removeMember(*metadata, "namespace");
-            } else {
-                return meta::Status::badRequest(
-                    "the namespace of the provided object does not match the namespace sent "
-                    "on the request");
-            }
-        }
-        std::string_view objName = json::stringMember(*metadata, "name");
-        if (objName != name) {
-            return meta::Status::badRequest("the name of the object (" + std::string(objName) +
-                                            ") does not match the name on the URL (" + name + ")");
-        }
-        return std::nullopt;
-    }
 };
 
 }  // namespace
+
+bool isApplyPatch(std::string_view contentType) {
+    return mediaTypeOf(contentType) == "application/apply-patch+yaml";
+}
+
+std::optional<meta::Status> checkPatchedNamespaceAndName(json::Document& obj, const std::string& ns,
+                                                         const std::string& name) {
+    auto& a = obj.GetAllocator();
+    json::Value* metadata = json::member(obj, "metadata");
+    if (!metadata || !metadata->IsObject()) {
+        json::setMember(obj, "metadata", json::Value(rapidjson::kObjectType), a);
+        metadata = json::member(obj, "metadata");
+    }
+    std::string objNs(json::stringMember(*metadata, "namespace"));
+    if (objNs != ns) {
+        if (objNs.empty()) {
+            json::setMember(*metadata, "namespace", json::stringValue(ns, a), a);
+        } else if (ns.empty()) {
+            json::removeMember(*metadata, "namespace");
+        } else {
+            return meta::Status::badRequest(
+                "the namespace of the provided object does not match the namespace sent "
+                "on the request");
+        }
+    }
+    std::string_view objName = json::stringMember(*metadata, "name");
+    if (objName != name) {
+        return meta::Status::badRequest("the name of the object (" + std::string(objName) +
+                                        ") does not match the name on the URL (" + name + ")");
+    }
+    return std::nullopt;
+}
 
 std::optional<RequestPatch> readRequestPatch(const Scope& s, const registry::KindInfo& kind) {
     std::optional<PatchType> type = patchTypeOf(s->req.contentType);
@@ -326,6 +281,8 @@ std::optional<RequestPatch> readRequestPatch(const Scope& s, const registry::Kin
     out.warnings = patcher.warnings;
     out.apply = std::move(patcher);
     out.dryRun = opts.dryRun;
+    std::string manager = s->query.get("fieldManager").value_or("");
+    out.manager = manager.empty() ? managerFromUserAgent(s->req.userAgent) : manager;
     out.mayGrow = *type == PatchType::Json && patch::JsonPatch::mayCopy(s->req.body);
     return out;
 }
@@ -335,6 +292,10 @@ std::optional<RequestPatch> readRequestPatch(const Scope& s, const registry::Kin
 // guaranteed update, then the result goes through what an update does (the
 // status strategy's, for the status subresource).
 void patchResource(Scope s) {
+    if (isApplyPatch(s->req.contentType)) {
+        applyResource(std::move(s));
+        return;
+    }
     std::optional<RequestPatch> patch = readRequestPatch(s, s->store.kind());
     if (!patch) {
         return;
@@ -343,6 +304,7 @@ void patchResource(Scope s) {
     registry::UpdateOptions opts{patch->dryRun, s->info.subresource == "status",
                                  s->req.body.size(), patch->mayGrow};
     opts.user = s->req.user;
+    opts.manager = patch->manager;
     s->store.patch(s->info.namespace_, s->info.name, patch->apply, opts,
                    [s, warnings](const meta::Status* e, std::string_view patched) {
                        if (e) {

@@ -66,6 +66,8 @@ void watchResource(Scope s, std::chrono::seconds minRequestTimeout);
 void createResource(Scope s);
 void updateResource(Scope s);
 void patchResource(Scope s);
+// Server-side apply: a PATCH with application/apply-patch+yaml.
+void applyResource(Scope s);
 void deleteResource(Scope s);
 void deleteCollection(Scope s);
 
@@ -110,6 +112,20 @@ void getStored(const Scope& s, std::function<void(std::string_view obj)> found);
 std::optional<meta::Status> checkUpdateName(const Scope& s, const util::json::Value& obj,
                                             bool namespaced);
 
+// ValidateFieldManager: a 422 cause per problem of a fieldManager parameter
+// (over 128 bytes, a character that is not printable).
+std::vector<meta::StatusCause> fieldManagerCauses(std::string_view manager);
+
+// The field manager a create, update or patch records (managerOrUserAgent):
+// the fieldManager parameter, checked (a 422 naming `optionsKind` answers
+// the scope, and nullopt is returned), else managerFromUserAgent.
+std::optional<std::string> requestFieldManager(const Scope& s, std::string_view optionsKind);
+
+// kube's prefixFromUserAgent: the User-Agent up to its first '/', at most
+// 128 bytes ("kubectl" of "kubectl/v1.32.0 (linux/amd64) ..."; "" becomes
+// "unknown" in managedFields).
+std::string managerFromUserAgent(std::string_view userAgent);
+
 // A PATCH request's patch, checked (its Content-Type, PatchOptions).
 struct RequestPatch {
     // Applies the patch to the current object of the kind it was read for
@@ -123,7 +139,20 @@ struct RequestPatch {
     // The strict decoding problems of the last application, which answer as
     // Warning headers (fieldValidation=Warn).
     std::shared_ptr<std::vector<std::string>> warnings;
+    // Who the patch is recorded as in managedFields (managerOrUserAgent).
+    std::string manager;
 };
+
+// Whether a Content-Type is server-side apply's (application/apply-patch+yaml,
+// parameters aside).
+bool isApplyPatch(std::string_view contentType);
+
+// rest.EnsureObjectNamespaceMatchesRequestNamespace, then checkName, on a
+// patched object: no namespace takes `ns` ("" for a cluster-scoped kind),
+// another is a 400, and so is a name that is not `name`.
+std::optional<meta::Status> checkPatchedNamespaceAndName(util::json::Document& obj,
+                                                         const std::string& ns,
+                                                         const std::string& name);
 
 // Reads the patch of `s` for objects of `kind`; on failure (415, 422) the
 // scope is answered and nullopt returned.

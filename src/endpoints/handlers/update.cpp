@@ -26,6 +26,10 @@ std::optional<meta::Status> checkUpdateName(const Scope& s, const json::Value& o
 // then Priority admission (which lets subresources pass), then the store,
 // through the status strategy for the status subresource.
 void updateResource(Scope s) {
+    std::optional<std::string> manager = requestFieldManager(s, "UpdateOptions");
+    if (!manager) {
+        return;
+    }
     bool dryRun = false;
     auto obj = readRequestObject(s, "UpdateOptions", &dryRun);
     if (!obj) {
@@ -38,6 +42,7 @@ void updateResource(Scope s) {
     }
     registry::UpdateOptions opts{dryRun, s->info.subresource == "status", s->req.body.size()};
     opts.user = s->req.user;
+    opts.manager = std::move(manager);
     s->store.update(s->info.namespace_, s->info.name, obj, opts,
                     [s](const meta::Status* e, std::string_view updated) {
                         if (e) {

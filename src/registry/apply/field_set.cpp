@@ -84,13 +84,60 @@ FieldSet& FieldSet::descend(const PathElement& pe) {
     return it->set;
 }
 
-void FieldSet::prune() {
-    for (Child& c : children_) {
-        c.set.prune();
+void FieldSet::appendMember(const PathElement& pe) {
+    if (members_.empty() || members_.back().compare(pe) != 0) {
+        members_.push_back(pe);
     }
-    children_.erase(std::remove_if(children_.begin(), children_.end(),
-                                   [](const Child& c) { return c.set.empty(); }),
-                    children_.end());
+}
+
+FieldSet& FieldSet::appendChild(const PathElement& pe) {
+    if (children_.empty() || children_.back().element.compare(pe) != 0) {
+        children_.push_back(Child{pe, FieldSet()});
+    }
+    return children_.back().set;
+}
+
+void FieldSet::appendPath(const Path& p) {
+    if (p.empty()) {
+        return;
+    }
+    FieldSet* s = this;
+    for (size_t i = 0; i + 1 < p.size(); ++i) {
+        s = &s->appendChild(p[i]);
+    }
+    s->appendMember(p.back());
+}
+
+void FieldSet::normalize() {
+    for (Child& c : children_) {
+        c.set.normalize();
+    }
+    sortLevel();
+}
+
+void FieldSet::sortLevel() {
+    auto less = [](const PathElement& x, const PathElement& y) { return x.compare(y) < 0; };
+    auto same = [](const PathElement& x, const PathElement& y) { return x.compare(y) == 0; };
+    std::sort(members_.begin(), members_.end(), less);
+    members_.erase(std::unique(members_.begin(), members_.end(), same), members_.end());
+
+    std::stable_sort(children_.begin(), children_.end(),
+                     [&](const Child& x, const Child& y) { return less(x.element, y.element); });
+    size_t kept = 0;
+    for (size_t i = 0; i < children_.size(); ++i) {
+        if (children_[i].set.empty()) {
+            continue;
+        }
+        if (kept > 0 && same(children_[kept - 1].element, children_[i].element)) {
+            children_[kept - 1].set = children_[kept - 1].set.unionWith(children_[i].set);
+            continue;
+        }
+        if (kept != i) {
+            children_[kept] = std::move(children_[i]);
+        }
+        ++kept;
+    }
+    children_.erase(children_.begin() + static_cast<long>(kept), children_.end());
 }
 
 bool FieldSet::has(const Path& p) const {

@@ -45,12 +45,21 @@ class FieldSet {
     const std::vector<PathElement>& members() const { return members_; }
     const std::vector<Child>& children() const { return children_; }
 
-    // The member list and the child for `pe`, created when missing, for
-    // builders (fieldsV1 decoding, schema walks). Callers keep the order.
-    std::vector<PathElement>& mutableMembers() { return members_; }
+    // The child for `pe`, created in its place when missing.
     FieldSet& descend(const PathElement& pe);
-    // Drops children left empty by a builder.
-    void prune();
+
+    // Builders that meet elements in any order (an object's members, a
+    // walk of two objects) append, and normalize() once at the end: kept
+    // sorted on every insertion, a set of N members built out of order
+    // would cost O(N²). Until normalize(), nothing else may use the set.
+    // appendChild() reuses the last child when it is `pe`'s.
+    void appendMember(const PathElement& pe);
+    FieldSet& appendChild(const PathElement& pe);
+    void appendPath(const Path& p);
+    // Sorts every node, merges repeated elements and drops empty children.
+    void normalize();
+    // normalize() of this node alone, whose children are normalized.
+    void sortLevel();
 
   private:
     void iteratePrefix(Path& prefix, const std::function<void(const Path&)>& f) const;

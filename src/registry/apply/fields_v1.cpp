@@ -65,16 +65,17 @@ bool read(const json::Value& v, FieldSet& children, bool& isMember, std::string*
             return false;
         }
         if (childIsMember) {
-            auto& mem = children.mutableMembers();
-            if (mem.empty() || mem.back().compare(*pe) < 0) {
-                mem.push_back(*pe);
-            } else {
-                children.insert({*pe});
-            }
+            children.appendMember(*pe);
         }
         if (!grandchildren.empty()) {
-            FieldSet& into = children.descend(*pe);
-            into = into.unionWith(grandchildren);
+            // a key repeated in the object: its paths join, and normalize()
+            // merges them
+            FieldSet& into = children.appendChild(*pe);
+            if (into.empty()) {
+                into = std::move(grandchildren);
+            } else {
+                grandchildren.iterate([&into](const Path& p) { into.appendPath(p); });
+            }
         }
     }
     if (children.empty()) {
@@ -103,6 +104,7 @@ std::optional<FieldSet> fromFieldsV1(const json::Value& v, std::string* error) {
     if (!read(v, out, isMember, error)) {
         return std::nullopt;
     }
+    out.normalize();
     return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "registry/patch/member_index.hpp"
+
 namespace kube::registry::apply {
 
 namespace json = util::json;
@@ -15,6 +17,28 @@ enum class Shape { Leaf, Map, List };
 
 bool emptyOrNull(const json::Value* v) {
     return !v || v->IsNull() || (v->IsObject() && v->ObjectEmpty()) || (v->IsArray() && v->Empty());
+}
+
+// For each member of object `from`, in its order, the member of `in` (an
+// object or absent) with its name, or null. RapidJSON finds a member by
+// scanning, so two wide objects are matched through a hash index instead:
+// 40,000 keys scanned for each of 40,000 take seconds.
+std::vector<const json::Value*> matchMembers(const json::Value& from, const json::Value* in) {
+    constexpr size_t kScanned = 256;
+    std::vector<const json::Value*> out;
+    out.reserve(from.MemberCount());
+    if (!in || !in->IsObject() ||
+        static_cast<size_t>(from.MemberCount()) * in->MemberCount() <= kScanned) {
+        for (const auto& m : from.GetObject()) {
+            out.push_back(in ? json::member(*in, json::view(m.name)) : nullptr);
+        }
+        return out;
+    }
+    patch::MemberIndex index(*in);
+    for (int p : index.positions(*in, from)) {
+        out.push_back(p < 0 ? nullptr : &(in->MemberBegin() + p)->value);
+    }
+    return out;
 }
 
 // The shape of a node holding `lhs` and `rhs` (either may be absent). A
@@ -177,8 +201,10 @@ bool deepEqual(const json::Value& a, const json::Value& b) {
         if (a.MemberCount() != b.MemberCount()) {
             return false;
         }
+        std::vector<const json::Value*> inB = matchMembers(a, &b);
+        size_t i = 0;
         for (const auto& m : a.GetObject()) {
-            const json::Value* o = json::member(b, json::view(m.name));
+            const json::Value* o = inB[i++];
             if (!o || !deepEqual(m.value, *o)) {
                 return false;
             }
@@ -216,10 +242,9 @@ void collectMap(const json::Value& v, const TypeRef& t, FieldSet& here) {
         bool declared = false;
         TypeRef ft = t.member(json::view(m.name), &declared);
         PathElement pe = PathElement::field(std::string(json::view(m.name)));
-        FieldSet& sub = here.descend(pe);
-        collect(m.value, ft, sub);
+        collect(m.value, ft, here.appendChild(pe));
         if (isLeaf(m.value, ft) || (m.value.IsObject() && m.value.ObjectEmpty()) || !declared) {
-            here.insert({pe});
+            here.appendMember(pe);
         }
     }
 }
@@ -240,8 +265,8 @@ void collect(const json::Value& v, const TypeRef& t, FieldSet& here) {
             if (!pe) {
                 continue;
             }
-            collect(v[i], it, here.descend(*pe));
-            here.insert({*pe});
+            collect(v[i], it, here.appendChild(*pe));
+            here.appendMember(*pe);
         }
     }
 }
@@ -300,11 +325,11 @@ class Comparer {
         switch (shapeOf(t, lhs, rhs)) {
             case Shape::Leaf:
                 if (!lhs) {
-                    out_.added.insert(path_);
+                    out_.added.appendPath(path_);
                 } else if (!rhs) {
-                    out_.removed.insert(path_);
+                    out_.removed.appendPath(path_);
                 } else if (!deepEqual(*lhs, *rhs)) {
-                    out_.modified.insert(path_);
+                    out_.modified.appendPath(path_);
                 }
                 return std::nullopt;
             case Shape::Map:
@@ -319,9 +344,9 @@ class Comparer {
                 break;
         }
         if (!lhs) {
-            out_.added.insert(path_);
+            out_.added.appendPath(path_);
         } else if (!rhs) {
-            out_.removed.insert(path_);
+            out_.removed.appendPath(path_);
         }
         return std::nullopt;
     }
@@ -339,8 +364,10 @@ class Comparer {
                                        const TypeRef& t) {
         bool declared = false;
         if (lhs && lhs->IsObject()) {
+            std::vector<const json::Value*> inR = matchMembers(*lhs, rhs);
+            size_t i = 0;
             for (const auto& m : lhs->GetObject()) {
-                const json::Value* r = rhs ? json::member(*rhs, json::view(m.name)) : nullptr;
+                const json::Value* r = inR[i++];
                 if (auto err = child(PathElement::field(std::string(json::view(m.name))), &m.value,
                                      r, t.member(json::view(m.name), &declared))) {
                     return err;
@@ -348,8 +375,10 @@ class Comparer {
             }
         }
         if (rhs && rhs->IsObject()) {
+            std::vector<const json::Value*> inL = matchMembers(*rhs, lhs);
+            size_t i = 0;
             for (const auto& m : rhs->GetObject()) {
-                if (lhs && json::member(*lhs, json::view(m.name))) {
+                if (inL[i++]) {
                     continue;
                 }
                 if (auto err = child(PathElement::field(std::string(json::view(m.name))), nullptr,
@@ -426,9 +455,11 @@ class Merger {
         out.SetObject();
         bool declared = false;
         if (lhs && lhs->IsObject()) {
+            std::vector<const json::Value*> inR = matchMembers(*lhs, rhs);
+            size_t i = 0;
             for (const auto& m : lhs->GetObject()) {
                 std::string_view k = json::view(m.name);
-                const json::Value* r = rhs && rhs->IsObject() ? json::member(*rhs, k) : nullptr;
+                const json::Value* r = inR[i++];
                 json::Value v;
                 if (auto err = child(PathElement::field(std::string(k)), &m.value, r,
                                      t.member(k, &declared), v)) {
@@ -438,9 +469,11 @@ class Merger {
             }
         }
         if (rhs && rhs->IsObject()) {
+            std::vector<const json::Value*> inL = matchMembers(*rhs, lhs);
+            size_t i = 0;
             for (const auto& m : rhs->GetObject()) {
                 std::string_view k = json::view(m.name);
-                if (lhs && lhs->IsObject() && json::member(*lhs, k)) {
+                if (inL[i++]) {
                     continue;
                 }
                 json::Value v;
@@ -591,7 +624,7 @@ json::Value removeFrom(const json::Value& v, const FieldSet& items, const TypeRe
 FieldSet toFieldSet(const json::Value& v, const TypeRef& t) {
     FieldSet out;
     collect(v, t, out);
-    out.prune();
+    out.normalize();
     return out;
 }
 
@@ -607,7 +640,11 @@ void Comparison::exclude(const FieldSet& ignored) {
 std::optional<std::string> compare(const json::Value& lhs, const json::Value& rhs, const TypeRef& t,
                                    Comparison& out) {
     Comparer c(out);
-    return c.walk(&lhs, &rhs, t);
+    auto err = c.walk(&lhs, &rhs, t);
+    out.removed.normalize();
+    out.modified.normalize();
+    out.added.normalize();
+    return err;
 }
 
 std::optional<std::string> validate(const json::Value& v, const TypeRef& t) {
@@ -631,24 +668,26 @@ json::Value removeItems(const json::Value& v, const FieldSet& items, const TypeR
 
 FieldSet ensureNamedFieldsAreMembers(const FieldSet& s, const TypeRef& t) {
     FieldSet out;
-    auto& members = out.mutableMembers();
-    members = s.members();
+    for (const PathElement& m : s.members()) {
+        out.appendMember(m);
+    }
     for (const FieldSet::Child& c : s.children()) {
         TypeRef ct = TypeRef::untyped();
         if (c.element.kind == PathElement::Kind::Field) {
             bool declared = false;
             ct = t.member(c.element.name, &declared);
             if (declared && t.kind() == Kind::Struct) {
-                out.insert({c.element});
+                out.appendMember(c.element);
             }
         } else if (c.element.kind == PathElement::Kind::Key && t.kind() == Kind::List) {
             ct = t.item();
         }
         FieldSet sub = ensureNamedFieldsAreMembers(c.set, ct);
         if (!sub.empty()) {
-            out.descend(c.element) = std::move(sub);
+            out.appendChild(c.element) = std::move(sub);
         }
     }
+    out.sortLevel();
     return out;
 }
 

@@ -1,0 +1,48 @@
+#include "endpoints/field_managers.hpp"
+
+#include "endpoints/protobuf_codec.hpp"
+#include "registry/schema_fields.hpp"
+
+namespace kube::endpoints {
+
+namespace apply = registry::apply;
+
+namespace {
+
+apply::Path topLevel(const std::string& name) {
+    apply::Path p;
+    p.push_back(apply::PathElement::field(name));
+    return p;
+}
+
+}  // namespace
+
+void installFieldManagers(registry::Store& store) {
+    const registry::KindInfo& kind = store.kind();
+    const google::protobuf::Descriptor* message = protobufSchema(kind.apiVersion(), kind.kind);
+    if (!message || kind.review) {
+        return;
+    }
+    apply::FieldManagerOptions main;
+    main.type = apply::TypeRef::forMessage(message);
+    main.apiVersion = kind.apiVersion();
+    main.kind = kind.kind;
+    if (!kind.statusIsSubresource()) {
+        store.setFieldManagers(std::make_shared<const apply::FieldManager>(std::move(main)),
+                               nullptr);
+        return;
+    }
+    apply::FieldManagerOptions status = main;
+    status.subresource = "status";
+    main.resetFields.insert(topLevel("status"));
+    // The status strategy keeps everything but metadata and status.
+    for (const auto& [name, field] : registry::schemaFields(message).ordered) {
+        if (name != "metadata" && name != "status" && name != "apiVersion" && name != "kind") {
+            status.resetFields.insert(topLevel(name));
+        }
+    }
+    store.setFieldManagers(std::make_shared<const apply::FieldManager>(std::move(main)),
+                           std::make_shared<const apply::FieldManager>(std::move(status)));
+}
+
+}  // namespace kube::endpoints
