@@ -1,13 +1,20 @@
-// The GET load client of bench/rbac_overhead.pl: wrk's loop (keep-alive connections, each with
-// one request in flight, for a fixed time), but over TLS with a client certificate when asked,
-// which wrk cannot present, so that every identity is measured by the same client.
+// The request load client of bench/rbac_overhead.pl, apf_fairness.pl and apply_writes.pl:
+// wrk's loop (keep-alive connections, each with one request in flight, for a fixed time), but over
+// TLS with a client certificate when asked, which wrk cannot present, so that every identity is
+// measured by the same client.
 //
 //   get_load --url http[s]://127.0.0.1:PORT/PATH [--seconds S] [--connections C]
 //            [--rate R] [--ca FILE] [--cert FILE --key FILE] [--header 'Name: value']...
+//            [--method M] [--body FILE]...
 //
 // --rate R paces the requests to R a second in all (each connection sends on a fixed schedule,
 // a late answer delays only its own connection's next request); without it each connection sends
 // its next request as soon as the answer is in.
+//
+// --method (default GET) with one or more --body files: each connection sends the bodies in turn
+// (two bodies that differ in one field make every request a change). "{c}" in the path and the
+// bodies is replaced by the connection's number, so that connections may write objects of their
+// own.
 //
 // One thread per connection, blocking sockets; libc, libstdc++ and OpenSSL, nothing of src/.
 // Output: one "RESULT get key=value ..." line: requests, req/s, p50 and p99 in microseconds,
@@ -17,7 +24,9 @@
 #include <openssl/ssl.h>
 #include <signal.h>
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "load_common.hpp"
@@ -37,6 +46,8 @@ struct Options {
     std::string cert;
     std::string key;
     std::vector<std::string> headers;
+    std::string method = "GET";
+    std::vector<std::string> bodies;  // the files' contents
 };
 
 void usage(FILE* to) {
@@ -44,7 +55,7 @@ void usage(FILE* to) {
         to,
         "usage: get_load --url http[s]://HOST:PORT/PATH [--seconds S] [--connections C]\n"
         "                [--rate R] [--ca FILE] [--cert FILE --key FILE]\n"
-        "                [--header 'Name: value']...\n");
+        "                [--header 'Name: value']... [--method M] [--body FILE]...\n");
 }
 
 // http[s]://HOST:PORT/PATH
@@ -104,6 +115,17 @@ std::optional<Options> parseOptions(int argc, char** argv) {
             o.key = v;
         } else if (a == "--header") {
             o.headers.emplace_back(v);
+        } else if (a == "--method") {
+            o.method = v;
+        } else if (a == "--body") {
+            std::ifstream in{std::string(v), std::ios::binary};
+            std::ostringstream text;
+            text << in.rdbuf();
+            if (!in) {
+                std::fprintf(stderr, "get_load: cannot read %.*s\n", int(v.size()), v.data());
+                return std::nullopt;
+            }
+            o.bodies.push_back(text.str());
         } else {
             return std::nullopt;
         }
@@ -259,11 +281,27 @@ void run(const Options& o, SSL_CTX* ctx, int64_t start, int64_t deadline, int in
     // paced: this connection's share of the rate, its sends staggered from the others'
     int64_t intervalNs = o.rate ? int64_t(1e9 * o.connections / o.rate) : 0;
     int64_t next = start + intervalNs * index / o.connections;
-    std::string request = "GET " + o.path + " HTTP/1.1\r\nHost: " + o.host + "\r\n";
+    // "{c}": this connection's number
+    auto own = [index](std::string text) {
+        std::string n = std::to_string(index);
+        for (size_t at; (at = text.find("{c}")) != std::string::npos;) {
+            text.replace(at, 3, n);
+        }
+        return text;
+    };
+    std::string head = o.method + " " + own(o.path) + " HTTP/1.1\r\nHost: " + o.host + "\r\n";
     for (const std::string& h : o.headers) {
-        request += h + "\r\n";
+        head += h + "\r\n";
     }
-    request += "\r\n";
+    std::vector<std::string> requests;
+    for (const std::string& body : o.bodies) {
+        std::string b = own(body);
+        requests.push_back(head + "Content-Length: " + std::to_string(b.size()) + "\r\n\r\n" + b);
+    }
+    if (requests.empty()) {
+        requests.push_back(head + "\r\n");
+    }
+    size_t turn = 0;
     Conn c(o, ctx);
     bool open = false;
     std::string buf;
@@ -287,6 +325,7 @@ void run(const Options& o, SSL_CTX* ctx, int64_t start, int64_t deadline, int in
             }
         }
         int64_t t0 = nowNs();
+        const std::string& request = requests[turn++ % requests.size()];
         int status = c.write(request) ? readResponse(c, buf) : 0;
         if (status == 0) {
             out.failures++;
