@@ -125,6 +125,19 @@ is($st, 201, 'a dry-run apply of a missing object: 201');
 is($o->{data}{k}, 'v', '... with the object');
 ($st) = call(GET => "$cms/h");
 is($st, 404, '... which is not stored');
+# Eight managers apply the same missing object at once: one creates it, the
+# others find it created and apply to it, as kube's guaranteed update retries.
+# (Bodies of 256 KiB are applied on a thread: the creates overlap.)
+my $racedBody = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"raced"},"data":{"k":"v",'
+    . join(',', map { qq("k$_":") . ('x' x 1000) . '"' } 1 .. 256) . '}}';
+my $raced = Test::Kube::http_batch([ map { {
+    method => 'PATCH', url => $s->url . "$cms/raced?fieldManager=m$_", cert => 'admin',
+    headers => { 'Content-Type' => $apply }, body => $racedBody,
+} } 0 .. 7 ], parallel => 8);
+is_deeply([ sort map { $_->{status} } @$raced ], [ 200, 200, 200, 200, 200, 200, 200, 201 ],
+    'eight applies creating one object at once: one 201, seven 200');
+is_deeply([ sort grep { m{/Apply$} } keys %{ managers(cm('raced')) } ],
+    [ map { "m$_/Apply" } 0 .. 7 ], '... and every manager owns the data');
 ($st, $o) = call(PATCH => "/api/v1/namespaces/nowhere/configmaps/h?fieldManager=m", $body, $apply);
 is($st, 404, 'apply creating in a missing namespace: 404');
 is($o->{message}, 'namespaces "nowhere" not found', '... in kube\'s words');

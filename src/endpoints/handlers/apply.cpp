@@ -103,9 +103,17 @@ void respondApplied(const Scope& s, int code, const meta::Status* e, std::string
     respondObject(s, code, obj);
 }
 
+void applyToStored(const Scope& s, const Applier& applier, bool status, int attempt);
+
+// How often an apply that found no object, and then found one when it
+// created it, goes back to apply to the object created meanwhile.
+constexpr int kApplyCreateAttempts = 3;
+
 // kube's create on apply (the patch handler's forceAllowCreate): the apply
-// on an empty object, then what a create does, answered 201.
-void createApplied(const Scope& s, const Applier& applier) {
+// on an empty object, then what a create does, answered 201. An object
+// created meanwhile by another request is applied to instead, as kube's
+// guaranteed update retries once the create's precondition fails.
+void createApplied(const Scope& s, const Applier& applier, int attempt) {
     auto obj = std::make_shared<json::Document>();
     auto failed = std::make_shared<std::optional<meta::Status>>();
     auto build = [applier, obj, failed] {
@@ -116,15 +124,21 @@ void createApplied(const Scope& s, const Applier& applier) {
             *failed = meta::Status::internalError(e.what());
         }
     };
-    auto create = [s, applier, obj, failed] {
+    auto create = [s, applier, obj, failed, attempt] {
         if (*failed) {
             s->fail(**failed);
             return;
         }
         registry::CreateOptions opts{applier.opts.dryRun, s->req.user, std::nullopt};
-        auto write = [s, obj, opts] {
+        auto write = [s, obj, opts, applier, attempt] {
             s->store.create(s->info.namespace_, obj, opts,
-                            [s](const meta::Status* e, std::string_view created) {
+                            [s, applier, attempt](const meta::Status* e,
+                                                  std::string_view created) {
+                                if (e && e->reason == "AlreadyExists" &&
+                                    attempt + 1 < kApplyCreateAttempts) {
+                                    applyToStored(s, applier, false, attempt + 1);
+                                    return;
+                                }
                                 respondApplied(s, 201, e, created);
                             });
         };
@@ -175,16 +189,27 @@ void applyResource(Scope s) {
     applier.now = util::time::formatRFC3339(s->store.loop().now());
     applier.ns = s->store.kind().namespaced ? s->info.namespace_ : std::string();
     applier.name = s->info.name;
+    applyToStored(s, applier, status, 0);
+}
+
+namespace {
+
+// The apply inside the store's guaranteed update of the stored object; a
+// missing one is created (not a missing object's status).
+void applyToStored(const Scope& s, const Applier& applier, bool status, int attempt) {
     registry::UpdateOptions opts{applier.opts.dryRun, status, s->req.body.size()};
     opts.user = s->req.user;
     s->store.patch(s->info.namespace_, s->info.name, applier, opts,
-                   [s, applier, status](const meta::Status* e, std::string_view applied) {
+                   [s, applier, status, attempt](const meta::Status* e,
+                                                 std::string_view applied) {
                        if (e && e->code == 404 && !status) {
-                           createApplied(s, applier);
+                           createApplied(s, applier, attempt);
                            return;
                        }
                        respondApplied(s, 200, e, applied);
                    });
 }
+
+}  // namespace
 
 }  // namespace kube::endpoints
