@@ -182,9 +182,14 @@ std::vector<std::string> claimErrors(const json::Value& range, const json::Value
                 errs.push_back(std::move(*e));
             }
         }
+        // The request is what a claim's max bounds (maxRequestConstraint).
         for (const auto& [k, v] : resources::listOf(json::member(item, "max"))) {
-            if (auto e = maxConstraint("PersistentVolumeClaim", k, v, {}, requests)) {
-                errs.push_back(std::move(*e));
+            const Quantity* req = find(requests, k);
+            std::string head = "maximum " + k + " usage per PersistentVolumeClaim is " + v.string();
+            if (!req) {
+                errs.push_back(head + ".  No request is specified");
+            } else if (Observed o = observe(req, nullptr, v); o.request > o.enforced) {
+                errs.push_back(head + ", but request is " + req->string());
             }
         }
     }
