@@ -16,6 +16,11 @@ bool NamespaceLifecycle::isImmortal(std::string_view name) {
 }
 
 bool NamespaceLifecycle::handles(const Attributes& a) const {
+    // The server's own writes (no user) are exempt: its bootstrap objects
+    // in kube-system are written while that namespace is being made.
+    if (!a.user) {
+        return false;
+    }
     bool isNamespace = a.kind == &namespaces_;
     if (a.operation == Operation::Delete) {
         return isNamespace && a.subresource.empty();

@@ -18,7 +18,7 @@ class NamespaceLifecycle : public MutationInterface {
 
     std::string_view name() const override { return "NamespaceLifecycle"; }
     // Creates of namespaced objects (not namespaces themselves), and deletes
-    // of namespaces.
+    // of namespaces, by a user (not the server's own writes).
     bool handles(const Attributes& a) const override;
     void admit(Attributes& a, Callback done) override;
 

@@ -376,8 +376,7 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
     attrs.allocator = &a;
     attrs.user = opts.user;
     attrs.dryRun = opts.dryRun;
-    // The server's own writes (no user: bootstrap objects) are not admitted.
-    if (!admission_ || !opts.user || !admission_->mutates(attrs)) {
+    if (!admission_ || !admission_->mutates(attrs)) {
         validateCreate(std::move(state));
         return;
     }
@@ -424,7 +423,7 @@ void Store::validateCreate(std::shared_ptr<CreateState> state) {
 }
 
 void Store::admitCreate(std::shared_ptr<CreateState> state) {
-    if (!admission_ || !state->opts.user || !admission_->validates(state->attrs)) {
+    if (!admission_ || !admission_->validates(state->attrs)) {
         writeCreate(state->ns, state->name, *state->obj, state->opts, std::move(state->cb));
         return;
     }
@@ -632,8 +631,7 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
     attrs.user = state->opts.user;
     attrs.dryRun = state->opts.dryRun;
     bool guarded = guard_ && !state->opts.status;
-    bool admitted = admission_ && state->opts.user &&
-                    (admission_->mutates(attrs) || admission_->validates(attrs));
+    bool admitted = admission_ && (admission_->mutates(attrs) || admission_->validates(attrs));
     if (!guarded && !admitted) {
         writeUpdate(state, std::move(attempt->enc), attempt->revision, stored);
         return;
@@ -663,7 +661,7 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
 }
 
 void Store::admitUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt) {
-    if (!admission_ || !state->opts.user || !admission_->mutates(attempt->attrs)) {
+    if (!admission_ || !admission_->mutates(attempt->attrs)) {
         validateMutatedUpdate(state, attempt);
         return;
     }
@@ -687,7 +685,7 @@ void Store::admitUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Atte
 
 void Store::validateMutatedUpdate(std::shared_ptr<UpdateState> state,
                                   std::shared_ptr<Attempt> attempt) {
-    if (!admission_ || !state->opts.user || !admission_->validates(attempt->attrs)) {
+    if (!admission_ || !admission_->validates(attempt->attrs)) {
         writeUpdate(state, std::move(attempt->enc), attempt->revision, attempt->stored);
         return;
     }

@@ -133,8 +133,7 @@ class Store {
     // admission kube's handlers run around the store. Mutating plugins see
     // the object after the strategy's PrepareForCreate/Update and defaulting,
     // before its validation; validating ones the validated object, before it
-    // is written. Null: none. The server's own writes (no user) are not
-    // admitted.
+    // is written. Null: none.
     void setAdmission(admission::Chain* chain) { admission_ = chain; }
     admission::Chain* admission() { return admission_; }
 
