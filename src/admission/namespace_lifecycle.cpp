@@ -15,50 +15,60 @@ bool NamespaceLifecycle::isImmortal(std::string_view name) {
     return name == "default" || name == "kube-system" || name == "kube-public";
 }
 
-void NamespaceLifecycle::admitCreate(const registry::KindInfo& kind, std::string_view ns,
-                                     std::string_view name, Callback cb) {
-    std::string nsName(ns), objName(name);
-    meta::GroupResource gr = kind.groupResource();
+bool NamespaceLifecycle::handles(const Attributes& a) const {
+    // The server's own writes (no user) are exempt: its bootstrap objects
+    // in kube-system are written while that namespace is being made.
+    if (!a.user) {
+        return false;
+    }
+    bool isNamespace = a.kind == &namespaces_;
+    if (a.operation == Operation::Delete) {
+        return isNamespace && a.subresource.empty();
+    }
+    return a.operation == Operation::Create && !isNamespace && a.kind && a.kind->namespaced &&
+           !a.ns.empty();
+}
+
+void NamespaceLifecycle::admit(Attributes& a, Callback done) {
+    if (a.operation == Operation::Delete) {
+        if (!isImmortal(a.name)) {
+            done(nullptr);
+            return;
+        }
+        meta::Status s = forbidden(a, "this namespace may not be deleted");
+        done(&s);
+        return;
+    }
+    std::string ns = a.ns;
+    meta::Status terminating = forbidden(
+        a, "unable to create new content in namespace " + ns + " because it is being terminated");
     storage_.get(registry::objectKey(namespaces_, "", ns),
-                 [nsName, objName, gr, cb = std::move(cb)](const storage::Error& err,
+                 [ns, terminating, done = std::move(done)](const storage::Error& err,
                                                            const storage::ObjectView* obj) {
                      if (err.code == storage::ErrorCode::NotFound) {
-                         meta::Status s = meta::Status::notFound({"", "namespaces"}, nsName);
-                         cb(&s);
+                         meta::Status s = meta::Status::notFound({"", "namespaces"}, ns);
+                         done(&s);
                          return;
                      }
                      if (!err.ok()) {
                          meta::Status s = meta::Status::internalError(err.message);
-                         cb(&s);
+                         done(&s);
                          return;
                      }
                      json::Document doc;
                      doc.Parse(obj->value.data(), obj->value.size());
                      const json::Value* phase = json::at(doc, {"status", "phase"});
-                     bool terminating = (phase && json::view(*phase) == "Terminating") ||
-                                        json::at(doc, {"metadata", "deletionTimestamp"});
-                     if (!terminating) {
-                         cb(nullptr);
+                     if (!(phase && json::view(*phase) == "Terminating") &&
+                         !json::at(doc, {"metadata", "deletionTimestamp"})) {
+                         done(nullptr);
                          return;
                      }
-                     meta::Status s =
-                         meta::Status::forbidden(gr, objName,
-                                                 "unable to create new content in namespace " +
-                                                     nsName + " because it is being terminated");
+                     meta::Status s = terminating;
                      s.details->causes.push_back({"NamespaceTerminating",
-                                                  "namespace " + nsName + " is being terminated",
+                                                  "namespace " + ns + " is being terminated",
                                                   "metadata.namespace"});
-                     cb(&s);
+                     done(&s);
                  });
-}
-
-const meta::Status* NamespaceLifecycle::admitNamespaceDelete(std::string_view name) {
-    if (!isImmortal(name)) {
-        return nullptr;
-    }
-    denied_ =
-        meta::Status::forbidden({"", "namespaces"}, name, "this namespace may not be deleted");
-    return &denied_;
 }
 
 }  // namespace kube::admission

@@ -44,25 +44,22 @@ std::optional<DefaultClass> findDefault(const storage::ListResult& res) {
 Priority::Priority(storage::Interface& storage, const registry::KindInfo& priorityClasses)
     : storage_(storage), priorityClasses_(priorityClasses) {}
 
-void Priority::admit(const json::Value& obj, bool update, Callback cb) {
-    const json::Value* global = json::member(obj, "globalDefault");
+bool Priority::handles(const Attributes& a) const {
+    return a.kind == &priorityClasses_ && a.subresource.empty() &&
+           (a.operation == Operation::Create || a.operation == Operation::Update);
+}
+
+void Priority::validate(const Attributes& a, Callback cb) {
+    const json::Value* global = a.object ? json::member(*a.object, "globalDefault") : nullptr;
     if (!global || !global->IsBool() || !global->GetBool()) {
         cb(nullptr);
         return;
     }
-    // The name the refusal carries: the object's, or its generateName when
-    // the name is still to be made (admission.NewForbidden).
-    std::string name;
-    if (const json::Value* metadata = json::member(obj, "metadata");
-        metadata && metadata->IsObject()) {
-        name = json::stringMember(*metadata, "name");
-        if (name.empty()) {
-            name = json::stringMember(*metadata, "generateName");
-        }
-    }
+    bool update = a.operation == Operation::Update;
+    std::string name = requestName(a);
+    meta::GroupResource gr = priorityClasses_.groupResource();
     storage::ListOptions opts;
     opts.prefix = registry::collectionPrefix(priorityClasses_, "");
-    meta::GroupResource gr = priorityClasses_.groupResource();
     storage_.list(opts, [name, update, gr, cb = std::move(cb)](const storage::Error& err,
                                                                const storage::ListResult& res) {
         if (!err.ok()) {

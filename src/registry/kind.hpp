@@ -99,6 +99,10 @@ struct KindInfo {
     std::function<void(json::Value& obj, json::Allocator& a)> defaults;
     // Server-side changes on create (mirrors Strategy.PrepareForCreate).
     std::function<void(json::Value& obj, json::Allocator& a)> prepareForCreate;
+    // Server-side changes on update, given the stored object (mirrors
+    // Strategy.PrepareForUpdate: a Service keeps its allocated clusterIPs).
+    std::function<void(json::Value& obj, const json::Value& old, json::Allocator& a)>
+        prepareForUpdate;
     // Kind-specific validation of a defaulted object; field errors as causes
     // (mirrors Strategy.Validate minus the metadata checks the store does).
     std::function<std::vector<meta::StatusCause>(const json::Value& obj)> validate;

@@ -64,7 +64,7 @@ void prepareObjectMetaForCreate(const KindInfo& kind, json::Document& obj, std::
 
 std::optional<meta::Status> prepareObjectMetaForUpdate(const KindInfo& kind, json::Document& obj,
                                                        const json::Value& old,
-                                                       std::string_view name) {
+                                                       std::string_view name, bool patch) {
     auto& a = obj.GetAllocator();
     json::setMember(obj, "kind", json::stringValue(kind.kind, a), a);
     json::setMember(obj, "apiVersion", json::stringValue(kind.storageApiVersion(), a), a);
@@ -72,7 +72,8 @@ std::optional<meta::Status> prepareObjectMetaForUpdate(const KindInfo& kind, jso
     const json::Value& oldMeta = old["metadata"];
     std::string_view uid = json::stringMember(m, "uid");
     std::string_view oldUid = json::stringMember(oldMeta, "uid");
-    if (!uid.empty() && uid != oldUid) {
+    bool keepUid = patch && !uid.empty();
+    if (!uid.empty() && uid != oldUid && !patch) {
         return meta::Status::conflict(
             kind.groupResource(), name,
             "Precondition failed: UID in precondition: " + std::string(uid) +
@@ -81,7 +82,7 @@ std::optional<meta::Status> prepareObjectMetaForUpdate(const KindInfo& kind, jso
     for (std::string_view owned :
          {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
           "deletionGracePeriodSeconds", "generation", "generateName"}) {
-        if (owned == "generateName" && json::member(m, owned)) {
+        if ((owned == "generateName" && json::member(m, owned)) || (owned == "uid" && keepUid)) {
             continue;
         }
         copyMember(m, oldMeta, owned, a);

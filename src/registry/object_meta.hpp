@@ -22,9 +22,10 @@ void prepareObjectMetaForCreate(const KindInfo& kind, json::Document& obj, std::
 
 // Carries the server-owned metadata of `old` over to the replacement `obj`;
 // mirrors rest.BeforeUpdate. A request that contradicts it (another uid or
-// name) gets its Status back.
+// name) gets its Status back. A patch's uid is no precondition: one that
+// differs is kept, for validation to refuse as immutable.
 std::optional<meta::Status> prepareObjectMetaForUpdate(const KindInfo& kind, json::Document& obj,
                                                       const json::Value& old,
-                                                      std::string_view name);
+                                                      std::string_view name, bool patch = false);
 
 }  // namespace kube::registry

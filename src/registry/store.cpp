@@ -79,6 +79,15 @@ struct Store::UpdateState {
     int attempt = 0;
 };
 
+struct Store::CreateState {
+    std::shared_ptr<json::Document> obj;
+    std::string ns;
+    std::string name;
+    CreateOptions opts;
+    ObjectCallback cb;
+    admission::Attributes attrs;
+};
+
 struct Store::Attempt {
     storage::Revision revision = 0;
     // The stored object's bytes, kept while the attempt outlives the read.
@@ -86,6 +95,9 @@ struct Store::Attempt {
     std::optional<meta::Status> error;
     json::Document next;
     EncodedObject enc;
+    // The stored object parsed, for the write guard and admission.
+    json::Document old;
+    admission::Attributes attrs;
 };
 
 // The patched object of one attempt. Its resourceVersion, when it has one,
@@ -356,6 +368,13 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
         cb(&s, {});
         return;
     }
+    auto state = std::make_shared<CreateState>();
+    state->obj = obj;
+    state->ns = std::string(ns);
+    state->opts = opts;
+    state->cb = std::move(cb);
+    // Admission sees the name the request gave (none yet for generateName).
+    state->attrs.name = json::stringMember(metadata, "name");
     prepareObjectMetaForCreate(kind_, doc, ns, loop_.now());
     // Defaulting happens at decode in kube, before the strategy's PrepareForCreate.
     if (kind_.defaults) {
@@ -365,9 +384,34 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
     if (kind_.prepareForCreate) {
         kind_.prepareForCreate(doc, a);
     }
-    // Hooks above may have grown the root object: look metadata up again.
+    admission::Attributes& attrs = state->attrs;
+    attrs.operation = admission::Operation::Create;
+    attrs.kind = &kind_;
+    attrs.ns = state->ns;
+    attrs.object = &doc;
+    attrs.allocator = &a;
+    attrs.user = opts.user;
+    attrs.dryRun = opts.dryRun;
+    if (!admission_ || !admission_->mutates(attrs)) {
+        validateCreate(std::move(state));
+        return;
+    }
+    admission_->admit(attrs, [this, state](const meta::Status* denied) {
+        if (denied) {
+            state->cb(denied, {});
+            return;
+        }
+        validateCreate(state);
+    });
+}
+
+// The strategy's validation of the (mutated) object, then the write guard.
+void Store::validateCreate(std::shared_ptr<CreateState> state) {
+    json::Document& doc = *state->obj;
+    // Hooks and plugins may have grown the root object: look metadata up again.
     const json::Value& finalMeta = doc["metadata"];
     std::string name(json::stringMember(finalMeta, "name"));
+    state->name = name;
     std::vector<meta::StatusCause> causes =
         validation::validateObjectMeta(finalMeta, kind_.namespaced, kind_.nameRule);
     if (kind_.validate) {
@@ -377,35 +421,34 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
     }
     if (!causes.empty()) {
         meta::Status s = meta::Status::invalid(kind_.groupKind(), name, std::move(causes));
-        cb(&s, {});
+        state->cb(&s, {});
         return;
     }
     if (!guard_) {
-        admitCreate(obj, std::string(ns), name, opts, std::move(cb));
+        admitCreate(std::move(state));
         return;
     }
-    guard_({doc, nullptr, opts.user, ns, ""},
-           [this, obj, ns = std::string(ns), name, opts, cb](const meta::Status* denied) {
+    guard_({doc, nullptr, state->opts.user, state->ns, ""},
+           [this, state](const meta::Status* denied) {
                if (denied) {
-                   cb(denied, {});
+                   state->cb(denied, {});
                    return;
                }
-               admitCreate(obj, ns, name, opts, cb);
+               admitCreate(state);
            });
 }
 
-void Store::admitCreate(std::shared_ptr<json::Document> obj, const std::string& ns,
-                        const std::string& name, const CreateOptions& opts, ObjectCallback cb) {
-    if (!admit_) {
-        writeCreate(ns, name, *obj, opts, std::move(cb));
+void Store::admitCreate(std::shared_ptr<CreateState> state) {
+    if (!admission_ || !admission_->validates(state->attrs)) {
+        writeCreate(state->ns, state->name, *state->obj, state->opts, std::move(state->cb));
         return;
     }
-    admit_(*obj, false, [this, obj, ns, name, opts, cb](const meta::Status* denied) {
+    admission_->validate(state->attrs, [this, state](const meta::Status* denied) {
         if (denied) {
-            cb(denied, {});
+            state->cb(denied, {});
             return;
         }
-        writeCreate(ns, name, *obj, opts, cb);
+        writeCreate(state->ns, state->name, *state->obj, state->opts, state->cb);
     });
 }
 
@@ -522,7 +565,7 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
         }
         auto& a = next.GetAllocator();
         if (std::optional<meta::Status> bad =
-                prepareObjectMetaForUpdate(kind_, next, *old, state.name)) {
+                prepareObjectMetaForUpdate(kind_, next, *old, state.name, bool(state.patch))) {
             out.error = std::move(bad);
             return;
         }
@@ -538,7 +581,12 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
         if (kind_.defaults) {
             kind_.defaults(next, a);
         }
+        // the field manager sees the request's object, as kube's handler
+        // records managedFields before the strategy prepares the update
         recordManagedFields(*old, next, state.opts.manager, state.opts.status, now);
+        if (kind_.prepareForUpdate && !state.opts.status) {
+            kind_.prepareForUpdate(next, *old, a);
+        }
         if (kind_.tracksGeneration) {
             int64_t gen = 1;
             if (const json::Value* g = json::at(*old, {"metadata", "generation"});
@@ -550,21 +598,7 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
             }
             json::setMember(next["metadata"], "generation", json::Value(gen), a);
         }
-        json::Value& metadata = next["metadata"];
-        std::vector<meta::StatusCause> causes =
-            validation::validateObjectMeta(metadata, kind_.namespaced, kind_.nameRule);
-        if (state.opts.status) {
-            if (kind_.validateStatusUpdate) {
-                for (meta::StatusCause& c : kind_.validateStatusUpdate(next, *old)) {
-                    causes.push_back(std::move(c));
-                }
-            }
-        } else if (kind_.validateUpdate || kind_.validate) {
-            for (meta::StatusCause& c :
-                 kind_.validateUpdate ? kind_.validateUpdate(next, *old) : kind_.validate(next)) {
-                causes.push_back(std::move(c));
-            }
-        }
+        std::vector<meta::StatusCause> causes = updateCauses(state.opts.status, next, *old);
         if (!causes.empty()) {
             out.error = meta::Status::invalid(kind_.groupKind(), state.name, std::move(causes));
             return;
@@ -575,14 +609,49 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
     }
 }
 
-// The rest of an attempt, on the loop: admission, then the write.
+std::vector<meta::StatusCause> Store::updateCauses(bool status, const json::Value& next,
+                                                  const json::Value& old) const {
+    std::vector<meta::StatusCause> causes =
+        validation::validateObjectMeta(next["metadata"], kind_.namespaced, kind_.nameRule);
+    for (meta::StatusCause& c : validation::validateObjectMetaUpdate(next["metadata"],
+                                                                     old["metadata"])) {
+        causes.push_back(std::move(c));
+    }
+    if (status) {
+        if (kind_.validateStatusUpdate) {
+            for (meta::StatusCause& c : kind_.validateStatusUpdate(next, old)) {
+                causes.push_back(std::move(c));
+            }
+        }
+    } else if (kind_.validateUpdate || kind_.validate) {
+        for (meta::StatusCause& c :
+             kind_.validateUpdate ? kind_.validateUpdate(next, old) : kind_.validate(next)) {
+            causes.push_back(std::move(c));
+        }
+    }
+    return causes;
+}
+
+// The rest of an attempt, on the loop: the write guard, admission, then the write.
 void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt,
                          std::string_view stored) {
     if (attempt->error) {
         state->cb(&*attempt->error, {});
         return;
     }
-    if ((!admit_ && !guard_) || state->opts.status) {
+    admission::Attributes& attrs = attempt->attrs;
+    attrs.operation = admission::Operation::Update;
+    attrs.kind = &kind_;
+    attrs.subresource = state->opts.status ? "status" : "";
+    attrs.ns = state->ns;
+    attrs.name = state->name;
+    attrs.object = &attempt->next;
+    attrs.allocator = &attempt->next.GetAllocator();
+    attrs.user = state->opts.user;
+    attrs.dryRun = state->opts.dryRun;
+    bool guarded = guard_ && !state->opts.status;
+    bool admitted = admission_ && (admission_->mutates(attrs) || admission_->validates(attrs));
+    if (!guarded && !admitted) {
         writeUpdate(state, std::move(attempt->enc), attempt->revision, stored);
         return;
     }
@@ -590,17 +659,17 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
     if (attempt->stored.empty()) {
         attempt->stored.assign(stored);
     }
-    if (!guard_) {
-        admitUpdate(state, attempt);
-        return;
-    }
-    json::Document old;
-    if (json::parse(attempt->stored, old)) {
+    if (json::parse(attempt->stored, attempt->old)) {
         meta::Status s = meta::Status::internalError("stored object is not JSON");
         state->cb(&s, {});
         return;
     }
-    guard_({attempt->next, &old, state->opts.user, state->ns, state->name},
+    attrs.oldObject = &attempt->old;
+    if (!guarded) {
+        admitUpdate(state, attempt);
+        return;
+    }
+    guard_({attempt->next, &attempt->old, state->opts.user, state->ns, state->name},
            [this, state, attempt](const meta::Status* denied) {
                if (denied) {
                    state->cb(denied, {});
@@ -611,11 +680,35 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
 }
 
 void Store::admitUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt) {
-    if (!admit_) {
+    if (!admission_ || !admission_->mutates(attempt->attrs)) {
+        validateMutatedUpdate(state, attempt);
+        return;
+    }
+    admission_->admit(attempt->attrs, [this, state, attempt](const meta::Status* denied) {
+        if (denied) {
+            state->cb(denied, {});
+            return;
+        }
+        // The mutated object is validated and encoded again.
+        std::vector<meta::StatusCause> causes =
+            updateCauses(state->opts.status, attempt->next, attempt->old);
+        if (!causes.empty()) {
+            meta::Status s = meta::Status::invalid(kind_.groupKind(), state->name, causes);
+            state->cb(&s, {});
+            return;
+        }
+        attempt->enc = encodeObject(attempt->next);
+        validateMutatedUpdate(state, attempt);
+    });
+}
+
+void Store::validateMutatedUpdate(std::shared_ptr<UpdateState> state,
+                                  std::shared_ptr<Attempt> attempt) {
+    if (!admission_ || !admission_->validates(attempt->attrs)) {
         writeUpdate(state, std::move(attempt->enc), attempt->revision, attempt->stored);
         return;
     }
-    admit_(attempt->next, true, [this, state, attempt](const meta::Status* denied) {
+    admission_->validate(attempt->attrs, [this, state, attempt](const meta::Status* denied) {
         if (denied) {
             state->cb(denied, {});
             return;

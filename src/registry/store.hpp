@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "admission/chain.hpp"
 #include "apis/meta/status.hpp"
 #include "authn/user.hpp"
 #include "registry/apply/field_manager.hpp"
@@ -147,13 +148,14 @@ class Store {
     }
     storage::Interface& storage() { return storage_; }
 
-    // Validating admission, as kube's createValidation and updateValidation:
-    // the final object of a create, update or patch (not of a status update),
-    // after the strategy's validation and before it is written. `obj` is
-    // valid during the call only; `done` with a Status refuses the request.
-    using AdmitFn = std::function<void(const util::json::Value& obj, bool update,
-                                       std::function<void(const meta::Status* denied)> done)>;
-    void setValidatingAdmission(AdmitFn admit) { admit_ = std::move(admit); }
+    // The admission chain every create, update and patch passes through
+    // (status updates too, as the "status" subresource); mirrors the
+    // admission kube's handlers run around the store. Mutating plugins see
+    // the object after the strategy's PrepareForCreate/Update and defaulting,
+    // before its validation; validating ones the validated object, before it
+    // is written. Null: none.
+    void setAdmission(admission::Chain* chain) { admission_ = chain; }
+    admission::Chain* admission() { return admission_; }
 
     // What a write guard judges: the object to be written, the stored one on
     // update, who asks, and the request's namespace and name ("" on create).
@@ -231,15 +233,21 @@ class Store {
     struct Attempt;
 
     void tryUpdate(std::shared_ptr<UpdateState> state);
+    // The strategy's and metadata's validation of an update's object.
+    std::vector<meta::StatusCause> updateCauses(bool status, const json::Value& next,
+                                                const json::Value& old) const;
     void buildUpdate(const UpdateState& state, std::string_view stored,
                      std::chrono::system_clock::time_point now, Attempt& out) const;
     void finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt,
                       std::string_view stored);
     void writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
                      storage::Revision revision, std::string_view current);
-    void admitCreate(std::shared_ptr<json::Document> obj, const std::string& ns,
-                     const std::string& name, const CreateOptions& opts, ObjectCallback cb);
+    struct CreateState;
+    void validateCreate(std::shared_ptr<CreateState> state);
+    void admitCreate(std::shared_ptr<CreateState> state);
     void admitUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt);
+    void validateMutatedUpdate(std::shared_ptr<UpdateState> state,
+                               std::shared_ptr<Attempt> attempt);
     void writeCreate(const std::string& ns, const std::string& name, const json::Document& doc,
                      const CreateOptions& opts, ObjectCallback cb);
     std::optional<meta::Status> patchedObject(const UpdateState& state, const json::Value& old,
@@ -272,7 +280,7 @@ class Store {
     storage::Interface& storage_;
     util::EventLoop& loop_;
     Finalizer finalizer_;
-    AdmitFn admit_;
+    admission::Chain* admission_ = nullptr;
     GuardFn guard_;
     std::string prefix_;
     storage::cacher::Cacher* cacher_ = nullptr;

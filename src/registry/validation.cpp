@@ -707,4 +707,24 @@ std::vector<meta::StatusCause> validateObjectMeta(const json::Value& metadata, b
     return errs;
 }
 
+std::vector<meta::StatusCause> validateObjectMetaUpdate(const json::Value& metadata,
+                                                        const json::Value& old) {
+    std::vector<meta::StatusCause> out;
+    if (!metadata.IsObject() || !old.IsObject()) {
+        return out;
+    }
+    for (std::string_view f : {"name", "namespace", "uid", "creationTimestamp"}) {
+        const json::Value* now = json::member(metadata, f);
+        const json::Value* was = json::member(old, f);
+        std::string_view a = now && now->IsString() ? json::view(*now) : std::string_view();
+        std::string_view b = was && was->IsString() ? json::view(*was) : std::string_view();
+        if (a != b) {
+            std::string path = "metadata." + std::string(f);
+            out.push_back(field::invalid(path, BadValue(a), "field is immutable"));
+            out.push_back(field::invalid(path, BadValue(a), "field is immutable"));
+        }
+    }
+    return out;
+}
+
 }  // namespace kube::registry::validation

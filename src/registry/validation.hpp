@@ -99,6 +99,13 @@ std::string goQuote(std::string_view s);
 std::vector<meta::StatusCause> validateObjectMeta(const util::json::Value& metadata,
                                                   bool namespaced, NameRule rule);
 
+// Mirrors ValidateObjectMetaUpdate's immutable fields: name, namespace, uid
+// and creationTimestamp may not change ("field is immutable"). Each is
+// reported twice, as kube reports it (its common-fields check and the
+// strategies' own ValidateObjectMetaUpdate both run).
+std::vector<meta::StatusCause> validateObjectMetaUpdate(const util::json::Value& metadata,
+                                                        const util::json::Value& old);
+
 // The total size limit of metadata.annotations (keys plus values), in bytes.
 inline constexpr int64_t kTotalAnnotationSizeLimit = 256 * 1024;
 

@@ -107,22 +107,36 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
         compactor_ =
             std::make_unique<storage::Compactor>(storage_, loop_, options_.compactionInterval);
     }
-    const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
-    namespaces_ = std::make_unique<admission::NamespaceLifecycle>(storage_, *ns);
-    const registry::KindInfo* priorityClasses =
-        scheme_.find("scheduling.k8s.io", "v1", "priorityclasses");
-    priority_ = std::make_unique<admission::Priority>(storage_, *priorityClasses);
-    stores_.at(priorityClasses)
-        ->setValidatingAdmission([this](const json::Value& obj, bool update,
-                                        std::function<void(const meta::Status*)> done) {
-            priority_->admit(obj, update, std::move(done));
+    admission_ = admission::defaultChain(
+        storage_, scheme_,
+        [this](const std::string& ns, std::function<void(const meta::Status*)> done) {
+            ensureDefaultServiceAccount(ns, std::move(done));
         });
+    for (auto& [kind, store] : stores_) {
+        store->setAdmission(admission_.get());
+    }
+    const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     stores_.at(ns)->setFinalizer([this](std::string_view name,
                                         std::function<void(const meta::Status*)> done) {
         registry::deleteNamespaceContents(scheme_, storage_, std::string(name), std::move(done));
     });
     setAuthentication(std::make_shared<authn::AuthenticationConfig>());
     addHealthChecks();
+}
+
+// What kube's serviceaccounts controller keeps in every namespace: a
+// ServiceAccount called default. Made when a pod first needs it.
+void Server::ensureDefaultServiceAccount(const std::string& ns,
+                                         std::function<void(const meta::Status*)> done) {
+    auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
+    auto& a = doc->GetAllocator();
+    json::Value meta(rapidjson::kObjectType);
+    meta.AddMember("name", "default", a);
+    doc->AddMember("metadata", meta, a);
+    stores_.at(scheme_.find("", "v1", "serviceaccounts"))
+        ->create(ns, doc, {}, [done = std::move(done)](const meta::Status* err, std::string_view) {
+            done(err && err->reason != "AlreadyExists" ? err : nullptr);
+        });
 }
 
 // kube-apiserver's checks, in its order: ping and log always pass; the
@@ -599,7 +613,7 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
         }
     }
     auto scope = std::make_shared<endpoints::RequestScope>(
-        endpoints::RequestScope{req, effective, std::move(query), *stores_.at(kind), *namespaces_,
+        endpoints::RequestScope{req, effective, std::move(query), *stores_.at(kind), *admission_,
                                 turns_, render, std::move(respond)});
     const std::string& verb = effective.verb;
     bool collection = effective.name.empty();

@@ -8,8 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "admission/namespace_lifecycle.hpp"
-#include "admission/priority.hpp"
+#include "admission/plugins.hpp"
 #include "authn/authentication.hpp"
 #include "authz/rbac.hpp"
 #include "authz/aggregation.hpp"
@@ -139,6 +138,8 @@ class Server {
     }
 
   private:
+    void ensureDefaultServiceAccount(const std::string& ns,
+                                     std::function<void(const meta::Status*)> done);
     void serveApi(const HttpRequest& req, Responder respond);
     void serveResource(const HttpRequest& req, Responder respond);
     void serveNonResource(const HttpRequest& req, Responder respond);
@@ -174,8 +175,8 @@ class Server {
     endpoints::Discovery discovery_;
     openapi::Service openapi_;
     std::map<const registry::KindInfo*, std::unique_ptr<registry::Store>> stores_;
-    std::unique_ptr<admission::NamespaceLifecycle> namespaces_;
-    std::unique_ptr<admission::Priority> priority_;
+    // The admission chain every store's writes pass through.
+    std::unique_ptr<admission::Chain> admission_;
     StoreGetter getter_{*this};
     std::unique_ptr<authn::Authentication> authentication_;
     storage::cacher::Cacher cacher_;

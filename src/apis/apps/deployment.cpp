@@ -98,6 +98,18 @@ field::Causes validateDeploymentStatus(const json::Value& obj, const json::Value
     return out;
 }
 
+// Mirrors deploymentStrategy.ValidateUpdate at apps/v1: the new object's
+// validation, then the selector may not change.
+field::Causes validateDeploymentUpdate(const json::Value& obj, const json::Value& old) {
+    field::Causes out = validateDeployment(obj);
+    if (!field::sameMember(obj["spec"], old["spec"], "selector")) {
+        out.push_back(field::invalid("spec.selector",
+                                     field::BadValue::raw(selectorGoString(json::at(obj, {"spec", "selector"}))),
+                                     "field is immutable"));
+    }
+    return out;
+}
+
 }  // namespace
 
 registry::KindInfo deploymentKind() {
@@ -134,6 +146,7 @@ registry::KindInfo deploymentKind() {
     k.defaults = defaultDeployment;
     k.prepareForCreate = prepareDeployment;
     k.validate = validateDeployment;
+    k.validateUpdate = validateDeploymentUpdate;
     k.prepareForStatusUpdate = prepareDeploymentStatus;
     k.validateStatusUpdate = validateDeploymentStatus;
     return k;

@@ -75,6 +75,39 @@ field::Causes validateStatefulSet(const json::Value& obj) {
     return out;
 }
 
+// Mirrors ValidateStatefulSetUpdate after ValidateStatefulSet: beyond the
+// fields listed in the message, the spec may not change.
+field::Causes validateStatefulSetUpdate(const json::Value& obj, const json::Value& old) {
+    field::Causes out = validateStatefulSet(obj);
+    static const json::Value empty(rapidjson::kObjectType);
+    const json::Value* spec = json::member(obj, "spec");
+    const json::Value* oldSpec = json::member(old, "spec");
+    const json::Value& a = spec && spec->IsObject() ? *spec : empty;
+    const json::Value& b = oldSpec && oldSpec->IsObject() ? *oldSpec : empty;
+    auto mutableField = [](std::string_view k) {
+        return k == "replicas" || k == "template" || k == "updateStrategy" ||
+               k == "minReadySeconds" || k == "ordinals" ||
+               k == "persistentVolumeClaimRetentionPolicy";
+    };
+    bool changed = false;
+    for (const json::Value* side : {&a, &b}) {
+        for (const auto& m : side->GetObject()) {
+            std::string_view k = json::view(m.name);
+            if (!mutableField(k) && !field::sameMember(a, b, k)) {
+                changed = true;
+            }
+        }
+    }
+    if (changed) {
+        out.push_back(field::forbidden(
+            "spec",
+            "updates to statefulset spec for fields other than 'replicas', 'ordinals', "
+            "'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and "
+            "'minReadySeconds' are forbidden"));
+    }
+    return out;
+}
+
 }  // namespace
 
 registry::KindInfo statefulSetKind() {
@@ -98,6 +131,7 @@ registry::KindInfo statefulSetKind() {
     k.defaults = defaultStatefulSet;
     k.prepareForCreate = prepareStatefulSet;
     k.validate = validateStatefulSet;
+    k.validateUpdate = validateStatefulSetUpdate;
     return k;
 }
 

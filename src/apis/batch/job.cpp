@@ -99,6 +99,66 @@ field::Causes validateJob(const json::Value& obj) {
     return out;
 }
 
+// Mirrors ValidateJobUpdate after ValidateJob: completions, selector and
+// the pod template may not change, save a suspended job's scheduling
+// directives before it ever started (JobMutableNodeSchedulingDirectives).
+field::Causes validateJobUpdate(const json::Value& obj, const json::Value& old) {
+    field::Causes out = validateJob(obj);
+    static const json::Value empty(rapidjson::kObjectType);
+    const json::Value* specp = json::member(obj, "spec");
+    const json::Value* oldp = json::member(old, "spec");
+    const json::Value& spec = specp && specp->IsObject() ? *specp : empty;
+    const json::Value& oldSpec = oldp && oldp->IsObject() ? *oldp : empty;
+    if (!core::field::sameMember(spec, oldSpec, "completions")) {
+        out.push_back(core::field::invalid("spec.completions",
+                                           core::field::BadValue(spec["completions"]),
+                                           "field is immutable"));
+    }
+    if (!core::field::sameMember(spec, oldSpec, "selector")) {
+        out.push_back(core::field::invalid(
+            "spec.selector",
+            core::field::BadValue::raw(apps::selectorGoString(json::member(spec, "selector"))),
+            "field is immutable"));
+    }
+    json::Document oldTemplate;
+    if (const json::Value* t = json::member(oldSpec, "template")) {
+        oldTemplate.CopyFrom(*t, oldTemplate.GetAllocator());
+    }
+    const json::Value* tmpl = json::member(spec, "template");
+    bool schedulingMutable = cells::isTrue(oldSpec, {"suspend"}) &&
+                             !json::at(old, {"status", "startTime"}) && tmpl &&
+                             tmpl->IsObject() && oldTemplate.IsObject();
+    if (schedulingMutable) {
+        auto& a = oldTemplate.GetAllocator();
+        auto carry = [&](const json::Value& from, json::Value& to, std::string_view key) {
+            const json::Value* v = json::member(from, key);
+            if (v) {
+                json::setMember(to, key, json::Value(*v, a), a);
+            } else {
+                json::removeMember(to, key);
+            }
+        };
+        static const json::Value none(rapidjson::kObjectType);
+        const json::Value* meta = json::member(*tmpl, "metadata");
+        const json::Value* podSpec = json::member(*tmpl, "spec");
+        json::Value& oldMeta = core::defaulting::ensureObject(oldTemplate, "metadata", a);
+        json::Value& oldPodSpec = core::defaulting::ensureObject(oldTemplate, "spec", a);
+        for (std::string_view k : {"labels", "annotations"}) {
+            carry(meta ? *meta : none, oldMeta, k);
+        }
+        for (std::string_view k : {"nodeSelector", "tolerations", "affinity", "schedulingGates"}) {
+            carry(podSpec ? *podSpec : none, oldPodSpec, k);
+        }
+    }
+    bool same = tmpl ? (oldTemplate.IsObject() && *tmpl == oldTemplate) : oldTemplate.IsNull();
+    if (!same) {
+        out.push_back(core::field::invalid(
+            "spec.template", tmpl ? core::field::BadValue(*tmpl) : core::field::BadValue::null(),
+            "field is immutable"));
+    }
+    return out;
+}
+
 bool hasCondition(const json::Value& job, std::string_view type) {
     const json::Value* conds = json::at(job, {"status", "conditions"});
     if (conds && conds->IsArray()) {
@@ -181,6 +241,7 @@ registry::KindInfo jobKind() {
     k.defaults = defaultJob;
     k.prepareForCreate = prepareJob;
     k.validate = validateJob;
+    k.validateUpdate = validateJobUpdate;
     k.selectableFields = {
         {"metadata.name"}, {"metadata.namespace"}, {"status.successful", "", "0"}};
     return k;

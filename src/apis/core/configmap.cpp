@@ -56,6 +56,16 @@ field::Causes validateConfigMap(const json::Value& obj) {
     return out;
 }
 
+// Mirrors ValidateConfigMapUpdate: an immutable ConfigMap's data stays.
+field::Causes validateConfigMapUpdate(const json::Value& obj, const json::Value& old) {
+    field::Causes out;
+    field::validateImmutableWhenSet(obj, old, {"data", "binaryData"}, out);
+    for (meta::StatusCause& c : validateConfigMap(obj)) {
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
 }  // namespace
 
 registry::KindInfo configMapKind() {
@@ -75,6 +85,7 @@ registry::KindInfo configMapKind() {
         cells::ageColumn(),
     };
     k.validate = validateConfigMap;
+    k.validateUpdate = validateConfigMapUpdate;
     return k;
 }
 

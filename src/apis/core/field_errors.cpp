@@ -129,4 +129,36 @@ std::vector<std::string> isValidPortName(std::string_view port) {
     return out;
 }
 
+bool sameMember(const util::json::Value& a, const util::json::Value& b, std::string_view name) {
+    const util::json::Value* x = a.IsObject() ? util::json::member(a, name) : nullptr;
+    const util::json::Value* y = b.IsObject() ? util::json::member(b, name) : nullptr;
+    if (x && x->IsNull()) {
+        x = nullptr;
+    }
+    if (y && y->IsNull()) {
+        y = nullptr;
+    }
+    return (!x && !y) || (x && y && *x == *y);
+}
+
+void validateImmutableWhenSet(const util::json::Value& obj, const util::json::Value& old,
+                              std::initializer_list<std::string_view> fields, Causes& out) {
+    auto isSet = [](const util::json::Value& o) {
+        const util::json::Value* v = util::json::member(o, "immutable");
+        return v && v->IsBool() && v->GetBool();
+    };
+    if (!isSet(old)) {
+        return;
+    }
+    constexpr std::string_view why = "field is immutable when `immutable` is set";
+    if (!isSet(obj)) {
+        out.push_back(forbidden("immutable", why));
+    }
+    for (std::string_view f : fields) {
+        if (!sameMember(obj, old, f)) {
+            out.push_back(forbidden(f, why));
+        }
+    }
+}
+
 }  // namespace kube::apis::core::field

@@ -50,6 +50,15 @@ void validateNonnegative(const util::json::Value* v, const std::string& path, Ca
 void validateLabelSelector(const util::json::Value* selector, const std::string& path,
                            bool allowInvalidLabelValues, Causes& out);
 
+// Whether member `name` of `a` and of `b` are equal (both absent counts).
+bool sameMember(const util::json::Value& a, const util::json::Value& b, std::string_view name);
+
+// The immutable-when-set check of ConfigMaps and Secrets: once the stored
+// object has `immutable: true`, `immutable` and each of `fields` may not
+// change ("field is immutable when `immutable` is set").
+void validateImmutableWhenSet(const util::json::Value& obj, const util::json::Value& old,
+                              std::initializer_list<std::string_view> fields, Causes& out);
+
 // validation.IsValidPortName: an IANA service name ("http", "dns-tcp").
 std::vector<std::string> isValidPortName(std::string_view port);
 

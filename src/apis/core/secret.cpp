@@ -111,6 +111,20 @@ field::Causes validateSecret(const json::Value& obj) {
     return out;
 }
 
+// Mirrors ValidateSecretUpdate: the type never changes, an immutable
+// Secret's data stays (stringData is already merged into data).
+field::Causes validateSecretUpdate(const json::Value& obj, const json::Value& old) {
+    field::Causes out;
+    if (!field::sameMember(obj, old, "type")) {
+        out.push_back(field::invalid("type", json::stringMember(obj, "type"), "field is immutable"));
+    }
+    field::validateImmutableWhenSet(obj, old, {"data"}, out);
+    for (meta::StatusCause& c : validateSecret(obj)) {
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
 }  // namespace
 
 registry::KindInfo secretKind() {
@@ -133,6 +147,7 @@ registry::KindInfo secretKind() {
     };
     k.defaults = defaultSecret;
     k.validate = validateSecret;
+    k.validateUpdate = validateSecretUpdate;
     k.selectableFields = {{"metadata.name"}, {"metadata.namespace"}, {"type"}};
     return k;
 }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -108,6 +109,15 @@ void prepareService(json::Value& obj, json::Allocator& a) {
     json::Value status(rapidjson::kObjectType);
     status.AddMember("loadBalancer", json::Value(rapidjson::kObjectType), a);
     json::setMember(obj, "status", std::move(status), a);
+    // NormalizeClusterIPs: a requested clusterIP is the first of clusterIPs.
+    json::Value* spec = json::member(obj, "spec");
+    std::string_view ip = spec && spec->IsObject() ? json::stringMember(*spec, "clusterIP") : "";
+    const json::Value* ips = spec && spec->IsObject() ? json::member(*spec, "clusterIPs") : nullptr;
+    if (!ip.empty() && (!ips || !ips->IsArray() || ips->Empty())) {
+        json::Value list(rapidjson::kArrayType);
+        list.PushBack(json::stringValue(ip, a), a);
+        json::setMember(*spec, "clusterIPs", std::move(list), a);
+    }
 }
 
 void validatePort(const json::Value& p, const std::string& path, bool requireName,
@@ -175,6 +185,83 @@ field::Causes validateService(const json::Value& obj) {
     return out;
 }
 
+// The clusterIPs of a service as a Go []string's %#v.
+std::string goStrings(const json::Value* list) {
+    if (!list || !list->IsArray()) {
+        return "[]string(nil)";
+    }
+    std::string out = "[]string{";
+    for (rapidjson::SizeType i = 0; i < list->Size(); i++) {
+        out += (i ? ", " : "") + registry::validation::goQuote(json::view((*list)[i]));
+    }
+    return out + "}";
+}
+
+bool needsClusterIP(const json::Value& svc) {
+    return json::stringMember(svc["spec"], "type") != "ExternalName";
+}
+
+// Mirrors the service REST's update preparation (patchAllocatedValues and
+// NormalizeClusterIPs): a request without clusterIP(s) keeps the allocated
+// ones, and a changed clusterIP alone carries into clusterIPs[0].
+void prepareServiceUpdate(json::Value& obj, const json::Value& old, json::Allocator& a) {
+    json::Value* spec = json::member(obj, "spec");
+    const json::Value* oldSpec = json::member(old, "spec");
+    if (!spec || !spec->IsObject() || !oldSpec || !oldSpec->IsObject() ||
+        !needsClusterIP(obj) || !needsClusterIP(old)) {
+        return;
+    }
+    if (json::stringMember(*spec, "clusterIP").empty() &&
+        !json::stringMember(*oldSpec, "clusterIP").empty()) {
+        json::setMember(*spec, "clusterIP", json::Value((*oldSpec)["clusterIP"], a), a);
+    }
+    const json::Value* ips = json::member(*spec, "clusterIPs");
+    const json::Value* oldIps = json::member(*oldSpec, "clusterIPs");
+    bool noIps = !ips || !ips->IsArray() || ips->Empty();
+    if (noIps && oldIps && oldIps->IsArray() && !oldIps->Empty()) {
+        json::setMember(*spec, "clusterIPs", json::Value(*oldIps, a), a);
+    }
+    std::string_view ip = json::stringMember(*spec, "clusterIP");
+    ips = json::member(*spec, "clusterIPs");
+    if (ip.empty()) {
+        return;
+    }
+    if (!ips || !ips->IsArray() || ips->Empty()) {
+        json::Value list(rapidjson::kArrayType);
+        list.PushBack(json::stringValue(ip, a), a);
+        json::setMember(*spec, "clusterIPs", std::move(list), a);
+        return;
+    }
+    if (ip != json::stringMember(*oldSpec, "clusterIP") && oldIps && *ips == *oldIps &&
+        (*ips)[0].IsString()) {
+        (*spec)["clusterIPs"][0].SetString(ip.data(), static_cast<rapidjson::SizeType>(ip.size()),
+                                           a);
+    }
+}
+
+// Mirrors ValidateServiceUpdate's immutable clusterIPs: once allocated, the
+// primary and secondary IPs stay (unless the service is or becomes an
+// ExternalName one).
+field::Causes validateServiceUpdate(const json::Value& obj, const json::Value& old) {
+    field::Causes out;
+    const json::Value* ips = json::at(obj, {"spec", "clusterIPs"});
+    const json::Value* oldIps = json::at(old, {"spec", "clusterIPs"});
+    if (json::member(obj, "spec") && json::member(old, "spec") && needsClusterIP(obj) &&
+        needsClusterIP(old) && oldIps && oldIps->IsArray() && ips && ips->IsArray()) {
+        for (rapidjson::SizeType i = 0; i < std::min(ips->Size(), oldIps->Size()); i++) {
+            if ((*ips)[i] != (*oldIps)[i]) {
+                out.push_back(field::invalid(field::index("spec.clusterIPs", i),
+                                             field::BadValue::raw(goStrings(ips)),
+                                             "may not change once set"));
+            }
+        }
+    }
+    for (meta::StatusCause& c : validateService(obj)) {
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
 }  // namespace
 
 registry::KindInfo serviceKind() {
@@ -213,6 +300,8 @@ registry::KindInfo serviceKind() {
     k.defaults = defaultService;
     k.prepareForCreate = prepareService;
     k.validate = validateService;
+    k.prepareForUpdate = prepareServiceUpdate;
+    k.validateUpdate = validateServiceUpdate;
     k.selectableFields = {{"metadata.name"}, {"metadata.namespace"}, {"spec.clusterIP"},
                           {"spec.type"}};
     return k;

@@ -1,5 +1,7 @@
 #include "apis/meta/status.hpp"
 
+#include <algorithm>
+
 #include "util/json.hpp"
 #include "util/utf8.hpp"
 
@@ -67,17 +69,22 @@ Status Status::optimisticLockConflict(const GroupResource& gr, std::string_view 
 Status Status::invalid(const GroupKind& gk, std::string_view name,
                        std::vector<StatusCause> causes) {
     // Mirrors errors.NewInvalid: one cause is quoted inline, several are
-    // listed in brackets.
+    // listed in brackets; a repeated error is listed once (ToAggregate),
+    // though every cause is kept.
+    std::vector<std::string> errs;
+    for (const StatusCause& c : causes) {
+        std::string e = (c.field.empty() ? "" : c.field + ": ") + c.message;
+        if (std::find(errs.begin(), errs.end(), e) == errs.end()) {
+            errs.push_back(std::move(e));
+        }
+    }
     std::string msg = gk.toString() + " " + quoted(name) + " is invalid";
-    if (causes.size() == 1) {
-        msg += ": " + (causes[0].field.empty() ? "" : causes[0].field + ": ") + causes[0].message;
-    } else if (!causes.empty()) {
+    if (errs.size() == 1) {
+        msg += ": " + errs[0];
+    } else if (!errs.empty()) {
         msg += ": [";
-        for (size_t i = 0; i < causes.size(); i++) {
-            if (i) {
-                msg += ", ";
-            }
-            msg += (causes[i].field.empty() ? "" : causes[i].field + ": ") + causes[i].message;
+        for (size_t i = 0; i < errs.size(); i++) {
+            msg += (i ? ", " : "") + errs[i];
         }
         msg += "]";
     }

@@ -129,25 +129,17 @@ void createApplied(const Scope& s, const Applier& applier, int attempt) {
             s->fail(**failed);
             return;
         }
+        // the store admits the create (the namespace exists, ...)
         registry::CreateOptions opts{applier.opts.dryRun, s->req.user, std::nullopt};
-        auto write = [s, obj, opts, applier, attempt] {
-            s->store.create(s->info.namespace_, obj, opts,
-                            [s, applier, attempt](const meta::Status* e,
-                                                  std::string_view created) {
-                                if (e && e->reason == "AlreadyExists" &&
-                                    attempt + 1 < kApplyCreateAttempts) {
-                                    applyToStored(s, applier, false, attempt + 1);
-                                    return;
-                                }
-                                respondApplied(s, 201, e, created);
-                            });
-        };
-        const registry::KindInfo& kind = s->store.kind();
-        if (!kind.namespaced) {
-            write();
-            return;
-        }
-        s->namespaces.admitCreate(kind, s->info.namespace_, s->info.name, unlessDenied(s, write));
+        s->store.create(s->info.namespace_, obj, opts,
+                        [s, applier, attempt](const meta::Status* e, std::string_view created) {
+                            if (e && e->reason == "AlreadyExists" &&
+                                attempt + 1 < kApplyCreateAttempts) {
+                                applyToStored(s, applier, false, attempt + 1);
+                                return;
+                            }
+                            respondApplied(s, 201, e, created);
+                        });
     };
     if (s->req.body.size() >= kApplyOffLoopBytes) {
         s->store.loop().runBlocking(std::move(build), std::move(create));

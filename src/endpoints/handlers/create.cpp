@@ -5,7 +5,7 @@ namespace kube::endpoints {
 namespace json = util::json;
 
 // Mirrors handlers.createHandler: negotiate, decode, check the namespace,
-// admit (NamespaceLifecycle, then Priority), store, answer 201.
+// store (which admits), answer 201.
 void createResource(Scope s) {
     std::optional<std::string> manager = requestFieldManager(s, "CreateOptions");
     if (!manager) {
@@ -25,22 +25,14 @@ void createResource(Scope s) {
         return;
     }
     registry::CreateOptions opts{dryRun, s->req.user, std::move(manager)};
-    auto create = [s, obj, opts] {
-        s->store.create(s->info.namespace_, obj, opts,
-                        [s](const meta::Status* e, std::string_view created) {
-                            if (e) {
-                                s->fail(*e);
-                                return;
-                            }
-                            respondObject(s, 201, created);
-                        });
-    };
-    if (!kind.namespaced) {
-        create();
-        return;
-    }
-    std::string name(json::stringMember((*obj)["metadata"], "name"));
-    s->namespaces.admitCreate(kind, s->info.namespace_, name, unlessDenied(s, create));
+    s->store.create(s->info.namespace_, obj, opts,
+                    [s](const meta::Status* e, std::string_view created) {
+                        if (e) {
+                            s->fail(*e);
+                            return;
+                        }
+                        respondObject(s, 201, created);
+                    });
 }
 
 }  // namespace kube::endpoints

@@ -3,6 +3,13 @@
 
 namespace kube::endpoints {
 
+namespace {
+
+// The store's delete of the URL's object, once admitted.
+void removeResource(const Scope& s, const registry::DeleteOptions& opts);
+
+}  // namespace
+
 // Mirrors handlers.DeleteResource: the object when deletion is graceful,
 // otherwise a success Status naming it.
 void deleteResource(Scope s) {
@@ -13,13 +20,22 @@ void deleteResource(Scope s) {
         s->fail(err);
         return;
     }
-    if (s->store.kind().kind == "Namespace") {
-        if (const meta::Status* denied = s->namespaces.admitNamespaceDelete(s->info.name)) {
-            s->fail(*denied);
-            return;
-        }
-    }
-    s->store.remove(s->info.namespace_, s->info.name, *opts,
+    auto attrs = std::make_shared<admission::Attributes>();
+    attrs->operation = admission::Operation::Delete;
+    attrs->kind = &s->store.kind();
+    attrs->ns = s->info.namespace_;
+    attrs->name = s->info.name;
+    attrs->user = s->req.user;
+    attrs->dryRun = opts->dryRun;
+    s->admission.admitAndValidate(attrs, unlessDenied(s, [s, opts = *opts] {
+        removeResource(s, opts);
+    }));
+}
+
+namespace {
+
+void removeResource(const Scope& s, const registry::DeleteOptions& opts) {
+    s->store.remove(s->info.namespace_, s->info.name, opts,
                     [s](const meta::Status* e, const registry::DeleteResult& res) {
                         if (e) {
                             s->fail(*e);
@@ -32,6 +48,8 @@ void deleteResource(Scope s) {
                         s->respond(statusResponse(res.status, s->render));
                     });
 }
+
+}  // namespace
 
 // Mirrors handlers.DeleteCollection: answers with the deleted objects (with
 // dryRun, the objects that would have been deleted).

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "admission/namespace_lifecycle.hpp"
+#include "admission/chain.hpp"
 #include "endpoints/request_info.hpp"
 #include "endpoints/responses.hpp"
 #include "registry/store.hpp"
@@ -24,7 +24,8 @@ struct RequestScope {
     RequestInfo info;
     util::Query query;
     registry::Store& store;
-    admission::NamespaceLifecycle& namespaces;
+    // The admission chain (a delete's; the store runs it for writes).
+    admission::Chain& admission;
     // The worker's large responses take turns in one slice per loop pass.
     util::Turns& turns;
     RenderOptions render;

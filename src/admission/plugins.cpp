@@ -1,0 +1,25 @@
+#include "admission/plugins.hpp"
+
+#include "admission/limit_ranger.hpp"
+#include "admission/namespace_lifecycle.hpp"
+#include "admission/priority.hpp"
+
+namespace kube::admission {
+
+std::unique_ptr<Chain> defaultChain(storage::Interface& storage, const registry::Scheme& scheme,
+                                    ServiceAccount::EnsureDefault ensureDefault) {
+    auto kind = [&scheme](std::string_view group, std::string_view resource) {
+        return scheme.find(group, "v1", resource);
+    };
+    const registry::KindInfo& pods = *kind("", "pods");
+    auto chain = std::make_unique<Chain>();
+    chain->add(std::make_shared<NamespaceLifecycle>(storage, *kind("", "namespaces")));
+    chain->add(std::make_shared<LimitRanger>(storage, *kind("", "limitranges"), pods,
+                                             *kind("", "persistentvolumeclaims")));
+    chain->add(std::make_shared<ServiceAccount>(storage, *kind("", "serviceaccounts"), pods,
+                                                std::move(ensureDefault)));
+    chain->add(std::make_shared<Priority>(storage, *kind("scheduling.k8s.io", "priorityclasses")));
+    return chain;
+}
+
+}  // namespace kube::admission
