@@ -1,7 +1,9 @@
 #include <vector>
 
+#include "admission/namespace_lifecycle.hpp"
 #include "apis/core/defaulting.hpp"
 #include "apis/core/kinds.hpp"
+#include "registry/namespace_finalizer.hpp"
 #include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 #include "registry/validation.hpp"
@@ -67,6 +69,27 @@ std::vector<meta::StatusCause> validateNamespaceStatus(const json::Value& obj, c
     return {};
 }
 
+// A namespace being deleted is Terminating until its contents are gone.
+void markTerminating(json::Value& obj, json::Allocator& a) {
+    json::Value status(rapidjson::kObjectType);
+    status.AddMember("phase", "Terminating", a);
+    json::setMember(obj, "status", std::move(status), a);
+}
+
+// The NamespaceLifecycle plugin's refusal of the immortal namespaces.
+std::optional<meta::Status> admitNamespaceDelete(std::string_view name) {
+    if (!admission::NamespaceLifecycle::isImmortal(name)) {
+        return std::nullopt;
+    }
+    return meta::Status::forbidden({"", "namespaces"}, name, "this namespace may not be deleted");
+}
+
+// The namespace controller's work: the namespace's contents go, then it does.
+void deleteContents(const registry::Scheme& scheme, storage::Interface& storage,
+                    std::string_view name, std::function<void(const meta::Status*)> done) {
+    registry::deleteNamespaceContents(scheme, storage, std::string(name), std::move(done));
+}
+
 }  // namespace
 
 registry::KindInfo namespaceKind() {
@@ -92,6 +115,10 @@ registry::KindInfo namespaceKind() {
     k.prepareForCreate = prepareNamespace;
     k.validateStatusUpdate = validateNamespaceStatus;
     k.selectableFields = {{"metadata.name"}, {"status.phase"}};
+    k.admitDelete = admitNamespaceDelete;
+    k.beginTerminating = markTerminating;
+    k.finalize = deleteContents;
+    k.gcPolicy = registry::GarbageCollectionPolicy::Unsupported;
     return k;
 }
 

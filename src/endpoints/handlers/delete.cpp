@@ -13,23 +13,23 @@ void deleteResource(Scope s) {
         s->fail(err);
         return;
     }
-    if (s->store.kind().kind == "Namespace") {
-        if (const meta::Status* denied = s->namespaces.admitNamespaceDelete(s->info.name)) {
-            s->fail(*denied);
-            return;
-        }
-    }
+    // 202 when the object stays and the client asked, with the legacy
+    // orphanDependents=false, for its dependents to go.
+    bool accepted = opts->orphanDependents && !*opts->orphanDependents;
     s->store.remove(s->info.namespace_, s->info.name, *opts,
-                    [s](const meta::Status* e, const registry::DeleteResult& res) {
+                    [s, accepted](const meta::Status* e, const registry::DeleteResult& res) {
                         if (e) {
                             s->fail(*e);
                             return;
                         }
+                        int code = accepted && !res.deleted ? 202 : 200;
                         if (res.returnsObject) {
-                            respondObject(s, 200, res.object);
+                            respondObject(s, code, res.object);
                             return;
                         }
-                        s->respond(statusResponse(res.status, s->render));
+                        meta::Status status = res.status;
+                        status.code = code;
+                        s->respond(statusResponse(status, s->render));
                     });
 }
 
