@@ -1,5 +1,7 @@
 #include "apis/meta/status.hpp"
 
+#include <algorithm>
+
 #include "util/json.hpp"
 #include "util/utf8.hpp"
 
@@ -66,18 +68,26 @@ Status Status::optimisticLockConflict(const GroupResource& gr, std::string_view 
 
 Status Status::invalid(const GroupKind& gk, std::string_view name,
                        std::vector<StatusCause> causes) {
-    // Mirrors errors.NewInvalid: one cause is quoted inline, several are
-    // listed in brackets.
+    // Mirrors errors.NewInvalid: the field errors' aggregate, which lists a
+    // repeated error once; one error is quoted inline, several are listed
+    // in brackets.
+    std::vector<std::string> errors;
+    for (const StatusCause& c : causes) {
+        std::string e = (c.field.empty() ? "" : c.field + ": ") + c.message;
+        if (std::find(errors.begin(), errors.end(), e) == errors.end()) {
+            errors.push_back(std::move(e));
+        }
+    }
     std::string msg = gk.toString() + " " + quoted(name) + " is invalid";
-    if (causes.size() == 1) {
-        msg += ": " + (causes[0].field.empty() ? "" : causes[0].field + ": ") + causes[0].message;
-    } else if (!causes.empty()) {
+    if (errors.size() == 1) {
+        msg += ": " + errors[0];
+    } else if (!errors.empty()) {
         msg += ": [";
-        for (size_t i = 0; i < causes.size(); i++) {
+        for (size_t i = 0; i < errors.size(); i++) {
             if (i) {
                 msg += ", ";
             }
-            msg += (causes[i].field.empty() ? "" : causes[i].field + ": ") + causes[i].message;
+            msg += errors[i];
         }
         msg += "]";
     }

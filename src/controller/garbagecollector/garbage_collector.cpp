@@ -290,6 +290,10 @@ void GarbageCollector::classifyNext(std::shared_ptr<Classification> c) {
                            c->dangling.push_back(uid);
                        } else {
                            (owner.deletingDependents ? c->waiting : c->solid).push_back(uid);
+                           // Known now: the owner's other dependents need no read.
+                           Work work;
+                           graph_.observe(std::move(owner), work);
+                           enqueue(work);
                        }
                        loop_.post([this, alive, c] {
                            if (*alive) {

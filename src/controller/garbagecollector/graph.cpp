@@ -152,7 +152,7 @@ void Graph::observe(ObjectInfo info, Work& work) {
 void Graph::forget(std::string_view uidView, Work& work) {
     std::string uid(uidView);
     auto it = nodes_.find(uid);
-    if (it == nodes_.end() || !it->second.observed) {
+    if (it == nodes_.end()) {
         return;
     }
     std::vector<OwnerReference> owners = std::move(it->second.info.owners);
