@@ -32,10 +32,14 @@ my $getLoad = $ENV{GET_LOAD} || ($ENV{KUBE_BUILD} || "$FindBin::Bin/../build") .
 -x $getLoad or die "$getLoad is missing (make build/get_load)\n";
 
 my $dir = tempdir(CLEANUP => 1);
-my $s = start_server(workers => 2, http_config => "access_log off;\n",
+Test::Kube::_spew("$dir/tokens.csv", qq{admin-token,admin,uid-admin,"system:masters"\n});
+my $s = start_server(workers => 2,
+    http_config => "kube_token_auth_file $dir/tokens.csv;\naccess_log off;\n",
     config => "location / {\n    kube_api;\n}\n");
-my $http = HTTP::Tiny->new(keep_alive => 1, timeout => 60);
-my %json = ('Content-Type' => 'application/json');
+my $auth = 'Bearer admin-token';
+my $http = HTTP::Tiny->new(keep_alive => 1, timeout => 60,
+    default_headers => { Authorization => $auth });
+my %json = ('Content-Type' => 'application/json', Authorization => $auth);
 my $cms = '/api/v1/namespaces/gc/configmaps';
 
 sub post {
@@ -72,6 +76,7 @@ sub load {
     my ($seconds) = @_;
     my $out = "$dir/load-" . $n++;
     system("$getLoad --url " . $s->url . "$cms/probe --seconds $seconds --connections $conns"
+        . " --header 'Authorization: $auth'"
         . " > $out 2>&1") == 0 or die "get_load failed: " . Test::Kube::_slurp($out);
     my ($line) = Test::Kube::_slurp($out) =~ /^RESULT get (.*)$/m or die "get_load: no result\n";
     return { map { split /=/, $_, 2 } split ' ', $line };
