@@ -262,7 +262,17 @@ void GarbageCollector::classify(const Item& item, std::shared_ptr<ObjectInfo> la
 
 void GarbageCollector::classifyNext(std::shared_ptr<Classification> c) {
     const ObjectInfo& obj = *c->latest;
+    size_t budget = kRefsPerPass;
     while (c->next < obj.owners.size()) {
+        if (budget-- == 0) {
+            // An object may name tens of thousands of owners: the rest later.
+            loop_.post([this, alive = alive_, c] {
+                if (*alive) {
+                    classifyNext(c);
+                }
+            });
+            return;
+        }
         const OwnerReference& ref = obj.owners[c->next++];
         if (const Node* o = graph_.node(ref.uid); o && o->observed) {
             (o->info.deletingDependents ? c->waiting : c->solid).push_back(ref.uid);

@@ -38,6 +38,8 @@ class GarbageCollector {
 public:
     static constexpr size_t kMaxInFlight = 64;
     static constexpr size_t kItemsPerPass = 256;
+    // Owner references classified per pass for one object.
+    static constexpr size_t kRefsPerPass = 512;
     // Dependents orphaned at a time for one owner.
     static constexpr size_t kOrphanParallelism = 16;
     // Failed items are tried again after this.

@@ -112,16 +112,29 @@ void Graph::observe(ObjectInfo info, Work& work) {
     ObjectInfo old = std::move(n.info);
     n.info = std::move(info);
     n.observed = true;
-    // Copies: linking may rehash the map, and `n` with it.
-    std::vector<OwnerReference> owners = n.info.owners;
+    // Copies: linking may rehash the map, and `n` with it. Only the first
+    // kMaxLinkedOwners references become edges (a hostile object may name
+    // tens of thousands); the collector still reads them all when it looks
+    // at the object.
+    std::vector<OwnerReference> owners(
+        n.info.owners.begin(),
+        n.info.owners.begin() + std::min(n.info.owners.size(), kMaxLinkedOwners));
+    n.info.owners = owners;
     bool deletingDependents = n.info.deletingDependents;
     bool orphaning = n.info.orphaning;
+    // By uid on both sides: an object may name tens of thousands of owners.
+    std::unordered_map<std::string_view, const OwnerReference*> now, before;
+    for (const OwnerReference& r : owners) {
+        now.emplace(r.uid, &r);
+    }
+    for (const OwnerReference& r : old.owners) {
+        before.emplace(r.uid, &r);
+    }
     for (const OwnerReference& was : old.owners) {
-        auto now = std::find_if(owners.begin(), owners.end(),
-                                [&was](const OwnerReference& r) { return r.uid == was.uid; });
-        if (now == owners.end()) {
+        auto it = now.find(was.uid);
+        if (it == now.end()) {
             unlink(was.uid, uid, work);
-        } else if (was.blockOwnerDeletion && !now->blockOwnerDeletion) {
+        } else if (was.blockOwnerDeletion && !it->second->blockOwnerDeletion) {
             const Node* o = node(was.uid);
             if (o && o->observed && o->info.deletingDependents) {
                 work.attemptToDelete.push_back(was.uid);
@@ -129,9 +142,7 @@ void Graph::observe(ObjectInfo info, Work& work) {
         }
     }
     for (const OwnerReference& ref : owners) {
-        bool had = std::any_of(old.owners.begin(), old.owners.end(),
-                               [&ref](const OwnerReference& r) { return r.uid == ref.uid; });
-        if (!had) {
+        if (!before.contains(ref.uid)) {
             link(ref.uid, uid, work);
         }
     }

@@ -69,6 +69,9 @@ struct Work {
 // Loop thread only; no I/O.
 class Graph {
 public:
+    // Owner references of one object that become edges.
+    static constexpr size_t kMaxLinkedOwners = 1000;
+
     // An object was added or changed (or seen when a cache was scanned).
     void observe(ObjectInfo info, Work& work);
     // An object was deleted.
