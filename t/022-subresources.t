@@ -241,9 +241,12 @@ is_deeply([ $st, $o->{message} ], [ 422, 'Namespace "sub" is invalid: status.Pha
 is_deeply([ $st, $o->{metadata}{labels}{l}, $o->{status}{phase} ], [ 200, 1, 'Active' ],
     'namespaces/status: other changes are fine');
 
+# A real owner: the garbage collector deletes a pod whose owner does not exist.
+my (undef, $owner) = $s->call(POST => '/api/v1/namespaces/sub/configmaps',
+    encode_json({ metadata => { name => 'owner' } }));
 ($st) = $s->call(POST => '/api/v1/namespaces/sub/pods', encode_json({ metadata => { name => 'p',
     ownerReferences => [ { apiVersion => 'v1', kind => 'ConfigMap', name => 'owner',
-        uid => '00000000-0000-0000-0000-000000000001' } ] },
+        uid => $owner->{metadata}{uid} } ] },
     spec => { containers => [ { name => 'c', image => 'nginx' } ] } }));
 is($st, 201, 'pod p');
 ($st, $o) = $s->patch(merge => '/api/v1/namespaces/sub/pods/p/status',

@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "apis/meta/status.hpp"
+#include "storage/interface.hpp"
 #include "util/json.hpp"
 
 namespace kube::registry {
@@ -19,6 +21,16 @@ enum class NameRule {
     DNS1123Label,      // namespaces
     DNS1035Label,      // services
     PathSegment,       // RBAC kinds, anything that only needs to be a path segment
+};
+
+class Scheme;
+
+// How dependents are treated when the request names no propagation policy;
+// mirrors rest.GarbageCollectionPolicy (DefaultGarbageCollectionPolicy).
+enum class GarbageCollectionPolicy {
+    DeleteDependents,  // Background: the collector deletes them after the owner
+    OrphanDependents,  // the "orphan" finalizer: they lose their ownerReferences
+    Unsupported,       // the kind takes no part: no propagation finalizers
 };
 
 struct TableContext {
@@ -124,6 +136,29 @@ struct KindInfo {
     // store does); unset: only those metadata checks.
     std::function<std::vector<meta::StatusCause>(const json::Value& obj, const json::Value& old)>
         validateStatusUpdate;
+
+    // Deletion (mirrors the kind's RESTDeleteStrategy and store hooks).
+    //
+    // RESTGracefulDeleteStrategy.CheckGracefulDelete: given the object and the
+    // request's gracePeriodSeconds (if any), the grace period the deletion
+    // waits; 0 deletes at once (after marking the object). Unset: the kind is
+    // not deleted gracefully.
+    std::function<int64_t(const json::Value& obj, std::optional<int64_t> requested)>
+        checkGracefulDelete;
+    // Store.ReturnDeletedObject: a delete answers with the object rather
+    // than a Status (pods).
+    bool returnDeletedObject = false;
+    GarbageCollectionPolicy gcPolicy = GarbageCollectionPolicy::DeleteDependents;
+    // A kind whose objects terminate (namespaces): a delete marks the object
+    // (deletionTimestamp, then this hook's terminating state), runs
+    // `finalize`, and then removes the object unless finalizers remain.
+    std::function<void(json::Value& obj, json::Allocator& a)> beginTerminating;
+    // What a terminating object waits for (a namespace's contents), given the
+    // scheme and storage of the server; `done` with a Status stops the delete.
+    using FinalizeFn = std::function<void(const Scheme& scheme, storage::Interface& storage,
+                                          std::string_view name,
+                                          std::function<void(const meta::Status*)> done)>;
+    FinalizeFn finalize;
 
     // "v1" or "apps/v1".
     std::string apiVersion() const { return group.empty() ? version : group + "/" + version; }

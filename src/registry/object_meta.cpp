@@ -1,5 +1,6 @@
 #include "registry/object_meta.hpp"
 
+#include "registry/deletion.hpp"
 #include "util/time.hpp"
 #include "util/uid.hpp"
 
@@ -79,9 +80,11 @@ std::optional<meta::Status> prepareObjectMetaForUpdate(const KindInfo& kind, jso
             "Precondition failed: UID in precondition: " + std::string(uid) +
                 ", UID in object meta: " + std::string(oldUid));
     }
+    // deletionTimestamp and deletionGracePeriodSeconds: rest.BeforeUpdate
+    // keeps the stored ones (keepDeletionFields), then validation refuses
+    // other changes.
     for (std::string_view owned :
-         {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
-          "deletionGracePeriodSeconds", "generation", "generateName"}) {
+         {"name", "namespace", "uid", "creationTimestamp", "generation", "generateName"}) {
         if ((owned == "generateName" && json::member(m, owned)) || (owned == "uid" && keepUid)) {
             continue;
         }
@@ -90,6 +93,7 @@ std::optional<meta::Status> prepareObjectMetaForUpdate(const KindInfo& kind, jso
     for (std::string_view gone : {"selfLink", "resourceVersion"}) {
         json::removeMember(m, gone);
     }
+    keepDeletionFields(m, oldMeta, a);
     return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "registry/continue_token.hpp"
+#include "registry/deletion.hpp"
 #include "registry/encoding.hpp"
 #include "registry/object_meta.hpp"
 #include "registry/status_strategy.hpp"
@@ -98,6 +99,9 @@ struct Store::Attempt {
     // The stored object parsed, for the write guard and admission.
     json::Document old;
     admission::Attributes attrs;
+    // The update takes the last finalizer off an object being deleted: it
+    // is deleted instead of written.
+    bool remove = false;
 };
 
 // The patched object of one attempt. Its resourceVersion, when it has one,
@@ -603,6 +607,7 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
             out.error = meta::Status::invalid(kind_.groupKind(), state.name, std::move(causes));
             return;
         }
+        out.remove = shouldDeleteDuringUpdate(next, *old);
         out.enc = encodeObject(next);
     } catch (const std::exception& e) {
         out.error = meta::Status::internalError(e.what());
@@ -611,8 +616,17 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
 
 std::vector<meta::StatusCause> Store::updateCauses(bool status, const json::Value& next,
                                                   const json::Value& old) const {
-    std::vector<meta::StatusCause> causes =
-        validation::validateObjectMeta(next["metadata"], kind_.namespaced, kind_.nameRule);
+    // kube validates the metadata twice on update (rest.BeforeUpdate's
+    // common fields, then the strategy's ValidateObjectMetaUpdate), so a
+    // deletion field error is listed twice, as kube lists it.
+    std::vector<meta::StatusCause> deletion =
+        validateDeletionUpdate(next["metadata"], old["metadata"]);
+    std::vector<meta::StatusCause> causes = deletion;
+    for (meta::StatusCause& c :
+         validation::validateObjectMeta(next["metadata"], kind_.namespaced, kind_.nameRule)) {
+        causes.push_back(std::move(c));
+    }
+    causes.insert(causes.end(), deletion.begin(), deletion.end());
     for (meta::StatusCause& c : validation::validateObjectMetaUpdate(next["metadata"],
                                                                      old["metadata"])) {
         causes.push_back(std::move(c));
@@ -652,7 +666,7 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
     bool guarded = guard_ && !state->opts.status;
     bool admitted = admission_ && (admission_->mutates(attrs) || admission_->validates(attrs));
     if (!guarded && !admitted) {
-        writeUpdate(state, std::move(attempt->enc), attempt->revision, stored);
+        writeUpdate(state, std::move(attempt->enc), attempt->revision, stored, attempt->remove);
         return;
     }
     // The stored bytes are the read's, gone once the read's callback returns.
@@ -705,7 +719,8 @@ void Store::admitUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Atte
 void Store::validateMutatedUpdate(std::shared_ptr<UpdateState> state,
                                   std::shared_ptr<Attempt> attempt) {
     if (!admission_ || !admission_->validates(attempt->attrs)) {
-        writeUpdate(state, std::move(attempt->enc), attempt->revision, attempt->stored);
+        writeUpdate(state, std::move(attempt->enc), attempt->revision, attempt->stored,
+                    attempt->remove);
         return;
     }
     admission_->validate(attempt->attrs, [this, state, attempt](const meta::Status* denied) {
@@ -713,15 +728,47 @@ void Store::validateMutatedUpdate(std::shared_ptr<UpdateState> state,
             state->cb(denied, {});
             return;
         }
-        writeUpdate(state, std::move(attempt->enc), attempt->revision, attempt->stored);
+        writeUpdate(state, std::move(attempt->enc), attempt->revision, attempt->stored,
+                    attempt->remove);
     });
 }
 
 // The last step of an attempt: `enc` replaces `current`, stored at `revision`,
 // unless it changes nothing (kube keeps the old resourceVersion for such an
-// update) or the update is a dry run.
+// update) or the update is a dry run. With `remove` the object is deleted
+// instead (deleteWithoutFinalizers) and the answer is the updated object at
+// the stored revision, as kube answers such an update.
 void Store::writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
-                        storage::Revision revision, std::string_view current) {
+                        storage::Revision revision, std::string_view current, bool remove) {
+    if (remove) {
+        std::string answer = storage::spliceRevision(enc.bytes, enc.revisionOffset, revision);
+        if (state->opts.dryRun) {
+            state->cb(nullptr, answer);
+            return;
+        }
+        storage::WriteOp op;
+        op.type = storage::WriteOp::Type::Delete;
+        op.key = objectKey(kind_, state->ns, state->name);
+        op.expectedModRevision = revision;
+        storage_.write({std::move(op)}, [this, state, answer](storage::WriteResult&& res) {
+            if (res.error.code == storage::ErrorCode::Conflict && !state->precondition &&
+                ++state->attempt < kMaxUpdateAttempts) {
+                tryUpdate(state);
+                return;
+            }
+            if (res.error.code == storage::ErrorCode::NotFound) {
+                state->cb(nullptr, answer);  // deleted by a racing update: the same outcome
+                return;
+            }
+            if (!res.error.ok()) {
+                meta::Status s = statusFromStorage(res.error, state->name);
+                state->cb(&s, {});
+                return;
+            }
+            state->cb(nullptr, answer);
+        });
+        return;
+    }
     if (storage::spliceRevision(enc.bytes, enc.revisionOffset, revision) == current) {
         state->cb(nullptr, current);
         return;
@@ -748,217 +795,6 @@ void Store::writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
             return;
         }
         state->cb(nullptr, res.objects.at(0).value);
-    });
-}
-
-void Store::remove(std::string_view ns, std::string_view name, const DeleteOptions& opts,
-                   DeleteCallback cb) {
-    std::string n(name), nsCopy(ns);
-    storage_.get(objectKey(kind_, ns, name), [this, n, nsCopy, opts, cb = std::move(cb)](
-                                                 const storage::Error& err,
-                                                 const storage::ObjectView* cur) {
-        if (!err.ok()) {
-            meta::Status s = statusFromStorage(err, n);
-            cb(&s, {});
-            return;
-        }
-        auto old = parseStored(cur->value);
-        std::string_view uid = json::stringMember((*old)["metadata"], "uid");
-        if (auto failed = preconditionFailure(opts, n, uid, cur->modRevision)) {
-            cb(&*failed, {});
-            return;
-        }
-        if (finalizer_) {
-            // Graceful: mark the object terminating, remove what it holds, then delete it.
-            json::Document& doc = *old;
-            auto& a = doc.GetAllocator();
-            json::Value& metadata = doc["metadata"];
-            if (!json::member(metadata, "deletionTimestamp")) {
-                json::setMember(metadata, "deletionTimestamp",
-                                json::stringValue(util::time::formatRFC3339(loop_.now()), a), a);
-            }
-            if (kind_.kind == "Namespace") {
-                json::Value status(rapidjson::kObjectType);
-                status.AddMember("phase", "Terminating", a);
-                json::setMember(doc, "status", std::move(status), a);
-            }
-            EncodedObject enc = encodeObject(doc);
-            std::string terminating =
-                storage::spliceRevision(enc.bytes, enc.revisionOffset, cur->modRevision);
-            if (opts.dryRun) {
-                cb(nullptr, DeleteResult{true, std::move(terminating), {}});
-                return;
-            }
-            finalizeAndDelete(nsCopy, n, std::move(terminating), cb);
-            return;
-        }
-        if (opts.dryRun) {
-            meta::StatusDetails d{n, kind_.group, kind_.resource, std::string(uid), {}, 0};
-            cb(nullptr, DeleteResult{false, {}, meta::Status::successful(std::move(d))});
-            return;
-        }
-        deleteNow(nsCopy, n, cur->modRevision, std::string(cur->value), cb, 0);
-    });
-}
-
-void Store::finalizeAndDelete(std::string ns, std::string name, std::string terminating,
-                              DeleteCallback cb) {
-    // The terminating state is written first so that readers see it while
-    // the contents go; then the finalizer; then the object itself.
-    auto doc = parseStored(terminating);
-    EncodedObject enc = encodeObject(*doc);
-    storage::WriteOp op;
-    op.type = storage::WriteOp::Type::Update;
-    op.key = objectKey(kind_, ns, name);
-    op.value = std::move(enc.bytes);
-    op.revisionOffset = enc.revisionOffset;
-    storage_.write({std::move(op)}, [this, ns, name, cb](storage::WriteResult&& res) {
-        if (!res.error.ok()) {
-            meta::Status s = statusFromStorage(res.error, name);
-            cb(&s, {});
-            return;
-        }
-        storage::Object marked = std::move(res.objects.at(0));
-        finalizer_(name, [this, ns, name, marked, cb](const meta::Status* err) {
-            if (err) {
-                cb(err, {});
-                return;
-            }
-            std::string state = marked.value;
-            deleteNow(
-                ns, name, marked.modRevision, marked.value,
-                [state, cb](const meta::Status* e, const DeleteResult&) {
-                    if (e) {
-                        cb(e, {});
-                        return;
-                    }
-                    cb(nullptr, DeleteResult{true, state, {}});
-                },
-                0);
-        });
-    });
-}
-
-void Store::deleteNow(std::string ns, std::string name, storage::Revision expected,
-                      std::string lastState, DeleteCallback cb, int attempt) {
-    storage::WriteOp op;
-    op.type = storage::WriteOp::Type::Delete;
-    op.key = objectKey(kind_, ns, name);
-    op.expectedModRevision = expected;
-    storage_.write({std::move(op)},
-                   [this, ns, name, lastState, cb, attempt](storage::WriteResult&& res) {
-                       if (res.error.code == storage::ErrorCode::Conflict &&
-                           attempt + 1 < kMaxUpdateAttempts && !res.objects.empty()) {
-                           // Changed since we read it; delete what is there now.
-                           const storage::Object& cur = res.objects.at(0);
-                           deleteNow(ns, name, cur.modRevision, cur.value, cb, attempt + 1);
-                           return;
-                       }
-                       if (!res.error.ok()) {
-                           meta::Status s = statusFromStorage(res.error, name);
-                           cb(&s, {});
-                           return;
-                       }
-                       auto doc = parseStored(lastState);
-                       std::string uid(json::stringMember((*doc)["metadata"], "uid"));
-                       meta::StatusDetails d{name, kind_.group, kind_.resource, uid, {}, 0};
-                       cb(nullptr, DeleteResult{false, {}, meta::Status::successful(std::move(d))});
-                   });
-}
-
-std::optional<meta::Status> Store::preconditionFailure(const DeleteOptions& opts,
-                                                       std::string_view name, std::string_view uid,
-                                                       storage::Revision revision) const {
-    // rest.BeforeDelete's check: the kind (not the resource) names the object.
-    meta::GroupResource gk{kind_.group, kind_.kind};
-    if (opts.uid && *opts.uid != uid) {
-        return meta::Status::conflict(gk, name,
-                                      "the UID in the precondition (" + *opts.uid +
-                                          ") does not match the UID in record (" +
-                                          std::string(uid) +
-                                          "). The object might have been deleted and then "
-                                          "recreated");
-    }
-    // Compared as strings, as kube does: "0100" is not "100".
-    if (std::string rv = std::to_string(revision);
-        opts.resourceVersion && *opts.resourceVersion != rv) {
-        return meta::Status::conflict(gk, name,
-                                      "the ResourceVersion in the precondition (" +
-                                          *opts.resourceVersion +
-                                          ") does not match the ResourceVersion in record (" + rv +
-                                          "). The object might have been modified");
-    }
-    return std::nullopt;
-}
-
-void Store::deleteCollection(std::string_view ns, const ListOptions& opts,
-                             const DeleteOptions& deleteOpts, ListCallback cb) {
-    // kube 1.26 lists with the request's ListOptions: a limit deletes one
-    // page, and the answer carries its continue token.
-    ListOptions all;
-    all.labelSelector = opts.labelSelector;
-    all.fieldSelector = opts.fieldSelector;
-    all.limit = opts.limit;
-    all.continueToken = opts.continueToken;
-    list(ns, all, [this, deleteOpts, cb = std::move(cb)](const meta::Status* err, ListPage&& page) {
-        if (err) {
-            cb(err, {});
-            return;
-        }
-        // Every item is checked before any is deleted: a failed precondition
-        // leaves the whole collection as it was.
-        if (deleteOpts.uid || deleteOpts.resourceVersion) {
-            for (const storage::ObjectView& item : page.items) {
-                auto obj = parseStored(item.value);
-                const json::Value& metadata = (*obj)["metadata"];
-                if (auto failed = preconditionFailure(
-                        deleteOpts, json::stringMember(metadata, "name"),
-                        json::stringMember(metadata, "uid"), item.modRevision)) {
-                    cb(&*failed, {});
-                    return;
-                }
-            }
-        }
-        if (deleteOpts.dryRun) {
-            cb(nullptr, std::move(page));
-            return;
-        }
-        std::vector<storage::WriteOp> ops;
-        for (const storage::ObjectView& item : page.items) {
-            storage::WriteOp op;
-            op.type = storage::WriteOp::Type::Delete;
-            op.key = std::string(item.key);
-            op.expectedModRevision = item.modRevision;
-            ops.push_back(std::move(op));
-        }
-        if (ops.empty()) {
-            cb(nullptr, std::move(page));
-            return;
-        }
-        std::string token = page.continueToken;
-        std::optional<uint64_t> remaining = page.remainingItemCount;
-        storage_.write(std::move(ops), [this, cb, token, remaining](storage::WriteResult&& res) {
-            if (!res.error.ok()) {
-                meta::Status s = statusFromStorage(res.error, "");
-                if (res.error.code == storage::ErrorCode::Conflict) {
-                    s = meta::Status::conflict(kind_.groupResource(), "",
-                                               "the collection changed while it was deleted; "
-                                               "please try again");
-                }
-                cb(&s, {});
-                return;
-            }
-            std::vector<storage::ObjectView> views;
-            for (const storage::Object& o : res.objects) {
-                views.push_back(o.view());
-            }
-            ListPage deleted;
-            deleted.items = views;
-            deleted.revision = res.objects.empty() ? 0 : res.objects.back().modRevision;
-            deleted.continueToken = token;
-            deleted.remainingItemCount = remaining;
-            cb(nullptr, std::move(deleted));
-        });
     });
 }
 

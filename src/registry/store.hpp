@@ -52,8 +52,7 @@ struct UpdateOptions {
     std::optional<std::string> manager = std::nullopt;
 };
 
-// Mirrors metav1.DeleteOptions. The store honours dryRun and the
-// preconditions; the rest is read and validated but not acted on yet.
+// Mirrors metav1.DeleteOptions, all of which the store honours.
 struct DeleteOptions {
     bool dryRun = false;
     // preconditions.uid and preconditions.resourceVersion: compared as strings.
@@ -106,11 +105,14 @@ struct ListPage {
 };
 
 // What a delete answers with: the object (when deletion is graceful, as for
-// namespaces and objects with finalizers) or a success Status.
+// namespaces and objects with finalizers, or the kind returns deleted
+// objects) or a success Status.
 struct DeleteResult {
     bool returnsObject = false;
     std::string object;
     meta::Status status;
+    // The object is gone (not only marked for deletion).
+    bool deleted = true;
 };
 
 // The generic store of one kind; mirrors genericregistry.Store. Everything
@@ -125,10 +127,6 @@ class Store {
     // The page is the callee's: it may move the objects out (a streamed list).
     using ListCallback = std::function<void(const meta::Status* error, ListPage&& page)>;
     using DeleteCallback = std::function<void(const meta::Status* error, const DeleteResult&)>;
-    // Removes what a graceful deletion waits for (a namespace's contents);
-    // the object itself is deleted once `done` reports success.
-    using Finalizer =
-        std::function<void(std::string_view name, std::function<void(const meta::Status*)> done)>;
 
     Store(const KindInfo& kind, storage::Interface& storage, util::EventLoop& loop);
 
@@ -173,9 +171,9 @@ class Store {
                                        std::function<void(const meta::Status* denied)> done)>;
     void setWriteGuard(GuardFn guard) { guard_ = std::move(guard); }
 
-    // Deletion of this kind first marks the object (deletionTimestamp, plus
-    // the kind's terminating state), runs `finalizer`, then deletes it.
-    void setFinalizer(Finalizer finalizer) { finalizer_ = std::move(finalizer); }
+    // The scheme the kind's finalize hook is handed (a namespace's contents
+    // are every namespaced kind's objects); outlives the store.
+    void setScheme(const Scheme* scheme) { scheme_ = scheme; }
 
     // Watches are served from `cacher`'s watch cache of this kind, and so
     // are lists when `lists` is set (kube's cacher in front of etcd);
@@ -214,17 +212,30 @@ class Store {
     // stored object's is a 409 Conflict; none means no precondition.
     void patch(std::string_view ns, std::string_view name, PatchFn fn, const UpdateOptions& opts,
                ObjectCallback cb);
+    // Mirrors Store.Delete: preconditions, the kind's graceful deletion,
+    // finalizers (the object is marked and kept while it has any) and the
+    // propagation finalizers the options ask for. An update that takes the
+    // last finalizer off a marked object deletes it (update and patch).
     void remove(std::string_view ns, std::string_view name, const DeleteOptions& opts,
                 DeleteCallback cb);
     // Deletes every object in `ns` (all namespaces when empty) that `opts`
     // selects (its selectors, and its limit and continue token: one page),
-    // in one atomic batch; answers with the deleted objects. Each
-    // must meet the preconditions of `deleteOpts`, or nothing is deleted
-    // (409); with dryRun nothing is, and the answer is the same.
+    // and answers with them. Each must meet the preconditions of
+    // `deleteOpts`, or nothing is deleted (409). Objects that go at once
+    // go in one atomic batch; the others (finalizers, graceful deletion,
+    // propagation finalizers) as `remove` deletes them. With dryRun nothing
+    // is deleted, and the answer is the same.
     void deleteCollection(std::string_view ns, const ListOptions& opts,
                           const DeleteOptions& deleteOpts, ListCallback cb);
 
   private:
+    struct DeleteState;
+    void terminate(std::shared_ptr<DeleteState> state, const storage::ObjectView& cur);
+    void updateForDeletion(std::shared_ptr<DeleteState> state);
+    void deleteNow(std::shared_ptr<DeleteState> state, storage::Revision expected,
+                   std::string lastState, bool ignoreNotFound);
+    DeleteResult finalizeDelete(std::string_view object, bool deleted) const;
+    bool deletesAtOnce(const json::Value& obj, const DeleteOptions& opts) const;
     // rest.BeforeDelete's precondition check of object `name` (409 Conflict).
     std::optional<meta::Status> preconditionFailure(const DeleteOptions& opts,
                                                     std::string_view name, std::string_view uid,
@@ -241,7 +252,7 @@ class Store {
     void finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt,
                       std::string_view stored);
     void writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
-                     storage::Revision revision, std::string_view current);
+                     storage::Revision revision, std::string_view current, bool remove);
     struct CreateState;
     void validateCreate(std::shared_ptr<CreateState> state);
     void admitCreate(std::shared_ptr<CreateState> state);
@@ -253,10 +264,6 @@ class Store {
     std::optional<meta::Status> patchedObject(const UpdateState& state, const json::Value& old,
                                               storage::Revision current,
                                               json::Document& next) const;
-    void deleteNow(std::string ns, std::string name, storage::Revision expected,
-                   std::string lastState, DeleteCallback cb, int attempt);
-    void finalizeAndDelete(std::string ns, std::string name, std::string terminating,
-                           DeleteCallback cb);
     meta::Status statusFromStorage(const storage::Error& err, std::string_view name) const;
     // metadata.managedFields of `obj`, about to replace `live` (an empty
     // object on create): `manager` recorded by the field manager, or kept as
@@ -279,7 +286,7 @@ class Store {
     const KindInfo& kind_;
     storage::Interface& storage_;
     util::EventLoop& loop_;
-    Finalizer finalizer_;
+    const Scheme* scheme_ = nullptr;
     admission::Chain* admission_ = nullptr;
     GuardFn guard_;
     std::string prefix_;

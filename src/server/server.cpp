@@ -12,7 +12,6 @@
 #include "endpoints/protobuf_codec.hpp"
 #include "flowcontrol/bootstrap.hpp"
 #include "registry/encoding.hpp"
-#include "registry/namespace_finalizer.hpp"
 #include "registry/scale.hpp"
 #include "server/version.hpp"
 #include "storage/cacher/metrics.hpp"
@@ -100,6 +99,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     for (const auto& k : scheme_.all()) {
         auto store = std::make_unique<registry::Store>(*k, storage_, loop_);
         store->setCacher(&cacher_, options_.watchCache);
+        store->setScheme(&scheme_);
         endpoints::installFieldManagers(*store);
         stores_.emplace(k.get(), std::move(store));
     }
@@ -115,11 +115,6 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     for (auto& [kind, store] : stores_) {
         store->setAdmission(admission_.get());
     }
-    const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
-    stores_.at(ns)->setFinalizer([this](std::string_view name,
-                                        std::function<void(const meta::Status*)> done) {
-        registry::deleteNamespaceContents(scheme_, storage_, std::string(name), std::move(done));
-    });
     setAuthentication(std::make_shared<authn::AuthenticationConfig>());
     addHealthChecks();
 }
@@ -265,6 +260,9 @@ void Server::start() {
                                   rbacReconciled_);
     }
     startFlowControl();
+    if (options_.rbacPolicyOwner) {
+        startGarbageCollector();
+    }
     for (const char* name : kDefaultNamespaces) {
         auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
         auto& a = doc->GetAllocator();
@@ -325,6 +323,27 @@ void Server::startFlowControl() {
     }
     flowMaintainer_ = std::make_unique<flowcontrol::Maintainer>(loop_, store, *flowControl_);
     flowMaintainer_->start([synced](authz::BootstrapSummary) { synced(); });
+}
+
+// The garbage collector follows the watch cache of every stored resource
+// (once per resource, whichever versions serve it).
+void Server::startGarbageCollector() {
+    garbageCollector_ = std::make_unique<garbagecollector::GarbageCollector>(
+        loop_, scheme_, [this](const registry::KindInfo& kind) -> registry::Store* {
+            auto it = stores_.find(&kind);
+            return it == stores_.end() || kind.review ? nullptr : it->second.get();
+        });
+    std::set<std::string> followed;
+    for (auto& [kind, store] : stores_) {
+        if (kind->review || !kind->servedAtStorageVersion() ||
+            !followed.insert(registry::collectionPrefix(*kind, "")).second) {
+            continue;
+        }
+        meta::Status err;
+        if (storage::cacher::WatchCache* cache = store->watchCache(&err)) {
+            garbageCollector_->follow(*kind, *cache);
+        }
+    }
 }
 
 // Calls `hook` once this worker's watch caches of `group`'s kinds hold every

@@ -16,6 +16,7 @@
 #include "authz/bootstrap.hpp"
 #include "authz/escalation.hpp"
 #include "authz/rule_resolver.hpp"
+#include "controller/garbagecollector/garbage_collector.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "flowcontrol/controller.hpp"
@@ -64,7 +65,8 @@ struct ServerOptions {
     // This worker creates and reconciles the bootstrap RBAC policy at start
     // (kube's PostStartHook rbac/bootstrap-roles) and keeps aggregated
     // ClusterRoles current (one worker per host, so workers do not race); it
-    // also keeps APF's bootstrap objects and FlowSchema conditions.
+    // also keeps APF's bootstrap objects and FlowSchema conditions, and runs
+    // the garbage collector.
     bool rbacPolicyOwner = false;
     // What the storage is, naming its health check (kube's "etcd").
     std::string storageName = "lmdb";
@@ -162,6 +164,7 @@ class Server {
     };
     registry::Store& rbacStore(std::string_view resource);
     void startRbacPolicy();
+    void startGarbageCollector();
     void addHealthChecks();
     std::unique_ptr<BootstrapSync> syncBootstrap(std::string_view group,
                                                  const std::vector<authz::BootstrapObject>& objects,
@@ -184,6 +187,8 @@ class Server {
     std::unique_ptr<authz::RbacAuthorizer> rbac_;
     std::unique_ptr<flowcontrol::Controller> flowControl_;
     std::unique_ptr<flowcontrol::Maintainer> flowMaintainer_;
+    // On the owner worker; after cacher_, as rbac_.
+    std::unique_ptr<garbagecollector::GarbageCollector> garbageCollector_;
     // Finish the PostStartHooks once this worker's caches hold the bootstrap.
     std::unique_ptr<BootstrapSync> rbacSync_;
     std::unique_ptr<BootstrapSync> flowControlSync_;

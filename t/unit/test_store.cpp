@@ -141,11 +141,9 @@ struct Fixture {
             stores[k->group + "/" + k->resource] =
                 std::make_unique<registry::Store>(*k, backend, loop);
         }
-        store("", "namespaces")
-            .setFinalizer([this](std::string_view name, std::function<void(const Status*)> done) {
-                registry::deleteNamespaceContents(scheme, backend, std::string(name),
-                                                  std::move(done));
-            });
+        for (auto& [name, store] : stores) {
+            store->setScheme(&scheme);
+        }
     }
 
     registry::Store& store(std::string_view group, std::string_view resource) {

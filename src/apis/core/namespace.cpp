@@ -2,6 +2,7 @@
 
 #include "apis/core/defaulting.hpp"
 #include "apis/core/kinds.hpp"
+#include "registry/namespace_finalizer.hpp"
 #include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 #include "registry/validation.hpp"
@@ -67,6 +68,19 @@ std::vector<meta::StatusCause> validateNamespaceStatus(const json::Value& obj, c
     return {};
 }
 
+// A namespace being deleted is Terminating until its contents are gone.
+void markTerminating(json::Value& obj, json::Allocator& a) {
+    json::Value status(rapidjson::kObjectType);
+    status.AddMember("phase", "Terminating", a);
+    json::setMember(obj, "status", std::move(status), a);
+}
+
+// The namespace controller's work: the namespace's contents go, then it does.
+void deleteContents(const registry::Scheme& scheme, storage::Interface& storage,
+                    std::string_view name, std::function<void(const meta::Status*)> done) {
+    registry::deleteNamespaceContents(scheme, storage, std::string(name), std::move(done));
+}
+
 }  // namespace
 
 registry::KindInfo namespaceKind() {
@@ -92,6 +106,9 @@ registry::KindInfo namespaceKind() {
     k.prepareForCreate = prepareNamespace;
     k.validateStatusUpdate = validateNamespaceStatus;
     k.selectableFields = {{"metadata.name"}, {"status.phase"}};
+    k.beginTerminating = markTerminating;
+    k.finalize = deleteContents;
+    k.gcPolicy = registry::GarbageCollectionPolicy::Unsupported;
     return k;
 }
 

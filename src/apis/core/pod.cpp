@@ -281,6 +281,25 @@ void preparePodStatus(json::Value& obj, const json::Value& old,
     json::setMember(*status, "qosClass", json::Value(*oldQos, a), a);
 }
 
+// Mirrors podStrategy.CheckGracefulDelete: the request's grace period, else
+// the pod's terminationGracePeriodSeconds; a pod on no node, or one that has
+// finished, goes at once.
+int64_t podGracePeriod(const json::Value& obj, std::optional<int64_t> requested) {
+    int64_t period = 0;
+    if (requested) {
+        period = *requested;
+    } else if (const json::Value* g = json::at(obj, {"spec", "terminationGracePeriodSeconds"});
+               g && g->IsInt64()) {
+        period = g->GetInt64();
+    }
+    std::string_view phase = cells::text(obj, {"status", "phase"});
+    if (cells::text(obj, {"spec", "nodeName"}).empty() || phase == "Failed" ||
+        phase == "Succeeded") {
+        period = 0;
+    }
+    return period;
+}
+
 }  // namespace
 
 registry::KindInfo podKind() {
@@ -342,6 +361,8 @@ registry::KindInfo podKind() {
                           {"spec.serviceAccountName"}, {"spec.hostNetwork", "", "false"},
                           {"status.phase"}, {"status.podIP"}, {"status.nominatedNodeName"},
                           {"spec.host", "spec.nodeName"}};
+    k.checkGracefulDelete = podGracePeriod;
+    k.returnDeletedObject = true;
     return k;
 }
 

@@ -35,17 +35,23 @@ void deleteResource(Scope s) {
 namespace {
 
 void removeResource(const Scope& s, const registry::DeleteOptions& opts) {
+    // 202 when the object stays and the client asked, with the legacy
+    // orphanDependents=false, for its dependents to go.
+    bool accepted = opts.orphanDependents && !*opts.orphanDependents;
     s->store.remove(s->info.namespace_, s->info.name, opts,
-                    [s](const meta::Status* e, const registry::DeleteResult& res) {
+                    [s, accepted](const meta::Status* e, const registry::DeleteResult& res) {
                         if (e) {
                             s->fail(*e);
                             return;
                         }
+                        int code = accepted && !res.deleted ? 202 : 200;
                         if (res.returnsObject) {
-                            respondObject(s, 200, res.object);
+                            respondObject(s, code, res.object);
                             return;
                         }
-                        s->respond(statusResponse(res.status, s->render));
+                        meta::Status status = res.status;
+                        status.code = code;
+                        s->respond(statusResponse(status, s->render));
                     });
 }
 
