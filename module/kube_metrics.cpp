@@ -421,8 +421,10 @@ struct ngx_http_kube_metrics_key_t {
             ok = false;
             return;
         }
-        ngx_memcpy(buf + len, v.data(), v.size());
-        len += v.size();
+        if (!v.empty()) {   /* an empty view's data() may be NULL */
+            ngx_memcpy(buf + len, v.data(), v.size());
+            len += v.size();
+        }
         buf[len++] = '\0';
     }
 };
