@@ -28,7 +28,9 @@ endif
 CXX := g++
 CXXFLAGS := -std=c++20 -O2 -g -fPIC -Wall -Wextra -Werror -Isrc -I$(BUILD)/gen $(SAN_FLAGS) \
     -MMD -MP
-LDLIBS := -llmdb -lcrypto -lyaml -lprotobuf -lcmocka -lpthread
+LDLIBS = -llmdb -lcrypto -lyaml -lprotobuf $(GRPC_LIBS) -lcmocka -lpthread
+# Expanded when a recipe runs, after deps installed gRPC.
+GRPC_LIBS = $(shell pkg-config --libs grpc++ 2>/dev/null || echo -lgrpc++ -lgrpc -lgpr)
 
 # The schema: protoc turns src/apis/proto/kapi/*.proto into C++ under
 # $(BUILD)/gen (never committed), compiled into the library with src/.
@@ -38,6 +40,17 @@ PB_SRCS := $(PROTOS:$(PROTO_DIR)/%.proto=$(BUILD)/gen/%.pb.cc)
 PB_HDRS := $(PB_SRCS:.cc=.h)
 PB_OBJS := $(PB_SRCS:$(BUILD)/gen/%.cc=$(BUILD)/obj/gen/%.o)
 DESC_OBJ := $(BUILD)/obj/gen/kapi_desc.o
+
+# The etcd v3 API the etcd backend speaks (src/storage/etcd/proto), with its
+# gRPC stubs from grpc_cpp_plugin; a protoc run and a stamp of its own, out of
+# the schema's descriptor set.
+ETCD_PROTO_DIR := src/storage/etcd/proto
+ETCD_PROTOS := $(ETCD_PROTO_DIR)/mvccpb/kv.proto $(ETCD_PROTO_DIR)/etcdserverpb/rpc.proto
+ETCD_PB_SRCS := $(BUILD)/gen/mvccpb/kv.pb.cc $(BUILD)/gen/etcdserverpb/rpc.pb.cc \
+    $(BUILD)/gen/etcdserverpb/rpc.grpc.pb.cc
+PB_SRCS += $(ETCD_PB_SRCS)
+PB_HDRS := $(PB_SRCS:.cc=.h)
+PB_OBJS := $(PB_SRCS:$(BUILD)/gen/%.cc=$(BUILD)/obj/gen/%.o)
 
 SRCS := $(shell find src -name '*.cpp' | sort)
 OBJS := $(SRCS:%.cpp=$(BUILD)/obj/%.o)
@@ -49,12 +62,13 @@ UNIT_BINS := $(UNIT_SRCS:t/unit/%.cpp=$(BUILD)/unit/%)
 UNIT_SUPPORT := $(filter-out $(UNIT_SRCS),$(wildcard t/unit/*.cpp))
 
 # Debian packages the build, the tests and the benchmark need (clang and
-# libclang-rt-14-dev, which holds libclang_rt.fuzzer, for fuzz/).
+# libclang-rt-14-dev, which holds libclang_rt.fuzzer, for fuzz/; gRPC and
+# etcd for the etcd backend and its tests).
 PACKAGES := nginx nginx-dev rapidjson-dev libssl-dev libjemalloc-dev libjemalloc2 \
     libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev protobuf-compiler libprotobuf-dev \
     python3-kubernetes python3-protobuf python3-prometheus-client \
     libtest-base-perl libio-socket-ssl-perl wrk curl openssl \
-    clang libclang-rt-14-dev
+    clang libclang-rt-14-dev libgrpc++-dev protobuf-compiler-grpc etcd-server etcd-client
 
 .PHONY: all deps run test unit prove bench clean format
 
@@ -89,7 +103,14 @@ $(BUILD)/gen/.stamp: $(PROTOS) | deps
 	    > $(BUILD)/gen/kapi_desc.S
 	@touch $@
 
-$(PB_SRCS) $(PB_HDRS) $(BUILD)/gen/kapi_desc.S: $(BUILD)/gen/.stamp ;
+$(BUILD)/gen/.etcd-stamp: $(ETCD_PROTOS) $(BUILD)/gen/.stamp | deps
+	protoc -I$(ETCD_PROTO_DIR) --cpp_out=$(BUILD)/gen --grpc_out=$(BUILD)/gen \
+	    --plugin=protoc-gen-grpc=$$(command -v grpc_cpp_plugin) $(ETCD_PROTOS)
+	@touch $@
+
+$(filter-out $(ETCD_PB_SRCS) $(ETCD_PB_SRCS:.cc=.h),$(PB_SRCS) $(PB_HDRS)) \
+    $(BUILD)/gen/kapi_desc.S: $(BUILD)/gen/.stamp ;
+$(ETCD_PB_SRCS) $(ETCD_PB_SRCS:.cc=.h): $(BUILD)/gen/.etcd-stamp ;
 
 # Generated headers exist before any object of src/ is compiled (the .d
 # files then track which ones each object really includes).

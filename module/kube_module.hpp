@@ -56,6 +56,8 @@ struct ngx_http_kube_main_conf_t {
     ngx_str_t            storage_dir;       /* kube_storage lmdb:<dir> */
     size_t               map_size;          /* kube_storage map_size= */
     ngx_uint_t           max_readers;       /* kube_storage max_readers= */
+    ngx_str_t            etcd_endpoints;    /* kube_storage etcd:<urls> */
+    ngx_str_t            etcd_prefix;       /* kube_storage prefix= */
     ngx_str_t            thread_pool_name;  /* kube_thread_pool */
     ngx_thread_pool_t   *thread_pool;
     ngx_flag_t           enabled;           /* some location has kube_api */
@@ -306,6 +308,7 @@ std::string_view ngx_http_kube_request_header(ngx_http_request_t *r,
 ngx_int_t ngx_http_kube_wake_create(ngx_cycle_t *cycle);
 ngx_int_t ngx_http_kube_wake_init_worker(ngx_cycle_t *cycle);
 void ngx_http_kube_wake_commit();
+void ngx_http_kube_wake_self();
 void ngx_http_kube_wake_worker(ngx_int_t slot);
 void ngx_http_kube_wake_exit_worker(ngx_cycle_t *cycle);
 

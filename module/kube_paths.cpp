@@ -284,16 +284,19 @@ ngx_http_kube_check_paths(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf)
 
     std::string storage = ngx_http_kube_string(kmcf->storage_dir);
 
-    if (ngx_http_kube_create_dir(storage, ccf, cycle->log) != NGX_OK) {
-        return NGX_ERROR;
-    }
-
     kube::storage::lmdb::Options opts;
     opts.dir = storage;
     opts.mapSize = kmcf->map_size;
     opts.maxReaders = static_cast<unsigned>(kmcf->max_readers);
 
-    paths.push_back({storage, &opts});
+    /* etcd keeps no state on this host */
+    if (!storage.empty()) {
+        if (ngx_http_kube_create_dir(storage, ccf, cycle->log) != NGX_OK) {
+            return NGX_ERROR;
+        }
+
+        paths.push_back({storage, &opts});
+    }
 
     locs = static_cast<ngx_http_core_loc_conf_t **>(kmcf->api_locations.elts);
 

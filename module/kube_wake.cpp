@@ -237,6 +237,14 @@ ngx_http_kube_wake_commit()
 }
 
 
+/* the etcd replica moved on: every worker has its own, feed our watchers */
+void
+ngx_http_kube_wake_self()
+{
+    ngx_http_kube_wake_post_poll();
+}
+
+
 /* flow control dispatched a request that worker `slot` parked */
 void
 ngx_http_kube_wake_worker(ngx_int_t slot)

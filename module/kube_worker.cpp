@@ -1,12 +1,15 @@
 /*
  * What each worker process owns: its event-loop bridge, its handle on the
- * shared LMDB store (opened after fork, never in the master), and the
- * embedded API server.
+ * storage (the shared LMDB store or an etcd client, opened after fork, never
+ * in the master), and the embedded API server.
  */
+
+#include <sys/eventfd.h>
 
 #include "kube_loop.hpp"
 #include "kube_module.hpp"
 
+#include "storage/etcd/etcd_store.hpp"
 #include "storage/lmdb/lmdb_store.hpp"
 
 /* jemalloc's control interface; present only when nginx runs with
@@ -22,9 +25,14 @@ constexpr ngx_msec_t kReaderCheckInterval = 10000;
 
 struct Worker {
     std::unique_ptr<kube::module::NginxLoop>    loop;
-    std::unique_ptr<kube::storage::lmdb::Store> storage;
+    std::unique_ptr<kube::storage::Interface>   storage;
+    /* one of them, the same object as storage */
+    kube::storage::lmdb::Store                 *lmdb = nullptr;
+    kube::storage::etcd::Store                 *etcd = nullptr;
     std::unique_ptr<kube::server::Server>       server;
     ngx_event_t                                 reader_check{};
+    /* etcd: gRPC's thread writes it when answers wait for the loop */
+    ngx_connection_t                           *etcd_wake = nullptr;
 };
 
 Worker *ngx_http_kube_worker;
@@ -36,7 +44,7 @@ ngx_http_kube_reader_check(ngx_event_t *ev)
     Worker *w = static_cast<Worker *>(ev->data);
 
     try {
-        w->storage->checkStaleReaders();
+        w->lmdb->checkStaleReaders();
     } catch (...) {
         ngx_log_error(NGX_LOG_ALERT, ev->log, 0,
                       "kube-apiserver: stale reader check failed");
@@ -74,6 +82,112 @@ ngx_http_kube_log_heap(ngx_log_t *log)
 
 namespace {
 
+/* etcd answers are waiting: run them on the loop */
+void
+ngx_http_kube_etcd_wake_handler(ngx_event_t *rev)
+{
+    uint64_t           value;
+    ngx_connection_t  *c = static_cast<ngx_connection_t *>(rev->data);
+    Worker            *w = ngx_http_kube_worker;
+
+    while (read(c->fd, &value, sizeof(value)) == sizeof(value)) {
+        /* void */
+    }
+
+    rev->ready = 0;
+
+    if (w == NULL || w->etcd == NULL) {
+        return;
+    }
+
+    try {
+        w->etcd->drain();
+
+    } catch (const std::exception &e) {
+        ngx_log_error(NGX_LOG_ALERT, rev->log, 0,
+                      "kube-apiserver: handling etcd answers failed: %s",
+                      e.what());
+    } catch (...) {
+        ngx_log_error(NGX_LOG_ALERT, rev->log, 0,
+                      "kube-apiserver: handling etcd answers failed");
+    }
+}
+
+
+/* kube_storage etcd:...: an eventfd gRPC's thread wakes the loop with, and
+ * the replica loaded from etcd (blocking, before the worker serves) */
+ngx_int_t
+ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
+    Worker *w)
+{
+    int                fd;
+    ngx_connection_t  *c;
+
+    fd = eventfd(0, EFD_NONBLOCK|EFD_CLOEXEC);
+    if (fd == -1) {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, ngx_errno,
+                      "eventfd() failed");
+        return NGX_ERROR;
+    }
+
+    c = ngx_get_connection(fd, cycle->log);
+    if (c == NULL) {
+        (void) close(fd);
+        return NGX_ERROR;
+    }
+
+    c->log = cycle->log;
+    c->read->handler = ngx_http_kube_etcd_wake_handler;
+    c->read->log = cycle->log;
+    c->write->log = cycle->log;
+
+    if (ngx_handle_read_event(c->read, 0) != NGX_OK) {
+        ngx_close_connection(c);
+        return NGX_ERROR;
+    }
+
+    w->etcd_wake = c;
+
+    kube::storage::etcd::Options opts;
+    std::string urls(reinterpret_cast<char *>(kmcf->etcd_endpoints.data),
+                     kmcf->etcd_endpoints.len);
+    size_t start = 0;
+    while (start <= urls.size()) {
+        size_t comma = urls.find(',', start);
+        if (comma == std::string::npos) {
+            comma = urls.size();
+        }
+        opts.endpoints.push_back(urls.substr(start, comma - start));
+        start = comma + 1;
+    }
+    if (kmcf->etcd_prefix.data != NULL) {
+        opts.prefix.assign(
+            reinterpret_cast<char *>(kmcf->etcd_prefix.data),
+            kmcf->etcd_prefix.len);
+    }
+
+    std::string error;
+    auto etcd = kube::storage::etcd::Store::open(opts, *w->loop,
+        [fd] {
+            static const uint64_t one = 1;
+            /* EAGAIN: the counter is full, the loop is woken anyway */
+            (void) !write(fd, &one, sizeof(one));
+        },
+        &error);
+    if (etcd == nullptr) {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "kube-apiserver: cannot open storage \"etcd:%s\": %s",
+                      urls.c_str(), error.c_str());
+        return NGX_ERROR;
+    }
+
+    w->etcd = etcd.get();
+    w->storage = std::move(etcd);
+
+    return NGX_OK;
+}
+
+
 ngx_int_t
 ngx_http_kube_start_worker(ngx_cycle_t *cycle)
 try {
@@ -98,19 +212,28 @@ try {
     auto w = std::make_unique<Worker>();
     w->loop = std::make_unique<kube::module::NginxLoop>(pool, cycle->log);
 
-    kube::storage::lmdb::Options opts;
-    opts.dir.assign(reinterpret_cast<char *>(kmcf->storage_dir.data),
-                    kmcf->storage_dir.len);
-    opts.mapSize = kmcf->map_size;
-    opts.maxReaders = static_cast<unsigned>(kmcf->max_readers);
+    if (kmcf->etcd_endpoints.data != NULL) {
+        if (ngx_http_kube_open_etcd(cycle, kmcf, w.get()) != NGX_OK) {
+            return NGX_ERROR;
+        }
 
-    std::string error;
-    w->storage = kube::storage::lmdb::Store::open(opts, *w->loop, &error);
-    if (w->storage == nullptr) {
-        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
-                      "kube-apiserver: cannot open storage \"%s\": %s",
-                      opts.dir.c_str(), error.c_str());
-        return NGX_ERROR;
+    } else {
+        kube::storage::lmdb::Options opts;
+        opts.dir.assign(reinterpret_cast<char *>(kmcf->storage_dir.data),
+                        kmcf->storage_dir.len);
+        opts.mapSize = kmcf->map_size;
+        opts.maxReaders = static_cast<unsigned>(kmcf->max_readers);
+
+        std::string error;
+        auto lmdb = kube::storage::lmdb::Store::open(opts, *w->loop, &error);
+        if (lmdb == nullptr) {
+            ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                          "kube-apiserver: cannot open storage \"%s\": %s",
+                          opts.dir.c_str(), error.c_str());
+            return NGX_ERROR;
+        }
+        w->lmdb = lmdb.get();
+        w->storage = std::move(lmdb);
     }
 
     kube::server::ServerOptions options;
@@ -128,10 +251,19 @@ try {
     w->server = std::make_unique<kube::server::Server>(*w->loop, *w->storage,
                                                        options);
 
-    /* this worker's commits: wake the other workers and feed our watchers */
-    w->storage->setCommitListener([](kube::storage::Revision) {
-        ngx_http_kube_wake_commit();
-    });
+    if (w->etcd != NULL) {
+        /* each worker watches etcd itself: feed our watchers only */
+        w->storage->setCommitListener([](kube::storage::Revision) {
+            ngx_http_kube_wake_self();
+        });
+
+    } else {
+        /* this worker's commits: wake the other workers and feed our
+         * watchers */
+        w->storage->setCommitListener([](kube::storage::Revision) {
+            ngx_http_kube_wake_commit();
+        });
+    }
 
     w->server->setAuthentication(kmcf->authn->config);
     w->server->setMetricsSource(ngx_http_kube_metrics_text);
@@ -148,11 +280,13 @@ try {
 
     ngx_http_kube_authz_init_worker(cycle, w->server.get());
 
-    w->reader_check.handler = ngx_http_kube_reader_check;
-    w->reader_check.data = w.get();
-    w->reader_check.log = cycle->log;
-    w->reader_check.cancelable = 1;
-    ngx_add_timer(&w->reader_check, kReaderCheckInterval);
+    if (w->lmdb != NULL) {
+        w->reader_check.handler = ngx_http_kube_reader_check;
+        w->reader_check.data = w.get();
+        w->reader_check.log = cycle->log;
+        w->reader_check.cancelable = 1;
+        ngx_add_timer(&w->reader_check, kReaderCheckInterval);
+    }
 
     ngx_http_kube_worker = w.release();
 
@@ -257,7 +391,11 @@ ngx_http_kube_exit_worker(ngx_cycle_t *cycle)
             ngx_del_timer(&w->reader_check);
         }
         w->server.reset();
+        /* joins gRPC's thread before its eventfd goes */
         w->storage.reset();
+        if (w->etcd_wake != NULL) {
+            ngx_close_connection(w->etcd_wake);
+        }
         w->loop.reset();
         delete w;
 

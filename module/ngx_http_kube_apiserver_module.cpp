@@ -562,7 +562,10 @@ ngx_http_kube_status(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 }
 
 
-/* kube_storage lmdb:<dir> [map_size=<size>] [max_readers=<n>] */
+/*
+ * kube_storage lmdb:<dir> [map_size=<size>] [max_readers=<n>]
+ * kube_storage etcd:<url>[,<url>...] [prefix=<key prefix>]
+ */
 char *
 ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 {
@@ -572,31 +575,40 @@ ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
     off_t       size;
     ngx_int_t   n;
     ngx_str_t  *value, s;
-    ngx_uint_t  i;
+    ngx_uint_t  i, etcd;
 
-    if (kmcf->storage_dir.data) {
+    if (kmcf->storage_dir.data || kmcf->etcd_endpoints.data) {
         return const_cast<char *>("is duplicate");
     }
 
     value = static_cast<ngx_str_t *>(cf->args->elts);
 
-    if (ngx_strncmp(value[1].data, "lmdb:", 5) != 0 || value[1].len == 5) {
+    if (value[1].len > 5 && ngx_strncmp(value[1].data, "etcd:", 5) == 0) {
+        etcd = 1;
+        kmcf->etcd_endpoints.data = value[1].data + 5;
+        kmcf->etcd_endpoints.len = value[1].len - 5;
+
+    } else if (value[1].len > 5
+               && ngx_strncmp(value[1].data, "lmdb:", 5) == 0)
+    {
+        etcd = 0;
+        kmcf->storage_dir.data = value[1].data + 5;
+        kmcf->storage_dir.len = value[1].len - 5;
+
+        if (ngx_conf_full_name(cf->cycle, &kmcf->storage_dir, 0) != NGX_OK) {
+            return static_cast<char *>(NGX_CONF_ERROR);
+        }
+
+    } else {
         ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
-                           "invalid storage \"%V\", expected \"lmdb:<dir>\"",
-                           &value[1]);
-        return static_cast<char *>(NGX_CONF_ERROR);
-    }
-
-    kmcf->storage_dir.data = value[1].data + 5;
-    kmcf->storage_dir.len = value[1].len - 5;
-
-    if (ngx_conf_full_name(cf->cycle, &kmcf->storage_dir, 0) != NGX_OK) {
+                           "invalid storage \"%V\", expected \"lmdb:<dir>\" "
+                           "or \"etcd:<url>[,<url>...]\"", &value[1]);
         return static_cast<char *>(NGX_CONF_ERROR);
     }
 
     for (i = 2; i < cf->args->nelts; i++) {
 
-        if (ngx_strncmp(value[i].data, "map_size=", 9) == 0) {
+        if (!etcd && ngx_strncmp(value[i].data, "map_size=", 9) == 0) {
             s.data = value[i].data + 9;
             s.len = value[i].len - 9;
             size = ngx_parse_offset(&s);   /* accepts k, m and g */
@@ -607,12 +619,25 @@ ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
             continue;
         }
 
-        if (ngx_strncmp(value[i].data, "max_readers=", 12) == 0) {
+        if (!etcd && ngx_strncmp(value[i].data, "max_readers=", 12) == 0) {
             n = ngx_atoi(value[i].data + 12, value[i].len - 12);
             if (n <= 0) {
                 goto invalid;
             }
             kmcf->max_readers = static_cast<ngx_uint_t>(n);
+            continue;
+        }
+
+        /* a key prefix as kube-apiserver's --etcd-prefix: "/registry" */
+        if (etcd && ngx_strncmp(value[i].data, "prefix=", 7) == 0) {
+            kmcf->etcd_prefix.data = value[i].data + 7;
+            kmcf->etcd_prefix.len = value[i].len - 7;
+            if (kmcf->etcd_prefix.len < 2
+                || kmcf->etcd_prefix.data[0] != '/'
+                || kmcf->etcd_prefix.data[kmcf->etcd_prefix.len - 1] == '/')
+            {
+                goto invalid;
+            }
             continue;
         }
 
@@ -889,7 +914,9 @@ ngx_http_kube_init(ngx_conf_t *cf)
     kmcf = static_cast<ngx_http_kube_main_conf_t *>(
         ngx_http_conf_get_module_main_conf(cf, ngx_http_kube_apiserver_module));
 
-    if (kmcf->enabled && kmcf->storage_dir.data == NULL) {
+    if (kmcf->enabled && kmcf->storage_dir.data == NULL
+        && kmcf->etcd_endpoints.data == NULL)
+    {
         ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
                            "\"kube_api\" requires \"kube_storage\" "
                            "in the http block");

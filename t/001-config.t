@@ -34,12 +34,12 @@ GET /healthz
 
 
 
-=== TEST 2: kube_storage accepts only lmdb:<dir>
+=== TEST 2: kube_storage accepts only lmdb:<dir> and etcd:<urls>
 --- http_config
-    kube_storage etcd:http://127.0.0.1:2379;
+    kube_storage redis:127.0.0.1:6379;
 --- must_die
 --- error_log
-invalid storage "etcd:http://127.0.0.1:2379", expected "lmdb:<dir>" in
+invalid storage "redis:127.0.0.1:6379", expected "lmdb:<dir>" or "etcd:<url>[,<url>...]" in
 
 
 

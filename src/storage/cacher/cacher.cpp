@@ -123,7 +123,8 @@ Error Cacher::step(bool* more) {
             }
             last = e.revision;
         }
-        *more = events.size() == kChunk;
+        // A backend may return more, to keep one revision's events together.
+        *more = events.size() >= kChunk;
     });
     if (result.code == ErrorCode::Compacted) {
         // This worker fell behind the compaction: refill every cache from the

@@ -39,6 +39,7 @@ void WatchCache::reset(const std::vector<ObjectView>& objects, Revision revision
         putState(o.key, makeObject(o.key, std::string(o.value), o.modRevision, o.createRevision));
     }
     revision_ = revision;
+    revisionOpen_ = false;
     events_.clear();
     historyBytes_ = 0;
     bufferStart_ = revision;
@@ -63,7 +64,10 @@ void WatchCache::dropState(std::map<std::string, ObjectRef, std::less<>>::iterat
 }
 
 void WatchCache::apply(const Event& e, std::chrono::steady_clock::time_point now) {
-    if (e.revision <= revision_) {
+    // One etcd transaction writes several keys at one revision: the events
+    // of the revision last applied may go on arriving, never those of one
+    // the cache was filled or advanced to.
+    if (e.revision < revision_ || (e.revision == revision_ && !revisionOpen_)) {
         return;
     }
     eventsReceived_++;
@@ -88,6 +92,7 @@ void WatchCache::apply(const Event& e, std::chrono::steady_clock::time_point now
         putState(e.key, ev->object);
     }
     revision_ = e.revision;
+    revisionOpen_ = true;
     events_.push_back({ev, 0});
     dispatch(ev);
     // Measured after the dispatch, which may have memoized the selectors'
@@ -107,6 +112,9 @@ void WatchCache::apply(const Event& e, std::chrono::steady_clock::time_point now
 }
 
 void WatchCache::advance(Revision revision) {
+    if (revision >= revision_) {
+        revisionOpen_ = false;
+    }
     revision_ = std::max(revision_, revision);
 }
 

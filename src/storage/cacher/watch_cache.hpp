@@ -60,8 +60,10 @@ public:
     // `revision`) and drops the event buffer; watchers get onReset().
     void reset(const std::vector<ObjectView>& objects, Revision revision);
 
-    // Applies one store event (ignored at or below revision()), tells the
-    // watchers, and trims the history to its limits.
+    // Applies one store event (ignored below revision(), and at it unless
+    // the last event applied had that revision: the events of one etcd
+    // transaction share it), tells the watchers, and trims the history to
+    // its limits.
     void apply(const Event& event, std::chrono::steady_clock::time_point now);
     // Nothing of this resource changed up to `revision`.
     void advance(Revision revision);
@@ -130,6 +132,8 @@ private:
     std::map<std::string, ObjectRef, std::less<>> state_;
     size_t stateBytes_ = 0;
     Revision revision_ = 0;
+    // revision_ came from an applied event: more of its revision may follow.
+    bool revisionOpen_ = false;
     std::deque<Held> events_;
     size_t historyBytes_ = 0;
     uint64_t eventsReceived_ = 0;

@@ -219,6 +219,10 @@ environment.
         max_time} answered by {status, body, headers} in the same order; a
         transfer cut at max_time (a watch) keeps the status it had
     free_port()                 a loopback port nobody listens on
+    start_etcd() -> {url, pid, dir, stop => sub}: a real etcd (Debian's
+        /usr/bin/etcd) on two free loopback ports with its data under the
+        server root, ready to serve; stopped by its pid with stop->(), or
+        when the file ends; undef (and a note) when etcd is not installed
     json_of($text)              its JSON value, or {} when it is not JSON
     slurp($file)                its bytes, '' when unreadable
     spew($file, $data) -> path  write it (a relative name: under scratch_dir())
@@ -276,7 +280,7 @@ our @EXPORT = (qw(
     json_subset json_subset_ok wait_until pid_alive decode_json encode_json ABSENT
     scrape_metrics metric_value
     warnings_of http_batch free_port b64url sign_jwt front_proxy_cert
-    json_of slurp spew scratch_dir
+    json_of slurp spew scratch_dir start_etcd
     done_testing note subtest explain BAIL_OUT
 ), @Test::Kube::Protobuf::EXPORT);
 
@@ -588,6 +592,47 @@ sub _free_port {
     my $port = $sock->sockport;
     close $sock;
     return $port;
+}
+
+# start_etcd() -> {url, pid, dir, stop}; see FUNCTIONS.
+my @Etcds;
+
+sub start_etcd {
+    my $bin = '/usr/bin/etcd';
+    unless (-x $bin) {
+        note("no $bin (Debian's etcd-server)");
+        return undef;
+    }
+    my $dir = base_dir() . '/etcd' . (scalar(@Etcds) + 1);
+    make_path($dir);
+    my ($client, $peer) = (_free_port(), _free_port());
+    my $url = "http://127.0.0.1:$client";
+    my $pid = fork;
+    die "fork: $!" unless defined $pid;
+    if ($pid == 0) {
+        open STDOUT, '>', "$dir/etcd.log";
+        open STDERR, '>&', \*STDOUT;
+        { exec $bin, '--name', 'test', '--data-dir', "$dir/data",
+            '--listen-client-urls', $url, '--advertise-client-urls', $url,
+            '--listen-peer-urls', "http://127.0.0.1:$peer",
+            '--initial-advertise-peer-urls', "http://127.0.0.1:$peer",
+            '--initial-cluster', "test=http://127.0.0.1:$peer" };
+        POSIX::_exit(127);
+    }
+    my $e = { url => $url, pid => $pid, dir => $dir, port => $client };
+    $e->{stop} = sub {
+        return unless _alive($pid);
+        kill 'TERM', $pid;
+        wait_until(sub { !_alive($pid) }, 10) or kill 'KILL', $pid;
+        waitpid($pid, 0);
+    };
+    push @Etcds, $e;
+    my $ready = wait_until(sub {
+        my $r = HTTP::Tiny->new(timeout => 2)->get("$url/health");
+        $r->{status} == 200 && $r->{content} =~ /"health":\s*"true"/;
+    }, 20);
+    die "etcd did not start: " . _slurp("$dir/etcd.log") unless $ready;
+    return $e;
 }
 
 my $Asan;
@@ -1477,6 +1522,7 @@ END {
         for my $s (@Servers) {
             eval { $s->stop(grace => 3) if $s->is_running; 1 } or warn $@;
         }
+        $_->{stop}->() for @Etcds;
         # A worker that died on a signal fails the file, even where no block
         # looked at that part of the log (SIGKILL is what tests send).
         for my $s (@Servers) {

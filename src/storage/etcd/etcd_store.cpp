@@ -1,0 +1,525 @@
+#include "storage/etcd/etcd_store.hpp"
+
+#include <algorithm>
+
+#include "storage/etcd/client.hpp"
+
+#include "storage/write_plan.hpp"
+
+namespace kube::storage::etcd {
+
+namespace {
+
+// Keys read per Range page: large enough to load quickly, small enough that
+// a page of big objects stays a modest message.
+constexpr int64_t kPageSize = 500;
+constexpr std::chrono::milliseconds kMaxBackoff{5000};
+constexpr std::string_view kRegistryRoot = "/registry";
+constexpr std::string_view kRevisionSlot = "\"resourceVersion\":\"\"";
+
+// The end of the etcd range holding every key that starts with `prefix`.
+std::string prefixEnd(std::string prefix) {
+    while (!prefix.empty()) {
+        unsigned char last = static_cast<unsigned char>(prefix.back());
+        if (last < 0xff) {
+            prefix.back() = static_cast<char>(last + 1);
+            return prefix;
+        }
+        prefix.pop_back();
+    }
+    return std::string(1, '\0');
+}
+
+Error grpcError(const grpc::Status& s, std::string_view what) {
+    std::string message = "etcd " + std::string(what) + ": " + s.error_message();
+    switch (s.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::CANCELLED:
+        return {ErrorCode::Unavailable, message};
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+        if (s.error_message().find("space exceeded") != std::string::npos) {
+            return {ErrorCode::NoSpace, message};
+        }
+        return {ErrorCode::Internal, message};
+    case grpc::StatusCode::OUT_OF_RANGE:
+        if (s.error_message().find("compacted") != std::string::npos) {
+            return {ErrorCode::Compacted, message};
+        }
+        return {ErrorCode::Internal, message};
+    default:
+        return {ErrorCode::Internal, message};
+    }
+}
+
+Revision revisionOf(int64_t r) {
+    return r > 0 ? static_cast<Revision>(r) : 0;
+}
+
+}  // namespace
+
+std::string withRevision(std::string_view value, Revision revision) {
+    size_t slot = value.find(kRevisionSlot);
+    if (slot == std::string_view::npos) {
+        return std::string(value);
+    }
+    return spliceRevision(value, slot + kRevisionSlot.size() - 1, revision);
+}
+
+std::unique_ptr<Store> Store::open(const Options& options, util::EventLoop& loop,
+                                   std::function<void()> notify, std::string* error) {
+    std::string target = Client::target(options.endpoints, error);
+    if (target.empty()) {
+        return nullptr;
+    }
+    if (!options.prefix.starts_with('/') || options.prefix.ends_with('/')) {
+        *error = "prefix \"" + options.prefix + "\" must start with \"/\" and not end with it";
+        return nullptr;
+    }
+    std::unique_ptr<Store> store(new Store(options, loop, std::move(notify), target));
+    if (!store->load(error)) {
+        return nullptr;
+    }
+    store->startWatch();
+    return store;
+}
+
+Store::Store(const Options& options, util::EventLoop& loop, std::function<void()> notify,
+             const std::string& target)
+    : options_(options),
+      loop_(loop),
+      rangeEnd_(prefixEnd(options.prefix + "/")),
+      client_(std::make_unique<Client>(target, Client::Options{options.endpoints, options.timeout},
+                                       std::move(notify))),
+      alive_(std::make_shared<bool>(true)) {}
+
+Store::~Store() {
+    *alive_ = false;
+    retry_.reset();
+    // Joins the completion queue's thread; what it had not handed over is
+    // dropped.
+    client_.reset();
+}
+
+std::string Store::etcdKey(std::string_view key) const {
+    if (!key.starts_with(kRegistryRoot)) {
+        return std::string(key);
+    }
+    return options_.prefix + std::string(key.substr(kRegistryRoot.size()));
+}
+
+std::string Store::registryKey(std::string_view key) const {
+    if (!key.starts_with(options_.prefix)) {
+        return std::string(key);
+    }
+    return std::string(kRegistryRoot) + std::string(key.substr(options_.prefix.size()));
+}
+
+bool Store::load(std::string* error) {
+    std::string from = options_.prefix + "/";
+    Revision at = 0;
+    for (;;) {
+        etcdserverpb::RangeRequest req;
+        req.set_key(from);
+        req.set_range_end(rangeEnd_);
+        req.set_limit(kPageSize);
+        req.set_revision(static_cast<int64_t>(at));
+        etcdserverpb::RangeResponse resp;
+        grpc::ClientContext ctx;
+        ctx.set_deadline(client_->deadline());
+        grpc::Status status = client_->kv().Range(&ctx, req, &resp);
+        if (!status.ok()) {
+            *error = grpcError(status, "read of \"" + from + "\"").message;
+            return false;
+        }
+        if (at == 0) {
+            at = revisionOf(resp.header().revision());
+        }
+        for (const mvccpb::KeyValue& kv : resp.kvs()) {
+            Revision mod = revisionOf(kv.mod_revision());
+            objects_[registryKey(kv.key())] =
+                Entry{withRevision(kv.value(), mod), mod, revisionOf(kv.create_revision())};
+        }
+        if (!resp.more() || resp.kvs().empty()) {
+            break;
+        }
+        from = resp.kvs(resp.kvs_size() - 1).key() + '\0';
+    }
+    revision_ = at;
+    logStart_ = at;
+    return true;
+}
+
+void Store::drain() {
+    client_->drain();
+}
+
+void Store::startWatch() {
+    etcdserverpb::WatchCreateRequest create;
+    create.set_key(options_.prefix + "/");
+    create.set_range_end(rangeEnd_);
+    create.set_start_revision(static_cast<int64_t>(revision_ + 1));
+    client_->watch(create, Client::WatchHandlers{
+                               [this](etcdserverpb::WatchResponse& r) { watched(r); },
+                               [this](const grpc::Status& s) { watchClosed(s); },
+                           });
+}
+
+void Store::watched(etcdserverpb::WatchResponse& resp) {
+    if (resp.canceled()) {
+        client_->closeWatch();
+        if (resp.compact_revision() > 0) {
+            // The replica fell behind etcd's compaction: read it afresh.
+            reload();
+        } else {
+            retryLater([this] { startWatch(); });
+        }
+        return;
+    }
+    backoff_ = std::chrono::milliseconds(100);
+    if (resp.events().empty()) {
+        return;
+    }
+    for (const mvccpb::Event& e : resp.events()) {
+        applyEvent(e);
+    }
+    advanceTo(revisionOf(resp.events(resp.events_size() - 1).kv().mod_revision()));
+}
+
+void Store::watchClosed(const grpc::Status&) {
+    retryLater([this] {
+        if (!reloading_) {
+            startWatch();
+        }
+    });
+}
+
+void Store::retryLater(std::function<void()> task) {
+    retry_ = loop_.startTimer(backoff_, [alive = alive_, task = std::move(task)] {
+        if (*alive) {
+            task();
+        }
+    });
+    backoff_ = std::min(backoff_ * 2, kMaxBackoff);
+}
+
+void Store::reload() {
+    reloading_ = true;
+    reloadPage(0, options_.prefix + "/",
+               std::make_shared<std::map<std::string, Entry, std::less<>>>());
+}
+
+void Store::reloadPage(Revision at, std::string from,
+                       std::shared_ptr<std::map<std::string, Entry, std::less<>>> objects) {
+    etcdserverpb::RangeRequest req;
+    req.set_key(from);
+    req.set_range_end(rangeEnd_);
+    req.set_limit(kPageSize);
+    req.set_revision(static_cast<int64_t>(at));
+    client_->range(req, [this, at, objects](const grpc::Status& status,
+                                            etcdserverpb::RangeResponse& resp) mutable {
+        if (!status.ok()) {
+            // A page at a revision compacted meanwhile starts over.
+            retryLater([this] { reload(); });
+            return;
+        }
+        if (at == 0) {
+            at = revisionOf(resp.header().revision());
+        }
+        for (const mvccpb::KeyValue& kv : resp.kvs()) {
+            Revision mod = revisionOf(kv.mod_revision());
+            (*objects)[registryKey(kv.key())] =
+                Entry{withRevision(kv.value(), mod), mod, revisionOf(kv.create_revision())};
+        }
+        if (resp.more() && !resp.kvs().empty()) {
+            reloadPage(at, resp.kvs(resp.kvs_size() - 1).key() + '\0', objects);
+            return;
+        }
+        objects_ = std::move(*objects);
+        // The feed restarts here: readers of older revisions relist.
+        log_.clear();
+        logStart_ = std::max(at, revision_);
+        reloading_ = false;
+        backoff_ = std::chrono::milliseconds(100);
+        revision_ = std::max(revision_, at);
+        if (commitListener_) {
+            commitListener_(revision_);
+        }
+        advanceTo(revision_);
+        startWatch();
+    });
+}
+
+void Store::applyEvent(const mvccpb::Event& e) {
+    std::string key = registryKey(e.kv().key());
+    Revision rev = revisionOf(e.kv().mod_revision());
+    if (e.type() == mvccpb::Event::PUT) {
+        Entry& entry = objects_[key];
+        entry.value = withRevision(e.kv().value(), rev);
+        entry.modRevision = rev;
+        entry.createRevision = revisionOf(e.kv().create_revision());
+        log_.push_back(LogEntry{Event::Put, rev, entry.createRevision == rev, key, entry.value});
+        return;
+    }
+    std::string last;
+    if (auto it = objects_.find(key); it != objects_.end()) {
+        last = std::move(it->second.value);
+        objects_.erase(it);
+    }
+    log_.push_back(LogEntry{Event::Delete, rev, false, std::move(key), std::move(last)});
+}
+
+void Store::advanceTo(Revision revision) {
+    if (revision > revision_) {
+        revision_ = revision;
+        trimLog();
+        if (commitListener_) {
+            commitListener_(revision_);
+        }
+    }
+    std::vector<Waiting> ready;
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+        if (it->revision <= revision_) {
+            ready.push_back(std::move(*it));
+            it = waiting_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    std::shared_ptr<bool> alive = alive_;
+    for (Waiting& w : ready) {
+        if (!*alive) {
+            return;
+        }
+        committed(w);
+    }
+}
+
+void Store::trimLog() {
+    while (log_.size() > options_.maxLogEvents) {
+        Revision front = log_.front().revision;
+        while (!log_.empty() && log_.front().revision == front) {
+            log_.pop_front();
+        }
+        logStart_ = std::max(logStart_, front);
+    }
+}
+
+void Store::committed(Waiting& w) {
+    // The create revision of an updated key, which the transaction did not
+    // return, from the replica that now holds the write.
+    if (w.result.error.ok()) {
+        for (size_t i = 0; i < w.ops.size(); i++) {
+            Object& o = w.result.objects[i];
+            if (w.ops[i].type == WriteOp::Type::Update) {
+                if (auto it = objects_.find(o.key); it != objects_.end()) {
+                    o.createRevision = it->second.createRevision;
+                }
+            }
+        }
+    }
+    WriteCallback cb = std::move(w.cb);
+    cb(std::move(w.result));
+}
+
+void Store::get(std::string_view key, GetCallback cb) {
+    auto it = objects_.find(key);
+    if (it == objects_.end()) {
+        cb(keyError(ErrorCode::NotFound, key, "not found"), nullptr);
+        return;
+    }
+    ObjectView view{it->first, it->second.value, it->second.modRevision,
+                    it->second.createRevision};
+    cb(Error{}, &view);
+}
+
+void Store::list(const ListOptions& opts, ListCallback cb) {
+    const std::string_view prefix = opts.prefix;
+    const std::string_view from = std::max<std::string_view>(opts.startKey, prefix);
+    std::vector<ObjectView> items;
+    ListResult result;
+    result.revision = revision_;
+    for (auto it = objects_.lower_bound(from);
+         it != objects_.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+        if (opts.limit != 0 && items.size() == opts.limit) {
+            result.more = true;
+            result.remaining++;
+            continue;
+        }
+        items.push_back(
+            ObjectView{it->first, it->second.value, it->second.modRevision, it->second.createRevision});
+    }
+    result.items = items;
+    cb(Error{}, result);
+}
+
+void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
+    etcdserverpb::TxnRequest txn;
+    for (const WriteOp& op : ops) {
+        std::string key = etcdKey(op.key);
+        etcdserverpb::Compare* c = txn.add_compare();
+        c->set_key(key);
+        if (op.type == WriteOp::Type::Create) {
+            c->set_target(etcdserverpb::Compare::MOD);
+            c->set_result(etcdserverpb::Compare::EQUAL);
+            c->set_mod_revision(0);
+        } else if (op.expectedModRevision != 0) {
+            c->set_target(etcdserverpb::Compare::MOD);
+            c->set_result(etcdserverpb::Compare::EQUAL);
+            c->set_mod_revision(static_cast<int64_t>(op.expectedModRevision));
+        } else {
+            c->set_target(etcdserverpb::Compare::VERSION);
+            c->set_result(etcdserverpb::Compare::GREATER);
+            c->set_version(0);
+        }
+        if (op.type == WriteOp::Type::Delete) {
+            etcdserverpb::DeleteRangeRequest* del =
+                txn.add_success()->mutable_request_delete_range();
+            del->set_key(key);
+            del->set_prev_kv(true);
+        } else {
+            etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
+            put->set_key(key);
+            put->set_value(op.value);
+        }
+        txn.add_failure()->mutable_request_range()->set_key(key);
+    }
+    client_->txn(txn, [this, ops = std::move(ops), cb = std::move(cb)](
+                          const grpc::Status& status, etcdserverpb::TxnResponse& resp) mutable {
+        Waiting w;
+        w.cb = std::move(cb);
+        if (!status.ok()) {
+            w.result.error = grpcError(status, "transaction");
+            committed(w);
+            return;
+        }
+        Revision rev = revisionOf(resp.header().revision());
+        if (resp.succeeded()) {
+            for (size_t i = 0; i < ops.size(); i++) {
+                const WriteOp& op = ops[i];
+                Object o;
+                o.key = op.key;
+                o.modRevision = rev;
+                if (op.type == WriteOp::Type::Delete) {
+                    const etcdserverpb::DeleteRangeResponse& del =
+                        resp.responses(static_cast<int>(i)).response_delete_range();
+                    if (del.prev_kvs_size() > 0) {
+                        const mvccpb::KeyValue& prev = del.prev_kvs(0);
+                        o.value = withRevision(prev.value(), revisionOf(prev.mod_revision()));
+                        o.createRevision = revisionOf(prev.create_revision());
+                    }
+                } else {
+                    o.value = spliceRevision(op.value, op.revisionOffset, rev);
+                    o.createRevision = op.type == WriteOp::Type::Create ? rev : 0;
+                }
+                w.result.objects.push_back(std::move(o));
+            }
+            w.revision = rev;
+        } else {
+            // The failure branch read every key: name the first op whose
+            // precondition does not hold, with the key's current state.
+            w.result.objects.assign(ops.size(), Object{});
+            w.result.error = {ErrorCode::Conflict, "etcd transaction failed its comparisons"};
+            for (size_t i = 0; i < ops.size(); i++) {
+                const WriteOp& op = ops[i];
+                const etcdserverpb::RangeResponse& r =
+                    resp.responses(static_cast<int>(i)).response_range();
+                const mvccpb::KeyValue* cur = r.kvs_size() > 0 ? &r.kvs(0) : nullptr;
+                Error err;
+                if (op.type == WriteOp::Type::Create) {
+                    if (cur) {
+                        err = keyError(ErrorCode::KeyExists, op.key, "already exists");
+                    }
+                } else if (!cur) {
+                    err = keyError(ErrorCode::NotFound, op.key, "not found");
+                } else if (op.expectedModRevision != 0 &&
+                           revisionOf(cur->mod_revision()) != op.expectedModRevision) {
+                    err = keyError(ErrorCode::Conflict, op.key,
+                                   "has mod revision " + std::to_string(cur->mod_revision()) +
+                                       ", expected " + std::to_string(op.expectedModRevision));
+                }
+                if (err.ok()) {
+                    continue;
+                }
+                w.result.error = err;
+                w.result.failedOp = i;
+                if (cur) {
+                    Revision mod = revisionOf(cur->mod_revision());
+                    w.result.objects[i] = Object{op.key, withRevision(cur->value(), mod), mod,
+                                                 revisionOf(cur->create_revision())};
+                    // A caller that reads again must find at least this.
+                    w.revision = mod;
+                }
+                break;
+            }
+        }
+        if (w.revision <= revision_) {
+            committed(w);
+            return;
+        }
+        waiting_.push_back(std::move(w));
+    });
+}
+
+Revision Store::currentRevision() {
+    return revision_;
+}
+
+void Store::history(Revision after, size_t limit, HistoryCallback cb) {
+    if (after < logStart_) {
+        cb(compactedError(after, logStart_ + 1), {});
+        return;
+    }
+    auto it = std::partition_point(log_.begin(), log_.end(),
+                                   [after](const LogEntry& e) { return e.revision <= after; });
+    std::vector<Event> events;
+    for (; it != log_.end(); ++it) {
+        if (limit != 0 && events.size() >= limit && it->revision != events.back().revision) {
+            break;
+        }
+        events.push_back(Event{it->type, it->revision, it->created, it->key, it->value});
+    }
+    cb(Error{}, events);
+}
+
+void Store::setCommitListener(CommitListener listener) {
+    commitListener_ = std::move(listener);
+}
+
+void Store::compact(Revision revision, CompactCallback cb) {
+    revision = std::min(revision, revision_);
+    if (revision <= logStart_ + 1) {
+        loop_.post([alive = alive_, cb = std::move(cb)] {
+            if (*alive) {
+                cb(Error{});
+            }
+        });
+        return;
+    }
+    etcdserverpb::CompactionRequest req;
+    req.set_revision(static_cast<int64_t>(revision));
+    client_->compact(req, [this, revision, cb = std::move(cb)](
+                              const grpc::Status& status, etcdserverpb::CompactionResponse&) {
+        Error err;
+        if (!status.ok()) {
+            err = grpcError(status, "compaction");
+            // Another host (or kube-apiserver) compacted as far already.
+            if (err.code == ErrorCode::Compacted) {
+                err = Error{};
+            }
+        }
+        if (err.ok()) {
+            while (!log_.empty() && log_.front().revision < revision) {
+                log_.pop_front();
+            }
+            logStart_ = std::max(logStart_, revision - 1);
+        }
+        cb(err);
+    });
+}
+
+Revision Store::compactedRevision() {
+    return logStart_ + 1;
+}
+
+}  // namespace kube::storage::etcd

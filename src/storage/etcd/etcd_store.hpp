@@ -1,0 +1,159 @@
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "storage/event.hpp"
+#include "storage/interface.hpp"
+#include "util/event_loop.hpp"
+
+// gRPC stays out of this header: module/ includes it without the generated
+// code's include path.
+namespace etcdserverpb {
+class WatchResponse;
+}
+namespace mvccpb {
+class Event;
+}
+namespace grpc {
+class Status;
+}
+
+namespace kube::storage::etcd {
+
+class Client;
+
+struct Options {
+    // "http://host:port" of each etcd member.
+    std::vector<std::string> endpoints;
+    // Where kube's tree lives in etcd: the "/registry" of the keys the
+    // registry builds is replaced by it (kube-apiserver's --etcd-prefix).
+    std::string prefix = "/registry";
+    // Deadline of each etcd call.
+    std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+    // Change-feed entries kept for history(); older ones answer Compacted.
+    size_t maxLogEvents = 100 * 1024;
+};
+
+// The etcd v3 backend: several hosts share one etcd cluster (issue 17).
+//
+// Each worker keeps a replica of the keys under the prefix, loaded with one
+// consistent read at start and kept current by one etcd watch on the whole
+// prefix. Reads (get, list, history) answer inline from the replica, as the
+// watch caches need; the replica of a worker is never behind its own writes:
+// a write calls back once etcd has committed it and the watch has brought
+// its revision into the replica. Writes are etcd transactions, as kube's
+// etcd3 store makes them: a create puts if the key's mod_revision is 0, an
+// update or delete compares the mod_revision the caller read; all the ops of
+// one write() share one transaction and so one revision (the watch caches
+// take several events of one revision).
+//
+// Values are stored as the registry encodes them, with the resourceVersion
+// left empty (`"resourceVersion":""`); it is filled from the key's
+// mod_revision whenever a value is read back, as kube's etcd3 store does.
+//
+// The commit listener runs whenever the replica moves on, whoever wrote:
+// other hosts' writes reach this worker only through its watch.
+//
+// Threads: every method runs on the loop; gRPC's completion queue has a
+// thread of its own (Client), which calls `notify`; the loop then calls
+// drain(). Do not destroy the Store inside one of its callbacks.
+class Store : public Interface {
+public:
+    // Loads the replica with blocking reads (at worker start, before the
+    // loop serves anything) and opens the watch; null with `*error` set when
+    // etcd cannot be read within the timeout.
+    static std::unique_ptr<Store> open(const Options& options, util::EventLoop& loop,
+                                       std::function<void()> notify, std::string* error);
+
+    ~Store() override;
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+
+    // Runs what etcd answered since the last call; on the loop, after
+    // `notify`.
+    void drain();
+
+    void get(std::string_view key, GetCallback cb) override;
+    void list(const ListOptions& opts, ListCallback cb) override;
+    void write(std::vector<WriteOp> ops, WriteCallback cb) override;
+    // The revision the replica reflects.
+    Revision currentRevision() override;
+    // The replica's change feed; the events of one revision are never split.
+    void history(Revision after, size_t limit, HistoryCallback cb) override;
+    void setCommitListener(CommitListener listener) override;
+    // Compacts etcd (a revision etcd compacted already is success) and drops
+    // the feed below `revision`.
+    void compact(Revision revision, CompactCallback cb) override;
+    Revision compactedRevision() override;
+
+    // The etcd key of a registry key, and back.
+    std::string etcdKey(std::string_view key) const;
+    std::string registryKey(std::string_view etcdKey) const;
+
+private:
+    struct Entry {
+        std::string value;
+        Revision modRevision = 0;
+        Revision createRevision = 0;
+    };
+    struct LogEntry {
+        Event::Type type = Event::Put;
+        Revision revision = 0;
+        bool created = false;
+        std::string key;
+        std::string value;
+    };
+    // A write etcd committed, waiting for the replica to reach its revision.
+    struct Waiting {
+        Revision revision = 0;
+        std::vector<WriteOp> ops;
+        WriteResult result;
+        WriteCallback cb;
+    };
+
+    Store(const Options& options, util::EventLoop& loop, std::function<void()> notify,
+          const std::string& target);
+
+    bool load(std::string* error);
+    void startWatch();
+    void watched(etcdserverpb::WatchResponse& resp);
+    void watchClosed(const grpc::Status& status);
+    void reload();
+    void reloadPage(Revision revision, std::string from,
+                    std::shared_ptr<std::map<std::string, Entry, std::less<>>> objects);
+    void retryLater(std::function<void()> task);
+    void applyEvent(const mvccpb::Event& event);
+    void advanceTo(Revision revision);
+    void committed(Waiting& w);
+    void trimLog();
+
+    Options options_;
+    util::EventLoop& loop_;
+    std::string rangeEnd_;
+    std::unique_ptr<Client> client_;
+
+    std::map<std::string, Entry, std::less<>> objects_;
+    std::deque<LogEntry> log_;
+    // Every change with revision > logStart_ is in log_.
+    Revision logStart_ = 0;
+    Revision revision_ = 0;
+    std::deque<Waiting> waiting_;
+    CommitListener commitListener_;
+    std::unique_ptr<util::EventLoop::Timer> retry_;
+    std::chrono::milliseconds backoff_{100};
+    bool reloading_ = false;
+    // Cleared by the destructor; timers and posted tasks check it.
+    std::shared_ptr<bool> alive_;
+};
+
+// `value` with `revision` in its empty resourceVersion slot, or as is when
+// it has none.
+std::string withRevision(std::string_view value, Revision revision);
+
+}  // namespace kube::storage::etcd

@@ -1,0 +1,160 @@
+# The etcd backend (kube_storage etcd:): two nginx "hosts" on one real etcd.
+# A write on one is read, listed and watched on the other; creates and
+# updates conflict across hosts; keys sit in kube's layout under /registry;
+# kubectl works against both; and kill -9 of a host after 2xx writes loses
+# none of them.
+use lib 't/lib';
+use Test::Kube;
+use Test::More;
+
+my $etcd = start_etcd();
+plan skip_all => 'no etcd' unless $etcd;
+
+my $config = <<'EOF';
+location / {
+    kube_api;
+    kube_anonymous_auth on;
+}
+EOF
+my $http_config = "kube_storage etcd:$etcd->{url};\n";
+
+my $a = start_server(workers => 2, http_config => $http_config, config => $config);
+my $b = start_server(workers => 1, http_config => $http_config, config => $config);
+
+sub cm {
+    my ($name, %o) = @_;
+    return { apiVersion => 'v1', kind => 'ConfigMap',
+        metadata => { name => $name, ($o{rv} ? (resourceVersion => "$o{rv}") : ()) },
+        data => $o{data} || { k => 'v' } };
+}
+
+# The answer to GET $path on $s once it is $status (the other host's watch
+# brings writes within milliseconds; allow a second).
+sub get_when {
+    my ($s, $path, $status) = @_;
+    my @r;
+    wait_until(sub { @r = $s->call(GET => $path); $r[0] == $status }, 5);
+    return @r;
+}
+
+my $ns = 'etcd-hosts';
+my $base = "/api/v1/namespaces/$ns/configmaps";
+
+# --- A write on one host is read, listed and watched on the other.
+{
+    $a->create_namespace($ns);
+    my ($st) = get_when($b, "/api/v1/namespaces/$ns", 200);
+    is($st, 200, 'a namespace created on host A is read on host B');
+
+    my ($lst, $list) = $b->call(GET => $base);
+    is($lst, 200, 'list on B');
+    my $rv = $list->{metadata}{resourceVersion};
+    like($rv, qr/^[1-9]\d*$/, 'the list has a resourceVersion (the etcd revision)');
+    my $w = $b->watch("$base?watch=true&resourceVersion=$rv");
+    is($w->status, 200, 'watch on B');
+
+    my ($cst, $created) = $a->call(POST => $base, cm('one', data => { k => 'v1' }));
+    is($cst, 201, 'create on A');
+    my $crv = $created->{metadata}{resourceVersion};
+    ok($crv > $rv, 'its resourceVersion is a later revision');
+
+    my ($gst, $got) = get_when($b, "$base/one", 200);
+    is($gst, 200, 'B reads it');
+    is($got->{metadata}{resourceVersion}, $crv, '... at the same resourceVersion');
+    is($got->{data}{k}, 'v1', '... with its data');
+    is($got->{metadata}{uid}, $created->{metadata}{uid}, '... and uid');
+
+    my (undef, $l2) = $b->call(GET => $base);
+    is(join(',', map { $_->{metadata}{name} } @{ $l2->{items} }), 'one', 'B lists it');
+
+    my $e = $w->next_event(5);
+    is($e && "$e->{type} $e->{object}{metadata}{name} $e->{object}{metadata}{resourceVersion}",
+        "ADDED one $crv", "B's watcher sees A's create");
+
+    # --- Conflicts across hosts.
+    my ($dup, $st409) = $b->call(POST => $base, cm('one'));
+    is($dup, 409, 'creating the same name on B: 409');
+    is($st409->{reason}, 'AlreadyExists', '... AlreadyExists');
+    is($st409->{message}, 'configmaps "one" already exists', '... worded as kube');
+
+    my ($ust, $updated) = $b->call(PUT => "$base/one", cm('one', rv => $crv, data => { k => 'v2' }));
+    is($ust, 200, 'update on B at the current resourceVersion');
+    my $urv = $updated->{metadata}{resourceVersion};
+    ok($urv > $crv, '... a later revision');
+    my ($stale) = $a->call(PUT => "$base/one", cm('one', rv => $crv, data => { k => 'v3' }));
+    is($stale, 409, 'an update on A at the old resourceVersion: 409');
+    my (undef, $after) = get_when($a, "$base/one", 200);
+    wait_until(sub { (undef, $after) = $a->call(GET => "$base/one");
+        $after->{metadata}{resourceVersion} == $urv }, 5);
+    is($after->{data}{k}, 'v2', "A reads B's update");
+
+    $e = $w->next_event(5);
+    is($e && "$e->{type} $e->{object}{data}{k}", 'MODIFIED v2', "B's watcher sees the update");
+
+    my ($dst) = $a->call(DELETE => "$base/one");
+    is($dst, 200, 'delete on A');
+    my ($gone) = get_when($b, "$base/one", 404);
+    is($gone, 404, 'B no longer finds it');
+    $e = $w->next_event(5);
+    is($e && "$e->{type} $e->{object}{metadata}{name}", 'DELETED one', "B's watcher sees the delete");
+    my ($again) = $b->call(DELETE => "$base/one");
+    is($again, 404, 'deleting it again on B: 404');
+}
+
+# --- Keys in kube's layout, values readable with etcdctl.
+SKIP: {
+    my $etcdctl = '/usr/bin/etcdctl';
+    skip 'no etcdctl', 2 unless -x $etcdctl;
+    my ($st) = $a->call(POST => $base, cm('layout'));
+    is($st, 201, 'create layout');
+    my ($rc, $out) = run_command([$etcdctl, '--endpoints', $etcd->{url}, 'get', '--prefix',
+        '--keys-only', "/registry/configmaps/$ns/"], env => { ETCDCTL_API => 3 });
+    like($out, qr{^/registry/configmaps/$ns/layout$}m, 'the key is /registry/configmaps/<ns>/<name>');
+}
+
+# --- kubectl against both hosts.
+{
+    my $manifest = <<"EOF";
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: applied
+  namespace: $ns
+data:
+  k: from-a
+EOF
+    $a->kc_ok(undef, 'kubectl apply on A', 'apply', '-f', '-', { stdin => $manifest });
+    my $out;
+    wait_until(sub { ($out) = $b->kc_json(undef, 'get', 'configmap', 'applied', '-n', $ns);
+        ($out->{data}{k} // '') eq 'from-a' }, 5);
+    is($out->{data}{k}, 'from-a', 'kubectl get on B reads it');
+    $manifest =~ s/from-a/from-b/;
+    $b->kc_ok(undef, 'kubectl apply on B', 'apply', '-f', '-', { stdin => $manifest });
+    wait_until(sub { ($out) = $a->kc_json(undef, 'get', 'configmap', 'applied', '-n', $ns);
+        ($out->{data}{k} // '') eq 'from-b' }, 5);
+    is($out->{data}{k}, 'from-b', "kubectl get on A reads B's apply");
+}
+
+# --- kill -9 of a host after 2xx writes loses nothing.
+{
+    my @names;
+    for my $i (1 .. 30) {
+        my ($st) = $a->call(POST => $base, cm("k$i"));
+        push @names, "k$i" if $st == 201;
+    }
+    is(scalar @names, 30, '30 creates on A answered 201');
+    $a->kill9_all;
+    my $names;
+    wait_until(sub {
+        my (undef, $l) = $b->call(GET => $base);
+        $names = join ',', sort grep { /^k\d+$/ } map { $_->{metadata}{name} } @{ $l->{items} };
+        $names eq join(',', sort @names);
+    }, 5);
+    is($names, join(',', sort @names), 'after kill -9 of A, B lists every acknowledged create');
+    ok($a->start, 'A starts again');
+    my (undef, $l) = $a->call(GET => $base);
+    is(scalar(grep { /^k\d+$/ } map { $_->{metadata}{name} } @{ $l->{items} }), 30,
+        '... and lists them too');
+}
+
+done_testing;
