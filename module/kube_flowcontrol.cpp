@@ -495,11 +495,13 @@ ngx_http_kube_fc_wait_event(ngx_event_t *ev)
     Wakes                        wakes;
     SharedState                 *state;
     ngx_slab_pool_t             *shpool;
+    ngx_connection_t            *c;
     ngx_http_request_t          *r;
     ngx_http_kube_fc_request_t  *fc;
 
     fc = static_cast<ngx_http_kube_fc_request_t *>(ev->data);
     r = fc->r;
+    c = r->connection;
     state = ngx_http_kube_fc_state();
 
     if (fc->state == NGX_HTTP_KUBE_FC_WAITING && state != NULL) {
@@ -527,10 +529,12 @@ ngx_http_kube_fc_wait_event(ngx_event_t *ev)
         ngx_http_kube_fc_wake(state, wakes);
     }
 
+    /* the phases may finalize and free the request: its connection was
+     * kept, as nginx's event handlers keep it */
     r->read_event_handler = ngx_http_block_reading;
     r->write_event_handler = ngx_http_core_run_phases;
     ngx_http_core_run_phases(r);
-    ngx_http_run_posted_requests(r->connection);
+    ngx_http_run_posted_requests(c);
 }
 
 
