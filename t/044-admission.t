@@ -20,6 +20,21 @@ sub pod {
              spec => { containers => [ { name => 'c', image => 'busybox' } ], %spec } };
 }
 
+# --- The serviceaccounts controller -------------------------------------------------
+
+# As kube-controller-manager's: a namespace gets its default ServiceAccount
+# without a pod asking, and gets it back when it is deleted.
+$s->create_namespace('sactl');
+ok(wait_until(sub { ($s->call(GET => '/api/v1/namespaces/sactl/serviceaccounts/default'))[0]
+    == 200 }, 5), 'a new namespace gets its default ServiceAccount');
+is(($s->call(DELETE => '/api/v1/namespaces/sactl/serviceaccounts/default'))[0], 200,
+    'the default ServiceAccount deleted');
+ok(wait_until(sub { ($s->call(GET => '/api/v1/namespaces/sactl/serviceaccounts/default'))[0]
+    == 200 }, 5), '... comes back');
+is(($s->call(DELETE => '/api/v1/namespaces/sactl'))[0], 200, 'the namespace deleted');
+ok(wait_until(sub { ($s->call(GET => '/api/v1/namespaces/sactl'))[0] == 404 }, 10),
+    '... goes, and no ServiceAccount holds it');
+
 # --- ServiceAccount admission ---------------------------------------------------
 
 my ($st, $o) = $s->call(POST => "$api/pods", pod('p1'));

@@ -120,7 +120,8 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
 }
 
 // What kube's serviceaccounts controller keeps in every namespace: a
-// ServiceAccount called default. Made when a pod first needs it.
+// ServiceAccount called default. The controller makes it when a namespace
+// appears; a pod admitted before it did makes it itself.
 void Server::ensureDefaultServiceAccount(const std::string& ns,
                                          std::function<void(const meta::Status*)> done) {
     auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
@@ -262,6 +263,7 @@ void Server::start() {
     startFlowControl();
     if (options_.rbacPolicyOwner) {
         startGarbageCollector();
+        startServiceAccountsController();
     }
     for (const char* name : kDefaultNamespaces) {
         auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
@@ -344,6 +346,26 @@ void Server::startGarbageCollector() {
             garbageCollector_->follow(*kind, *cache);
         }
     }
+}
+
+// kube-controller-manager's serviceaccounts controller, run here: every
+// active namespace gets its default ServiceAccount.
+void Server::startServiceAccountsController() {
+    const registry::KindInfo* namespaces = scheme_.find("", "v1", "namespaces");
+    const registry::KindInfo* accounts = scheme_.find("", "v1", "serviceaccounts");
+    meta::Status err;
+    storage::cacher::WatchCache* nsCache = stores_.at(namespaces)->watchCache(&err);
+    storage::cacher::WatchCache* saCache = stores_.at(accounts)->watchCache(&err);
+    if (!nsCache || !saCache) {
+        return;
+    }
+    serviceAccounts_ = std::make_unique<controller::serviceaccount::DefaultServiceAccounts>(
+        loop_, *nsCache, *saCache, registry::collectionPrefix(*accounts, ""),
+        [this](const std::string& ns, std::function<void(bool)> done) {
+            ensureDefaultServiceAccount(
+                ns, [done = std::move(done)](const meta::Status* e) { done(!e); });
+        });
+    serviceAccounts_->start();
 }
 
 // Calls `hook` once this worker's watch caches of `group`'s kinds hold every

@@ -17,6 +17,7 @@
 #include "authz/escalation.hpp"
 #include "authz/rule_resolver.hpp"
 #include "controller/garbagecollector/garbage_collector.hpp"
+#include "controller/serviceaccount/default_service_accounts.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "flowcontrol/controller.hpp"
@@ -165,6 +166,7 @@ class Server {
     registry::Store& rbacStore(std::string_view resource);
     void startRbacPolicy();
     void startGarbageCollector();
+    void startServiceAccountsController();
     void addHealthChecks();
     std::unique_ptr<BootstrapSync> syncBootstrap(std::string_view group,
                                                  const std::vector<authz::BootstrapObject>& objects,
@@ -189,6 +191,7 @@ class Server {
     std::unique_ptr<flowcontrol::Maintainer> flowMaintainer_;
     // On the owner worker; after cacher_, as rbac_.
     std::unique_ptr<garbagecollector::GarbageCollector> garbageCollector_;
+    std::unique_ptr<controller::serviceaccount::DefaultServiceAccounts> serviceAccounts_;
     // Finish the PostStartHooks once this worker's caches hold the bootstrap.
     std::unique_ptr<BootstrapSync> rbacSync_;
     std::unique_ptr<BootstrapSync> flowControlSync_;
