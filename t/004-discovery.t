@@ -122,9 +122,9 @@ Accept: application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList
 
 
 
-=== TEST 11: discovery refuses writes
+=== TEST 11: discovery refuses writes where kube's go-restful routes do (kube serves /apis and /apis/<group> to any method)
 --- request
-POST /apis
+POST /apis/apps/v1
 {}
 --- error_code: 405
 --- response_body_json

@@ -103,6 +103,21 @@ text_ok(get('/readyz?verbose&exclude=lmdb&exclude=nope&exclude=x2'), 200,
     . "readyz check passed\n", 1, '?exclude=, with a warning for unknown names');
 text_ok(get('/livez?exclude=lmdb&exclude=nope'), 200, 'ok', 1, '?exclude= without verbose');
 
+# Other methods, as kube's mux answers them (recorded from kube-apiserver
+# 1.26.5 as a user allowed every verb): the health checks, /metrics, the
+# OpenAPI documents, /apis and /apis/<group> answer any method; /version,
+# /api, /api/v1 and /apis/<group>/<version> are GET only (405).
+for my $case (['/healthz', 200], ['/readyz/informer-sync', 200], ['/livez/ping', 200],
+              ['/metrics', 200], ['/openapi/v2', 200], ['/apis', 200], ['/apis/apps', 200],
+              ['/version', 405], ['/api', 405], ['/api/v1', 405], ['/apis/apps/v1', 405]) {
+    my ($path, $code) = @$case;
+    for my $method (qw(POST PUT DELETE)) {
+        is($s->request($method, $path)->{status}, $code, "$method $path: $code");
+    }
+}
+is($s->request('POST', '/healthz', cert => undef)->{status}, 403,
+    'POST /healthz anonymously: 403 (system:public-info-viewer may only get)');
+
 my @bad = $s->fatal_lines($s->error_log_since_start);
 ok(!@bad, 'no alert, crit or emerg in error.log') or diag(join "\n", @bad);
 ok($s->stop, 'graceful stop');

@@ -482,12 +482,17 @@ void Server::serve(const HttpRequest& req, Responder respond) {
     }
 }
 
+// As kube-apiserver's mux: the health checks, /metrics and the OpenAPI
+// documents answer whatever the method; /version and the issuer's
+// documents (go-restful routes) answer 405 to anything but GET.
 void Server::serveNonResource(const HttpRequest& req, Responder respond) {
-    if (req.method != "GET" && req.method != "HEAD") {
+    std::string_view path = req.path;
+    bool restful = path.starts_with("/version") || path == "/.well-known/openid-configuration" ||
+                   path == "/openid/v1/jwks";
+    if (restful && req.method != "GET" && req.method != "HEAD") {
         respond(HttpResponse::fromStatus(meta::Status::methodNotSupported()));
         return;
     }
-    std::string_view path = req.path;
     if (path == "/.well-known/openid-configuration" || path == "/openid/v1/jwks") {
         serveOpenIdMetadata(req, respond);
         return;
@@ -543,7 +548,10 @@ bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
     if (!root && !legacyVersion && !group && !groupVersion) {
         return false;
     }
-    if (req.method != "GET" && req.method != "HEAD") {
+    // kube serves /apis and /apis/<group> from its own handlers, which
+    // answer whatever the method; the rest are go-restful routes (GET only).
+    bool anyMethod = path == "/apis" || group;
+    if (!anyMethod && req.method != "GET" && req.method != "HEAD") {
         respond(HttpResponse::fromStatus(meta::Status::methodNotSupported()));
         return true;
     }
