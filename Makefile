@@ -28,7 +28,7 @@ endif
 CXX := g++
 CXXFLAGS := -std=c++20 -O2 -g -fPIC -Wall -Wextra -Werror -Isrc -I$(BUILD)/gen $(SAN_FLAGS) \
     -MMD -MP
-LDLIBS := -llmdb -lcrypto -lyaml -lprotobuf -lcmocka -lpthread
+LDLIBS := -llmdb -lcrypto -lyaml -lprotobuf -lre2 -lcmocka -lpthread
 
 # The schema: protoc turns src/apis/proto/kapi/*.proto into C++ under
 # $(BUILD)/gen (never committed), compiled into the library with src/.
@@ -51,7 +51,7 @@ UNIT_SUPPORT := $(filter-out $(UNIT_SRCS),$(wildcard t/unit/*.cpp))
 # Debian packages the build, the tests and the benchmark need (clang and
 # libclang-rt-14-dev, which holds libclang_rt.fuzzer, for fuzz/).
 PACKAGES := nginx nginx-dev rapidjson-dev libssl-dev libjemalloc-dev libjemalloc2 \
-    libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev protobuf-compiler libprotobuf-dev \
+    libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev protobuf-compiler libprotobuf-dev libre2-dev \
     python3-kubernetes python3-protobuf python3-prometheus-client \
     libtest-base-perl libio-socket-ssl-perl wrk curl openssl \
     clang libclang-rt-14-dev

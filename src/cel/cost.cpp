@@ -1,0 +1,224 @@
+#include "cel/cost.hpp"
+
+#include <cstdio>
+#include <limits>
+
+namespace kube::cel {
+
+namespace {
+
+constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+
+uint64_t addSat(uint64_t a, uint64_t b) {
+    return a > kMax - b ? kMax : a + b;
+}
+
+uint64_t mulSat(uint64_t a, uint64_t b) {
+    if (a != 0 && b > kMax / a) {
+        return kMax;
+    }
+    return a * b;
+}
+
+// A tenth, rounded up.
+uint64_t tenth(uint64_t units) {
+    return units / 10 + (units % 10 != 0);
+}
+
+bool isAny(std::string_view f, std::initializer_list<std::string_view> names) {
+    for (std::string_view n : names) {
+        if (f == n) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+uint64_t callCost(std::string_view f, std::span<const uint64_t> s, uint64_t elementSize) {
+    auto at = [&](size_t i) -> uint64_t { return i < s.size() ? s[i] : 0; };
+    if (isAny(f, {"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"})) {
+        return addSat(1, tenth(std::min(at(0), at(1))));
+    }
+    if (f == "_+_") {
+        return addSat(1, tenth(addSat(at(0), at(1))));
+    }
+    if (isAny(f, {"startsWith", "endsWith"})) {
+        return addSat(1, tenth(at(1)));
+    }
+    if (isAny(f, {"contains", "matches", "find", "findAll", "replace", "split", "indexOf",
+                  "lastIndexOf"}) &&
+        elementSize == 0) {
+        return addSat(1, tenth(mulSat(at(0), std::max<uint64_t>(1, at(1)))));
+    }
+    if (isAny(f, {"isSorted", "sum", "min", "max", "join", "indexOf", "lastIndexOf"})) {
+        // Each item visited and compared.
+        return addSat(1, mulSat(at(0), addSat(1, tenth(elementSize))));
+    }
+    if (f == "@in") {
+        return addSat(1, at(1));
+    }
+    if (isAny(f, {"lowerAscii", "upperAscii", "trim", "substring", "charAt", "string", "bytes",
+                  "int", "uint", "double", "url", "isURL"})) {
+        return addSat(1, tenth(at(0)));
+    }
+    return 1;
+}
+
+namespace {
+
+// What the estimator knows of a value: the most it can cost to compute, and
+// its largest size.
+struct Estimate {
+    uint64_t cost = 0;
+    uint64_t size = 0;
+};
+
+class Estimator {
+public:
+    explicit Estimator(const CheckedExpr& checked) : checked_(checked) {}
+
+    Estimate visit(const Expr& e) {
+        switch (e.kind) {
+        case ExprKind::Literal:
+            return {0, literalSize(e.value)};
+        case ExprKind::Ident:
+            return {1, typeSize(e)};
+        case ExprKind::Select: {
+            Estimate operand = visit(*e.target);
+            return {addSat(operand.cost, 1), e.testOnly ? 0 : typeSize(e)};
+        }
+        case ExprKind::List: {
+            Estimate out{10, e.args.size()};
+            for (const ExprPtr& a : e.args) {
+                out.cost = addSat(out.cost, visit(*a).cost);
+            }
+            return out;
+        }
+        case ExprKind::Map: {
+            Estimate out{30, e.args.size() / 2};
+            for (const ExprPtr& a : e.args) {
+                out.cost = addSat(out.cost, visit(*a).cost);
+            }
+            return out;
+        }
+        case ExprKind::Call:
+            return call(e);
+        case ExprKind::Macro:
+            return macro(e);
+        }
+        return {};
+    }
+
+private:
+    static uint64_t literalSize(const Value& v) {
+        if (v.kind() == Kind::String || v.kind() == Kind::Bytes) {
+            return v.str().size();
+        }
+        return 0;
+    }
+
+    const Type* typeOf(const Expr& e) const {
+        auto it = checked_.types.find(&e);
+        return it == checked_.types.end() ? nullptr : it->second.get();
+    }
+
+    static uint64_t sizeOfType(const Type* t) {
+        if (t == nullptr) {
+            return 0;
+        }
+        switch (t->kind) {
+        case TypeKind::String:
+        case TypeKind::Bytes:
+        case TypeKind::List:
+        case TypeKind::Map:
+            // A computed value's size is unknown: the request bound.
+            return t->maxElements >= 0 ? static_cast<uint64_t>(t->maxElements)
+                                       : 3 * 1024 * 1024;
+        case TypeKind::Dyn:
+            return 3 * 1024 * 1024;
+        default:
+            return 0;
+        }
+    }
+
+    uint64_t typeSize(const Expr& e) const {
+        return sizeOfType(typeOf(e));
+    }
+
+    Estimate call(const Expr& e) {
+        std::vector<const Expr*> args;
+        if (e.target) {
+            args.push_back(e.target.get());
+        }
+        for (const ExprPtr& a : e.args) {
+            args.push_back(a.get());
+        }
+        std::vector<Estimate> est;
+        for (const Expr* a : args) {
+            est.push_back(visit(*a));
+        }
+        if (e.name == "_?_:_") {
+            return {addSat(est[0].cost, std::max(est[1].cost, est[2].cost)),
+                    std::max(est[1].size, est[2].size)};
+        }
+        uint64_t cost = 0;
+        std::vector<uint64_t> sizes;
+        for (const Estimate& x : est) {
+            cost = addSat(cost, x.cost);
+            sizes.push_back(x.size);
+        }
+        if (e.name == "_&&_" || e.name == "_||_") {
+            return {cost, 0};
+        }
+        uint64_t elementSize = 0;
+        const Type* receiver = args.empty() ? nullptr : typeOf(*args[0]);
+        if (receiver != nullptr && receiver->kind == TypeKind::List && receiver->elem) {
+            elementSize = std::max<uint64_t>(1, sizeOfType(receiver->elem.get()));
+        }
+        cost = addSat(cost, callCost(e.name, sizes, elementSize));
+        uint64_t size = typeSize(e);
+        if (e.name == "_+_") {
+            size = addSat(sizes[0], sizes[1]);
+        } else if (e.name == "_[_]" && receiver != nullptr && receiver->elem) {
+            size = sizeOfType(receiver->elem.get());
+        }
+        return {cost, size};
+    }
+
+    Estimate macro(const Expr& e) {
+        Estimate range = visit(*e.target);
+        uint64_t perItem = 1;
+        for (const ExprPtr& a : e.args) {
+            perItem = addSat(perItem, visit(*a).cost);
+        }
+        return {addSat(range.cost, mulSat(range.size, perItem)), range.size};
+    }
+
+    const CheckedExpr& checked_;
+};
+
+}  // namespace
+
+uint64_t estimateMaxCost(const Expr& e, const CheckedExpr& checked) {
+    Estimator est(checked);
+    return est.visit(e).cost;
+}
+
+std::string costErrorMessage(std::string_view costName, uint64_t cost, uint64_t limit) {
+    double factor = static_cast<double>(cost) / static_cast<double>(limit);
+    char text[64];
+    if (factor > 100.0) {
+        std::snprintf(text, sizeof text, "more than 100x");
+    } else if (factor < 1.5) {
+        std::snprintf(text, sizeof text, "%fx", factor);
+    } else {
+        std::snprintf(text, sizeof text, "%.1fx", factor);
+    }
+    return std::string(costName) + " exceeds budget by factor of " + text +
+           " (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where "
+           "arrays, maps, and strings are declared)";
+}
+
+}  // namespace kube::cel

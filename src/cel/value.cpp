@@ -1,0 +1,383 @@
+#include "cel/value.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kube::cel {
+
+Value Value::boolean(bool b) {
+    Value v;
+    v.kind_ = Kind::Bool;
+    v.b_ = b;
+    return v;
+}
+
+Value Value::integer(int64_t i) {
+    Value v;
+    v.kind_ = Kind::Int;
+    v.i_ = i;
+    return v;
+}
+
+Value Value::uinteger(uint64_t u) {
+    Value v;
+    v.kind_ = Kind::Uint;
+    v.u_ = u;
+    return v;
+}
+
+Value Value::dbl(double d) {
+    Value v;
+    v.kind_ = Kind::Double;
+    v.d_ = d;
+    return v;
+}
+
+Value Value::string(std::string s) {
+    Value v;
+    v.kind_ = Kind::String;
+    v.str_ = std::make_shared<const std::string>(std::move(s));
+    return v;
+}
+
+Value Value::bytes(std::string s) {
+    Value v = string(std::move(s));
+    v.kind_ = Kind::Bytes;
+    return v;
+}
+
+Value Value::type(std::string name) {
+    Value v = string(std::move(name));
+    v.kind_ = Kind::Type;
+    return v;
+}
+
+Value Value::url(std::string text) {
+    Value v = string(std::move(text));
+    v.kind_ = Kind::Url;
+    return v;
+}
+
+Value Value::error(std::string message) {
+    Value v = string(std::move(message));
+    v.kind_ = Kind::Error;
+    return v;
+}
+
+Value Value::duration(int64_t nanos) {
+    Value v;
+    v.kind_ = Kind::Duration;
+    v.i_ = nanos;
+    return v;
+}
+
+Value Value::timestamp(int64_t seconds, int32_t nanos) {
+    Value v;
+    v.kind_ = Kind::Timestamp;
+    v.i_ = seconds;
+    v.nanos_ = nanos;
+    return v;
+}
+
+Value Value::list(List items) {
+    Value v;
+    v.kind_ = Kind::List;
+    v.list_ = std::make_shared<const List>(std::move(items));
+    return v;
+}
+
+Value Value::map(MapData data) {
+    Value v;
+    v.kind_ = Kind::Map;
+    v.map_ = std::make_shared<const MapData>(std::move(data));
+    return v;
+}
+
+std::string Value::typeName() const {
+    switch (kind_) {
+    case Kind::Null:
+        return "null_type";
+    case Kind::Bool:
+        return "bool";
+    case Kind::Int:
+        return "int";
+    case Kind::Uint:
+        return "uint";
+    case Kind::Double:
+        return "double";
+    case Kind::String:
+        return "string";
+    case Kind::Bytes:
+        return "bytes";
+    case Kind::Duration:
+        return "google.protobuf.Duration";
+    case Kind::Timestamp:
+        return "google.protobuf.Timestamp";
+    case Kind::List:
+        return "list";
+    case Kind::Map:
+        return "map";
+    case Kind::Type:
+        return "type";
+    case Kind::Url:
+        return "kubernetes.URL";
+    case Kind::Error:
+        return "error";
+    }
+    return "dyn";
+}
+
+bool MapData::insert(Value key, Value value) {
+    if (find(key) != nullptr) {
+        return false;
+    }
+    if (key.kind() == Kind::String) {
+        stringKeys.emplace(key.str(), entries.size());
+    }
+    entries.emplace_back(std::move(key), std::move(value));
+    return true;
+}
+
+const Value* MapData::find(const Value& key) const {
+    if (key.kind() == Kind::String) {
+        auto it = stringKeys.find(key.str());
+        return it == stringKeys.end() ? nullptr : &entries[it->second].second;
+    }
+    for (const auto& [k, v] : entries) {
+        Value eq = equals(k, key);
+        if (eq.kind() == Kind::Bool && eq.asBool()) {
+            return &v;
+        }
+    }
+    return nullptr;
+}
+
+namespace {
+
+// A JSON value still being converted: its container's items so far.
+struct Pending {
+    explicit Pending(const util::json::Value* j) : json(j) {}
+    const util::json::Value* json;
+    size_t next = 0;
+    List items;
+    MapData members;
+};
+
+Value scalarFromJson(const util::json::Value& v) {
+    if (v.IsNull()) {
+        return Value::null();
+    }
+    if (v.IsBool()) {
+        return Value::boolean(v.GetBool());
+    }
+    if (v.IsInt64()) {
+        return Value::integer(v.GetInt64());
+    }
+    if (v.IsNumber()) {
+        return Value::dbl(v.GetDouble());
+    }
+    return Value::string(std::string(v.GetString(), v.GetStringLength()));
+}
+
+}  // namespace
+
+Value Value::fromJson(const util::json::Value& root) {
+    if (!root.IsArray() && !root.IsObject()) {
+        return scalarFromJson(root);
+    }
+    std::vector<Pending> stack;
+    stack.emplace_back(&root);
+    Value done;
+    while (!stack.empty()) {
+        Pending& top = stack.back();
+        const util::json::Value& j = *top.json;
+        size_t size = j.IsArray() ? j.Size() : j.MemberCount();
+        if (top.next == size) {
+            done = j.IsArray() ? list(std::move(top.items)) : map(std::move(top.members));
+            stack.pop_back();
+            if (stack.empty()) {
+                break;
+            }
+            Pending& parent = stack.back();
+            if (parent.json->IsArray()) {
+                parent.items.push_back(std::move(done));
+            } else {
+                const auto& name = (parent.json->MemberBegin() + parent.next)->name;
+                parent.members.insert(
+                    string(std::string(name.GetString(), name.GetStringLength())),
+                    std::move(done));
+            }
+            parent.next++;
+            continue;
+        }
+        const util::json::Value& child =
+            j.IsArray() ? j[static_cast<rapidjson::SizeType>(top.next)]
+                        : (j.MemberBegin() + top.next)->value;
+        if (child.IsArray() || child.IsObject()) {
+            stack.emplace_back(&child);
+            continue;
+        }
+        if (j.IsArray()) {
+            top.items.push_back(scalarFromJson(child));
+        } else {
+            const auto& name = (j.MemberBegin() + top.next)->name;
+            top.members.insert(string(std::string(name.GetString(), name.GetStringLength())),
+                               scalarFromJson(child));
+        }
+        top.next++;
+    }
+    return done;
+}
+
+namespace {
+
+bool isNumber(Kind k) {
+    return k == Kind::Int || k == Kind::Uint || k == Kind::Double;
+}
+
+// -1, 0, 1 for a < b, a == b, a > b; 2 when unordered (NaN).
+int compareNumbers(const Value& a, const Value& b) {
+    if (a.kind() == Kind::Double || b.kind() == Kind::Double) {
+        double x = a.kind() == Kind::Double ? a.asDouble()
+                   : a.kind() == Kind::Int  ? static_cast<double>(a.asInt())
+                                            : static_cast<double>(a.asUint());
+        double y = b.kind() == Kind::Double ? b.asDouble()
+                   : b.kind() == Kind::Int  ? static_cast<double>(b.asInt())
+                                            : static_cast<double>(b.asUint());
+        if (std::isnan(x) || std::isnan(y)) {
+            return 2;
+        }
+        return x < y ? -1 : x > y ? 1 : 0;
+    }
+    if (a.kind() == Kind::Int && b.kind() == Kind::Int) {
+        return a.asInt() < b.asInt() ? -1 : a.asInt() > b.asInt() ? 1 : 0;
+    }
+    if (a.kind() == Kind::Uint && b.kind() == Kind::Uint) {
+        return a.asUint() < b.asUint() ? -1 : a.asUint() > b.asUint() ? 1 : 0;
+    }
+    if (a.kind() == Kind::Int) {
+        return a.asInt() < 0 ? -1 : -compareNumbers(b, a);
+    }
+    // a uint, b int
+    if (b.asInt() < 0) {
+        return 1;
+    }
+    uint64_t y = static_cast<uint64_t>(b.asInt());
+    return a.asUint() < y ? -1 : a.asUint() > y ? 1 : 0;
+}
+
+}  // namespace
+
+Value equals(const Value& a, const Value& b) {
+    if (a.isError()) {
+        return a;
+    }
+    if (b.isError()) {
+        return b;
+    }
+    if (isNumber(a.kind()) && isNumber(b.kind())) {
+        return Value::boolean(compareNumbers(a, b) == 0);
+    }
+    if (a.kind() != b.kind()) {
+        return Value::boolean(false);
+    }
+    switch (a.kind()) {
+    case Kind::Null:
+        return Value::boolean(true);
+    case Kind::Bool:
+        return Value::boolean(a.asBool() == b.asBool());
+    case Kind::String:
+    case Kind::Bytes:
+    case Kind::Type:
+    case Kind::Url:
+        return Value::boolean(a.str() == b.str());
+    case Kind::Duration:
+        return Value::boolean(a.asInt() == b.asInt());
+    case Kind::Timestamp:
+        return Value::boolean(a.asInt() == b.asInt() && a.nanos() == b.nanos());
+    case Kind::List: {
+        if (a.list().size() != b.list().size()) {
+            return Value::boolean(false);
+        }
+        Value result = Value::boolean(true);
+        for (size_t i = 0; i < a.list().size(); i++) {
+            Value eq = equals(a.list()[i], b.list()[i]);
+            if (eq.isError()) {
+                result = eq;
+            } else if (!eq.asBool()) {
+                return eq;
+            }
+        }
+        return result;
+    }
+    case Kind::Map: {
+        if (a.map().size() != b.map().size()) {
+            return Value::boolean(false);
+        }
+        Value result = Value::boolean(true);
+        for (const auto& [k, v] : a.map().entries) {
+            const Value* other = b.map().find(k);
+            if (other == nullptr) {
+                return Value::boolean(false);
+            }
+            Value eq = equals(v, *other);
+            if (eq.isError()) {
+                result = eq;
+            } else if (!eq.asBool()) {
+                return eq;
+            }
+        }
+        return result;
+    }
+    default:
+        return Value::boolean(false);
+    }
+}
+
+int compareValues(const Value& a, const Value& b) {
+    if (isNumber(a.kind()) && isNumber(b.kind())) {
+        return compareNumbers(a, b);
+    }
+    if (a.kind() != b.kind()) {
+        return 2;
+    }
+    switch (a.kind()) {
+    case Kind::Bool:
+        return a.asBool() == b.asBool() ? 0 : a.asBool() ? 1 : -1;
+    case Kind::String:
+    case Kind::Bytes: {
+        int c = a.str().compare(b.str());
+        return c < 0 ? -1 : c > 0 ? 1 : 0;
+    }
+    case Kind::Duration:
+        return a.asInt() < b.asInt() ? -1 : a.asInt() > b.asInt() ? 1 : 0;
+    case Kind::Timestamp:
+        if (a.asInt() != b.asInt()) {
+            return a.asInt() < b.asInt() ? -1 : 1;
+        }
+        return a.nanos() < b.nanos() ? -1 : a.nanos() > b.nanos() ? 1 : 0;
+    default:
+        return 2;
+    }
+}
+
+std::string formatDouble(double d) {
+    // Go's strconv.FormatFloat(d, 'g', -1, 64) as cel-go's string(double):
+    // the shortest text that reads back as the same double.
+    if (std::isnan(d)) {
+        return "NaN";
+    }
+    if (std::isinf(d)) {
+        return d > 0 ? "+Inf" : "-Inf";
+    }
+    char buf[64];
+    for (int precision = 1; precision <= 17; precision++) {
+        std::snprintf(buf, sizeof buf, "%.*g", precision, d);
+        if (std::strtod(buf, nullptr) == d) {
+            break;
+        }
+    }
+    return buf;
+}
+
+}  // namespace kube::cel
