@@ -267,6 +267,9 @@ Value index(Args a) {
             return Value::noSuchOverload();
         }
         if (at < 0 || static_cast<uint64_t>(at) >= c.list().size()) {
+            if (c.fromObject()) {
+                return Value::error("index out of bounds: " + std::to_string(at));
+            }
             return Value::error("index '" + std::to_string(at) + "' out of range in list size '" +
                                 std::to_string(c.list().size()) + "'");
         }
@@ -344,6 +347,10 @@ Value stringTest(Args a) {
     }
 }
 
+Value conversionError(const char* to) {
+    return Value::error(std::string("type conversion error from 'string' to '") + to + "'");
+}
+
 Value parseIntText(const std::string& s) {
     // Go's strconv.ParseInt(s, 10, 64) as cel-go's int(string).
     errno = 0;
@@ -351,11 +358,8 @@ Value parseIntText(const std::string& s) {
     long long v = std::strtoll(s.c_str(), &end, 10);
     bool syntax = s.empty() || end != s.c_str() + s.size() || std::isspace(s[0]) ||
                   (s[0] == '+' && s.size() > 1 && !std::isdigit(s[1]));
-    if (syntax) {
-        return Value::error("strconv.ParseInt: parsing \"" + s + "\": invalid syntax");
-    }
-    if (errno == ERANGE) {
-        return Value::error("strconv.ParseInt: parsing \"" + s + "\": value out of range");
+    if (syntax || errno == ERANGE) {
+        return conversionError("int");
     }
     return Value::integer(v);
 }
@@ -414,10 +418,10 @@ Value toUint(Args a) {
         unsigned long long v = std::strtoull(s.c_str(), &end, 10);
         if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])) ||
             end != s.c_str() + s.size()) {
-            return Value::error("strconv.ParseUint: parsing \"" + s + "\": invalid syntax");
+            return conversionError("uint");
         }
         if (errno == ERANGE) {
-            return Value::error("strconv.ParseUint: parsing \"" + s + "\": value out of range");
+            return conversionError("uint");
         }
         return Value::uinteger(v);
     }
@@ -440,7 +444,7 @@ Value toDouble(Args a) {
         char* end = nullptr;
         double d = std::strtod(s.c_str(), &end);
         if (s.empty() || end != s.c_str() + s.size() || std::isspace(s[0])) {
-            return Value::error("strconv.ParseFloat: parsing \"" + s + "\": invalid syntax");
+            return conversionError("double");
         }
         return Value::dbl(d);
     }
@@ -498,7 +502,7 @@ Value toBool(Args a) {
         if (s == "0" || s == "f" || s == "F" || s == "false" || s == "FALSE" || s == "False") {
             return Value::boolean(false);
         }
-        return Value::error("type conversion error from 'string' to 'bool'");
+        return conversionError("bool");
     }
     return Value::noSuchOverload();
 }

@@ -66,7 +66,8 @@ bool digits(std::string_view s, size_t at, size_t n, int* out) {
 
 // RFC 3339: YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM).
 Value parseTimestamp(const std::string& s) {
-    Value bad = Value::error("invalid timestamp \"" + s + "\"");
+    Value bad =
+        Value::error("type conversion error from 'string' to 'google.protobuf.Timestamp'");
     int year, month, day, hour, minute, second;
     if (!digits(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' || !digits(s, 5, 2, &month) ||
         s[7] != '-' || !digits(s, 8, 2, &day) || (s[10] != 'T' && s[10] != 't') ||
@@ -132,7 +133,7 @@ Value durationOf(Args a) {
     std::string error;
     auto d = util::parseGoDuration(a[0].str(), &error);
     if (!d) {
-        return Value::error(error);
+        return Value::error("type conversion error from 'string' to 'google.protobuf.Duration'");
     }
     return Value::duration(d->count());
 }

@@ -56,6 +56,9 @@ std::optional<ParsedUrl> parseUrl(const std::string& s, std::string* error) {
             rest = rest.substr(i + 1);
         }
     }
+    if (rest[0] == ':') {
+        return invalid("missing protocol scheme");
+    }
     if (u.scheme.empty() && (rest.empty() || rest[0] != '/')) {
         return invalid("invalid URI for request");
     }

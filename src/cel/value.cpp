@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace kube::cel {
 
@@ -194,6 +195,7 @@ Value Value::fromJson(const util::json::Value& root) {
         size_t size = j.IsArray() ? j.Size() : j.MemberCount();
         if (top.next == size) {
             done = j.IsArray() ? list(std::move(top.items)) : map(std::move(top.members));
+            done.markFromObject();
             stack.pop_back();
             if (stack.empty()) {
                 break;
@@ -362,22 +364,60 @@ int compareValues(const Value& a, const Value& b) {
 }
 
 std::string formatDouble(double d) {
-    // Go's strconv.FormatFloat(d, 'g', -1, 64) as cel-go's string(double):
-    // the shortest text that reads back as the same double.
+    // Go's strconv.FormatFloat(d, 'g', -1, 64), as cel-go's string(double):
+    // the shortest digits that read back as the same double, in exponent
+    // form when the exponent is below -4 or at least 6 ("1e+06",
+    // "1.23456789e+08", "100000", "1e-05").
     if (std::isnan(d)) {
         return "NaN";
     }
     if (std::isinf(d)) {
         return d > 0 ? "+Inf" : "-Inf";
     }
+    if (d == 0) {
+        return std::signbit(d) ? "-0" : "0";
+    }
     char buf[64];
-    for (int precision = 1; precision <= 17; precision++) {
-        std::snprintf(buf, sizeof buf, "%.*g", precision, d);
+    int precision = 0;
+    for (; precision < 17; precision++) {
+        std::snprintf(buf, sizeof buf, "%.*e", precision, d);
         if (std::strtod(buf, nullptr) == d) {
             break;
         }
     }
-    return buf;
+    // buf: [-]D.DDDDe[+-]XX
+    std::string text = buf;
+    size_t e = text.find('e');
+    int exponent = std::atoi(text.c_str() + e + 1);
+    std::string mantissa = text.substr(0, e);
+    bool negative = mantissa[0] == '-';
+    std::string digits;
+    for (char c : mantissa) {
+        if (c >= '0' && c <= '9') {
+            digits += c;
+        }
+    }
+    while (digits.size() > 1 && digits.back() == '0') {
+        digits.pop_back();
+    }
+    std::string out = negative ? "-" : "";
+    if (exponent < -4 || exponent >= 6) {
+        out += digits.substr(0, 1);
+        if (digits.size() > 1) {
+            out += "." + digits.substr(1);
+        }
+        char exp[16];
+        std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+        return out + exp;
+    }
+    if (exponent < 0) {
+        return out + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    }
+    size_t intDigits = static_cast<size_t>(exponent) + 1;
+    if (digits.size() <= intDigits) {
+        return out + digits + std::string(intDigits - digits.size(), '0');
+    }
+    return out + digits.substr(0, intDigits) + "." + digits.substr(intDigits);
 }
 
 }  // namespace kube::cel

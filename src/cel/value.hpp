@@ -72,6 +72,11 @@ public:
     const List& list() const { return *list_; }
     const MapData& map() const { return *map_; }
 
+    // A list read from the object (JSON) rather than built by the
+    // expression: kube's unstructured lists word an index error differently.
+    bool fromObject() const { return fromObject_; }
+    void markFromObject() { fromObject_ = true; }
+
     // The name type() gives this value's type ("int", "map", ...).
     std::string typeName() const;
 
@@ -84,6 +89,7 @@ private:
         double d_;
     };
     int32_t nanos_ = 0;
+    bool fromObject_ = false;
     std::shared_ptr<const std::string> str_;
     std::shared_ptr<const List> list_;
     std::shared_ptr<const MapData> map_;
