@@ -66,6 +66,21 @@ uint64_t callCost(std::string_view f, std::span<const uint64_t> s, uint64_t elem
     return 1;
 }
 
+uint64_t iterationCost(MacroKind macro) {
+    switch (macro) {
+    case MacroKind::All:
+    case MacroKind::Exists:
+    case MacroKind::ExistsOne:
+        return 3;
+    case MacroKind::Map:
+    case MacroKind::MapFilter:
+        return 12;
+    case MacroKind::Filter:
+        return 13;
+    }
+    return 3;
+}
+
 namespace {
 
 // What the estimator knows of a value: the most it can cost to compute, and
@@ -124,6 +139,9 @@ private:
         return it == checked_.types.end() ? nullptr : it->second.get();
     }
 
+    // The schema's bound of a value of this type. Computed values have no
+    // bound: their size is unknown (cel-go's estimate then saturates, which
+    // kube reports as "more than 100x").
     static uint64_t sizeOfType(const Type* t) {
         if (t == nullptr) {
             return 0;
@@ -133,11 +151,9 @@ private:
         case TypeKind::Bytes:
         case TypeKind::List:
         case TypeKind::Map:
-            // A computed value's size is unknown: the request bound.
-            return t->maxElements >= 0 ? static_cast<uint64_t>(t->maxElements)
-                                       : 3 * 1024 * 1024;
+            return t->maxElements >= 0 ? static_cast<uint64_t>(t->maxElements) : kMax;
         case TypeKind::Dyn:
-            return 3 * 1024 * 1024;
+            return kMax;
         default:
             return 0;
         }
@@ -178,22 +194,43 @@ private:
             elementSize = std::max<uint64_t>(1, sizeOfType(receiver->elem.get()));
         }
         cost = addSat(cost, callCost(e.name, sizes, elementSize));
-        uint64_t size = typeSize(e);
-        if (e.name == "_+_") {
-            size = addSat(sizes[0], sizes[1]);
-        } else if (e.name == "_[_]" && receiver != nullptr && receiver->elem) {
-            size = sizeOfType(receiver->elem.get());
+        return {cost, resultSize(e, sizes, receiver)};
+    }
+
+    // The largest result of a call, where kube's library knows it.
+    uint64_t resultSize(const Expr& e, const std::vector<uint64_t>& sizes,
+                        const Type* receiver) const {
+        const std::string& f = e.name;
+        if (f == "_+_") {
+            return addSat(sizes[0], sizes[1]);
         }
-        return {cost, size};
+        if (f == "_[_]" && receiver != nullptr && receiver->elem) {
+            return sizeOfType(receiver->elem.get());
+        }
+        if (e.target && (f == "split" || f == "findAll" || f == "lowerAscii" ||
+                         f == "upperAscii" || f == "trim" || f == "substring" ||
+                         f == "charAt" || f == "replace" || f == "find")) {
+            return sizes[0];
+        }
+        const Type* t = typeOf(e);
+        if (t != nullptr && (t->kind == TypeKind::String || t->kind == TypeKind::Bytes ||
+                             t->kind == TypeKind::List || t->kind == TypeKind::Map ||
+                             t->kind == TypeKind::Dyn)) {
+            return kMax;
+        }
+        return 0;
     }
 
     Estimate macro(const Expr& e) {
         Estimate range = visit(*e.target);
-        uint64_t perItem = 1;
+        uint64_t perItem = iterationCost(e.macro);
         for (const ExprPtr& a : e.args) {
             perItem = addSat(perItem, visit(*a).cost);
         }
-        return {addSat(range.cost, mulSat(range.size, perItem)), range.size};
+        // cel-go knows no size for what a comprehension builds.
+        bool builds = e.macro == MacroKind::Map || e.macro == MacroKind::MapFilter ||
+                      e.macro == MacroKind::Filter;
+        return {addSat(range.cost, mulSat(range.size, perItem)), builds ? kMax : 0};
     }
 
     const CheckedExpr& checked_;

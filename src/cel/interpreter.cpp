@@ -260,8 +260,9 @@ private:
         bool sawError = false;
         int64_t count = 0;
         List out;
+        uint64_t perItem = iterationCost(e.macro);
         for (const Value& item : items) {
-            if (!spend(1)) {
+            if (!spend(perItem)) {
                 return Value();
             }
             scope_[slot].second = &item;
