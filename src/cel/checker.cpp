@@ -50,7 +50,8 @@ bool assignable(const TypePtr& param, const TypePtr& arg, Bindings& bound) {
         return assignable(param->key, arg->key, bound) &&
                assignable(param->elem, arg->elem, bound);
     case TypeKind::Object:
-        return param->name == arg->name;
+        // One schema node, one type.
+        return param == arg;
     default:
         return true;
     }
@@ -66,6 +67,8 @@ TypePtr substitute(const TypePtr& t, const Bindings& bound) {
         return Type::list(substitute(t->elem, bound));
     case TypeKind::Map:
         return Type::map(substitute(t->key, bound), substitute(t->elem, bound));
+    case TypeKind::Type:
+        return t->elem ? Type::typeOf(substitute(t->elem, bound)) : t;
     default:
         return t;
     }
@@ -155,12 +158,15 @@ private:
             }
         }
         // Type names are values too (type(x) == int).
-        static const char* const kTypeNames[] = {"int",    "uint",  "double", "bool", "string",
-                                                 "bytes",  "list",  "map",    "null_type",
-                                                 "type"};
-        for (const char* name : kTypeNames) {
+        static const std::pair<const char*, TypePtr> kTypeNames[] = {
+            {"int", Type::integer()},       {"uint", Type::uinteger()},
+            {"double", Type::dbl()},        {"bool", Type::boolean()},
+            {"string", Type::string()},     {"bytes", Type::bytes()},
+            {"list", Type::list(Type::dyn())}, {"map", Type::map(Type::dyn(), Type::dyn())},
+            {"null_type", Type::null()},    {"type", Type::type()}};
+        for (const auto& [name, type] : kTypeNames) {
             if (e.name == name) {
-                return Type::type();
+                return Type::typeOf(type);
             }
         }
         error(e.offset, "undeclared reference to '" + e.name + "' (in container '')");

@@ -188,6 +188,16 @@ private:
         if (e.name == "_&&_" || e.name == "_||_") {
             return {cost, 0};
         }
+        if (e.name == "_==_" || e.name == "_!=_" || e.name == "_<_" || e.name == "_<=_" ||
+            e.name == "_>_" || e.name == "_>=_") {
+            // cel-go sizes only the comparison of strings and bytes.
+            for (size_t i = 0; i < args.size(); i++) {
+                const Type* t = typeOf(*args[i]);
+                if (t == nullptr || (t->kind != TypeKind::String && t->kind != TypeKind::Bytes)) {
+                    sizes[i] = 0;
+                }
+            }
+        }
         uint64_t elementSize = 0;
         const Type* receiver = args.empty() ? nullptr : typeOf(*args[0]);
         if (receiver != nullptr && receiver->kind == TypeKind::List && receiver->elem) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "cel/object_value.hpp"
 #include "cel/parser.hpp"
 #include "cel/regex.hpp"
 
@@ -71,6 +72,7 @@ std::shared_ptr<const Program> compile(std::string_view rule, const TypePtr& sel
     program->transitionRule_ = std::find(refs.begin(), refs.end(), "oldSelf") != refs.end();
     program->estimatedMaxCost_ = estimateMaxCost(*expr, checked);
     program->expr_ = std::move(expr);
+    program->selfType_ = selfType;
     program->checked_ = std::move(checked);
     return program;
 }
@@ -78,10 +80,11 @@ std::shared_ptr<const Program> compile(std::string_view rule, const TypePtr& sel
 EvalOutcome evaluate(const Program& program, const Activation& activation, uint64_t costLimit) {
     std::vector<std::pair<std::string, Value>> variables;
     if (activation.self != nullptr) {
-        variables.emplace_back("self", Value::fromJson(*activation.self));
+        variables.emplace_back("self", objectValue(*activation.self, program.selfType().get()));
     }
     if (activation.oldSelf != nullptr) {
-        variables.emplace_back("oldSelf", Value::fromJson(*activation.oldSelf));
+        variables.emplace_back("oldSelf",
+                               objectValue(*activation.oldSelf, program.selfType().get()));
     }
     return interpret(program.expr(), variables, costLimit);
 }

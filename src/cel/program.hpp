@@ -26,12 +26,14 @@ public:
     bool isTransitionRule() const { return transitionRule_; }
     // The worst-case cost cel-go's estimator would give it.
     uint64_t estimatedMaxCost() const { return estimatedMaxCost_; }
+    const TypePtr& selfType() const { return selfType_; }
 
 private:
     friend std::shared_ptr<const Program> compile(std::string_view, const TypePtr&,
                                                   std::string*);
     ExprPtr expr_;
     CheckedExpr checked_;
+    TypePtr selfType_;
     bool transitionRule_ = false;
     uint64_t estimatedMaxCost_ = 0;
 };

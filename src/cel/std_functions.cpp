@@ -617,7 +617,7 @@ void addStandardFunctions(FunctionRegistry& r) {
     r.add("bool", false, 1, toBool);
     r.add({"dyn", false, {A()}, dy});
     r.add("dyn", false, 1, identity);
-    r.add({"type", false, {A()}, Type::type()});
+    r.add({"type", false, {A()}, Type::typeOf(A())});
     r.add("type", false, 1, typeOf);
 }
 

@@ -39,6 +39,13 @@ TypePtr Type::param(std::string name) {
     return t;
 }
 
+TypePtr Type::typeOf(TypePtr of) {
+    auto t = std::make_shared<Type>();
+    t->kind = TypeKind::Type;
+    t->elem = std::move(of);
+    return t;
+}
+
 TypePtr Type::list(TypePtr elem) {
     auto t = std::make_shared<Type>();
     t->kind = TypeKind::List;
@@ -73,9 +80,9 @@ std::string Type::toString() const {
     case TypeKind::Bytes:
         return "bytes";
     case TypeKind::Duration:
-        return "google.protobuf.Duration";
+        return "duration";
     case TypeKind::Timestamp:
-        return "google.protobuf.Timestamp";
+        return "timestamp";
     case TypeKind::List:
         return "list(" + elem->toString() + ")";
     case TypeKind::Map:
@@ -84,7 +91,7 @@ std::string Type::toString() const {
     case TypeKind::Param:
         return name;
     case TypeKind::Type:
-        return "type";
+        return elem ? "type(" + elem->toString() + ")" : "type";
     case TypeKind::Url:
         return "kubernetes.URL";
     case TypeKind::Error:
@@ -127,16 +134,46 @@ TypePtr metadataType(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// Schemas nest at most this deep in the types (deeper is dyn), so building
+// a type recurses boundedly and the object names stay short.
+constexpr int kMaxSchemaDepth = 1000;
+constexpr size_t kMaxTypeNameLength = 256;
+
+std::string childName(const std::string& parent, std::string_view child) {
+    if (parent.size() >= kMaxTypeNameLength) {
+        return parent;
+    }
+    return parent + "." + std::string(child);
+}
+
+TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::string& name,
+                     int depth);
+
+}  // namespace
+
 TypePtr Type::fromSchema(const json::Value& schema, bool isResourceRoot, const std::string& name) {
+    return typeOfSchema(schema, isResourceRoot, name, 0);
+}
+
+namespace {
+
+TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::string& name,
+                     int depth) {
+    if (depth > kMaxSchemaDepth) {
+        return Type::dyn();
+    }
+    using T = Type;
     std::string_view type = json::stringMember(schema, "type");
     if (flag(schema, "x-kubernetes-int-or-string")) {
-        return dyn();
+        return T::dyn();
     }
     if (type == "array") {
         const json::Value* items = json::member(schema, "items");
         auto t = std::make_shared<Type>();
         t->kind = TypeKind::List;
-        t->elem = items != nullptr ? fromSchema(*items, false, name + ".@idx") : dyn();
+        t->elem = items != nullptr ? typeOfSchema(*items, false, childName(name, "@idx"), depth + 1) : T::dyn();
         t->maxElements = bound(schema, "maxItems");
         if (t->maxElements < 0) {
             t->maxElements = (kMaxRequestSizeBytes - 2) / (t->elem->minSerializedSize + 1);
@@ -152,8 +189,8 @@ TypePtr Type::fromSchema(const json::Value& schema, bool isResourceRoot, const s
             additional != nullptr && additional->IsObject() && !isResourceRoot && !embedded) {
             auto t = std::make_shared<Type>();
             t->kind = TypeKind::Map;
-            t->key = string();
-            t->elem = fromSchema(*additional, false, name + ".@idx");
+            t->key = T::string();
+            t->elem = typeOfSchema(*additional, false, childName(name, "@idx"), depth + 1);
             t->maxElements = bound(schema, "maxProperties");
             if (t->maxElements < 0) {
                 // Each entry at least "k":v, and a comma.
@@ -169,19 +206,23 @@ TypePtr Type::fromSchema(const json::Value& schema, bool isResourceRoot, const s
         if (props != nullptr && props->IsObject()) {
             for (auto it = props->MemberBegin(); it != props->MemberEnd(); ++it) {
                 std::string field(it->name.GetString(), it->name.GetStringLength());
-                t->fields[field] = fromSchema(it->value, false, name + "." + field);
+                t->fields[field] = typeOfSchema(it->value, false, childName(name, field), depth + 1);
             }
         }
         if (isResourceRoot || embedded) {
-            t->fields.emplace("apiVersion", string());
-            t->fields.emplace("kind", string());
+            t->fields.emplace("apiVersion", T::string());
+            t->fields.emplace("kind", T::string());
             t->fields["metadata"] = metadataType(name);
         }
         t->maxElements = bound(schema, "maxProperties");
         return t;
     }
     if (type == "string") {
-        std::shared_ptr<Type> t = copyOf(string());
+        std::string_view format = json::stringMember(schema, "format");
+        std::shared_ptr<Type> t = copyOf(format == "byte"        ? T::bytes()
+                                         : format == "duration"  ? T::duration()
+                                         : format == "date-time" ? T::timestamp()
+                                                                 : T::string());
         t->maxElements = bound(schema, "maxLength");
         if (t->maxElements < 0) {
             t->maxElements = kMaxRequestSizeBytes - 2;
@@ -190,17 +231,19 @@ TypePtr Type::fromSchema(const json::Value& schema, bool isResourceRoot, const s
         return t;
     }
     if (type == "integer") {
-        return integer();
+        return T::integer();
     }
     if (type == "number") {
-        return dbl();
+        return T::dbl();
     }
     if (type == "boolean") {
-        auto t = copyOf(boolean());
+        auto t = copyOf(T::boolean());
         t->minSerializedSize = 4;
         return t;
     }
-    return dyn();
+    return T::dyn();
 }
+
+}  // namespace
 
 }  // namespace kube::cel

@@ -30,7 +30,7 @@ enum class TypeKind {
     Map,    // key, elem
     Object, // name, fields: a schema object with declared properties
     Param,  // name: a type parameter of an overload ("A")
-    Type,   // a type value (int, list, ...)
+    Type,   // a type value (int, list, ...); elem: which, when known
     Url,    // kube's url library
     Error,  // the checker's "could not type": no further errors from it
 };
@@ -63,6 +63,8 @@ struct Type {
     static TypePtr param(std::string name);
     static TypePtr list(TypePtr elem);
     static TypePtr map(TypePtr key, TypePtr elem);
+    // The type of a type value: type(int).
+    static TypePtr typeOf(TypePtr of);
 
     // The type of `self` for a structural schema (an OpenAPI v3 schema as
     // JSON) as kube's SchemaDeclType builds it: objects with properties are
@@ -76,8 +78,9 @@ struct Type {
     static TypePtr fromSchema(const util::json::Value& schema, bool isResourceRoot,
                               const std::string& name = "selfType");
 
-    // The name in messages: int, list(string), map(string, int), the
-    // object's name, google.protobuf.Duration.
+    // The name in messages, as cel-go's checker prints it: int,
+    // list(string), map(string, int), the object's name, duration,
+    // timestamp, type(int).
     std::string toString() const;
 };
 

@@ -56,10 +56,6 @@ public:
     // cel-go's "no such overload" error, which kube reports specially.
     static Value noSuchOverload() { return error("no such overload"); }
 
-    // A JSON value as CEL sees it: objects become maps with string keys,
-    // integers int, other numbers double. Iterative, so any depth is fine.
-    static Value fromJson(const util::json::Value& v);
-
     Kind kind() const { return kind_; }
     bool isError() const { return kind_ == Kind::Error; }
     bool asBool() const { return b_; }

@@ -147,6 +147,15 @@ void overloads_are_resolved_as_cel_go_resolves_them(void**) {
         {"dyn(1) == 'a' && {'a':1}.a == 1 && self.x in [1,2] && 'a' in {'a':1}", "ok"},
         {"self.l + ['a'] == [] && self.n.max() > 0 && type(self.x) == int", "ok"},
         {"self.o == null && null == null && self.d == 1.0", "ok"},
+        {"duration('1s') == 'x'", f("duration('1s') == 'x'", 16,
+                                    "found no matching overload for '_==_' applied to "
+                                    "'(duration, string)'")},
+        {"url('x') == 'x'", f("url('x') == 'x'", 10,
+                              "found no matching overload for '_==_' applied to "
+                              "'(kubernetes.URL, string)'")},
+        {"type(1) == 'x'", f("type(1) == 'x'", 9,
+                             "found no matching overload for '_==_' applied to '(type(int), "
+                             "string)'")},
         {"self.s", "cel expression must evaluate to a bool"},
         {"self.s.matches('[')",
          "program instantiation failed: error parsing regexp: missing closing ]: `[`"},
