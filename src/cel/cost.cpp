@@ -47,7 +47,16 @@ uint64_t callCost(std::string_view f, std::span<const uint64_t> s, uint64_t elem
     if (isAny(f, {"startsWith", "endsWith"})) {
         return addSat(1, tenth(at(1)));
     }
-    if (isAny(f, {"contains", "matches", "find", "findAll", "replace", "split", "indexOf",
+    if (f == "replace" && elementSize == 0) {
+        // The search, and what it writes: up to one replacement per
+        // character (an empty old string matches everywhere).
+        return addSat(addSat(1, tenth(mulSat(at(0), std::max<uint64_t>(1, at(1))))),
+                      tenth(mulSat(addSat(at(0), 1), at(2))));
+    }
+    if (f == "join") {
+        return addSat(1, mulSat(at(0), addSat(addSat(1, tenth(elementSize)), tenth(at(1)))));
+    }
+    if (isAny(f, {"contains", "matches", "find", "findAll", "split", "indexOf",
                   "lastIndexOf"}) &&
         elementSize == 0) {
         return addSat(1, tenth(mulSat(at(0), std::max<uint64_t>(1, at(1)))));
