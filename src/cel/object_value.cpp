@@ -93,7 +93,7 @@ Value objectValue(const json::Value& root, const Type* rootType) {
         if (top.next == size) {
             done = j.IsArray() ? Value::list(std::move(top.items))
                                : Value::map(std::move(top.members));
-            done.markFromObject();
+            done.markFromObject(top.type);
             stack.pop_back();
             if (stack.empty()) {
                 break;

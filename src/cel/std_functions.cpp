@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "cel/functions.hpp"
+#include "cel/unstructured_list.hpp"
 #include "util/utf8.hpp"
 
 namespace kube::cel {
@@ -90,6 +91,9 @@ Value add(Args a) {
         return Value::bytes(x.str() + y.str());
     }
     if (x.kind() == Kind::List && y.kind() == Kind::List) {
+        if (isUnorderedList(x)) {
+            return addUnorderedList(x, y);
+        }
         List items = x.list();
         items.insert(items.end(), y.list().begin(), y.list().end());
         return Value::list(std::move(items));

@@ -174,6 +174,15 @@ TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::
         auto t = std::make_shared<Type>();
         t->kind = TypeKind::List;
         t->elem = items != nullptr ? typeOfSchema(*items, false, childName(name, "@idx"), depth + 1) : T::dyn();
+        t->listType = std::string(json::stringMember(schema, "x-kubernetes-list-type"));
+        if (const json::Value* keys = json::member(schema, "x-kubernetes-list-map-keys");
+            keys != nullptr && keys->IsArray()) {
+            for (const auto& k : keys->GetArray()) {
+                if (k.IsString()) {
+                    t->listMapKeys.emplace_back(k.GetString(), k.GetStringLength());
+                }
+            }
+        }
         t->maxElements = bound(schema, "maxItems");
         if (t->maxElements < 0) {
             t->maxElements = (kMaxRequestSizeBytes - 2) / (t->elem->minSerializedSize + 1);

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "util/json.hpp"
 
@@ -43,6 +44,11 @@ struct Type {
     std::map<std::string, TypePtr> fields;
     // The schema's bound on size (characters, items, properties), or -1.
     int64_t maxElements = -1;
+    // A list's x-kubernetes-list-type ("set", "map"; empty: atomic) and
+    // x-kubernetes-list-map-keys: sets and map lists compare without order
+    // and merge on +, as kube's unstructured lists do.
+    std::string listType;
+    std::vector<std::string> listMapKeys;
     // The fewest bytes the value takes in JSON, for the bound of an unbounded
     // list of these (kube's estimateMaxArrayItemsFromMinSize).
     int64_t minSerializedSize = 1;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cel/unstructured_list.hpp"
+
 namespace kube::cel {
 
 Value Value::boolean(bool b) {
@@ -220,6 +222,9 @@ Value equals(const Value& a, const Value& b) {
     case Kind::Timestamp:
         return Value::boolean(a.asInt() == b.asInt() && a.nanos() == b.nanos());
     case Kind::List: {
+        if (isUnorderedList(a)) {
+            return equalUnorderedList(a, b);
+        }
         if (a.list().size() != b.list().size()) {
             return Value::boolean(false);
         }

@@ -33,6 +33,7 @@ enum class Kind {
 };
 
 class Value;
+struct Type;
 using List = std::vector<Value>;
 struct MapData;
 
@@ -68,10 +69,16 @@ public:
     const List& list() const { return *list_; }
     const MapData& map() const { return *map_; }
 
-    // A list read from the object (JSON) rather than built by the
-    // expression: kube's unstructured lists word an index error differently.
+    // A list or map read from the object (JSON) rather than built by the
+    // expression: kube's unstructured lists word an index error differently,
+    // and compare and add by their list type. `schema` is the value's type
+    // (null: dyn); it must outlive the value (the Program holds it).
     bool fromObject() const { return fromObject_; }
-    void markFromObject() { fromObject_ = true; }
+    const Type* schema() const { return schema_; }
+    void markFromObject(const Type* schema) {
+        fromObject_ = true;
+        schema_ = schema;
+    }
 
     // The name type() gives this value's type ("int", "map", ...).
     std::string typeName() const;
@@ -86,6 +93,7 @@ private:
     };
     int32_t nanos_ = 0;
     bool fromObject_ = false;
+    const Type* schema_ = nullptr;
     std::shared_ptr<const std::string> str_;
     std::shared_ptr<const List> list_;
     std::shared_ptr<const MapData> map_;

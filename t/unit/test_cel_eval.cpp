@@ -238,6 +238,46 @@ void schema_formats_make_typed_values(void**) {
         "applied to '(timestamp, string)'\n | self.t == 'x'\n | .......^");
 }
 
+// Lists of list-type set or map compare without order and merge on +, as
+// kube's unstructured lists (the left operand decides); kube-apiserver
+// 1.26.5 answers the same for each case.
+void set_and_map_lists_compare_without_order(void**) {
+    const char* schema = R"({"type": "object", "properties": {
+        "set": {"type": "array", "x-kubernetes-list-type": "set", "maxItems": 5,
+                "items": {"type": "string", "maxLength": 5}},
+        "atom": {"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 5}},
+        "ml": {"type": "array", "x-kubernetes-list-type": "map",
+               "x-kubernetes-list-map-keys": ["name"], "maxItems": 5,
+               "items": {"type": "object", "properties": {"name": {"type": "string",
+                         "maxLength": 5}, "v": {"type": "integer"}}}}}})";
+    const char* object = R"({"set": ["a", "b"], "atom": ["a", "b"],
+        "ml": [{"name": "x", "v": 1}, {"name": "y", "v": 2}]})";
+    runCases({{"self.set == ['b', 'a']", "true"},
+              {"['b', 'a'] == self.set", "false"},
+              {"self.set + ['a', 'c'] == ['a', 'b', 'c']", "true"},
+              {"self.set + ['a', 'c'] == ['a', 'c', 'b']", "true"},
+              {"(self.set + self.set).size() == 2", "true"},
+              {"(self.ml + self.ml).size() == 2", "true"},
+              {"self.atom == ['b', 'a']", "false"},
+              // kube's set equality only asks that the other's items be in the set.
+              {"self.set == ['a', 'a']", "true"}},
+             schema, object);
+    const char* old = R"({"set": ["b"], "atom": [], "ml": [{"name": "y", "v": 3},
+                          {"name": "z", "v": 4}]})";
+    assert_string_equal(outcome("(self.ml + oldSelf.ml).map(e, e.v) == [1, 3, 4]", schema,
+                                object, old)
+                            .c_str(),
+                        "true");
+    assert_string_equal(outcome("self.ml == oldSelf.ml", schema, object, old).c_str(), "false");
+    const char* reordered = R"({"set": ["b", "a"], "atom": ["b", "a"],
+                                "ml": [{"name": "y", "v": 2}, {"name": "x", "v": 1}]})";
+    assert_string_equal(outcome("self.ml == oldSelf.ml && self.set == oldSelf.set && "
+                                "self.atom != oldSelf.atom",
+                                schema, object, reordered)
+                            .c_str(),
+                        "true");
+}
+
 // A JSON value 10,000 levels deep (Go's encoding/json limit) converts and
 // compares without trouble.
 void deep_objects_evaluate(void**) {
@@ -262,6 +302,7 @@ int main() {
         cmocka_unit_test(values_and_functions_behave_as_in_kube),
         cmocka_unit_test(old_self_is_the_previous_object),
         cmocka_unit_test(schema_formats_make_typed_values),
+        cmocka_unit_test(set_and_map_lists_compare_without_order),
         cmocka_unit_test(deep_objects_evaluate),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
