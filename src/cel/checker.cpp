@@ -44,33 +44,33 @@ bool assignable(const TypePtr& param, const TypePtr& arg, Bindings& bound) {
         return false;
     }
     switch (param->kind) {
-    case TypeKind::List:
-        return assignable(param->elem, arg->elem, bound);
-    case TypeKind::Map:
-        return assignable(param->key, arg->key, bound) &&
-               assignable(param->elem, arg->elem, bound);
-    case TypeKind::Object:
-        // One schema node, one type.
-        return param == arg;
-    default:
-        return true;
+        case TypeKind::List:
+            return assignable(param->elem, arg->elem, bound);
+        case TypeKind::Map:
+            return assignable(param->key, arg->key, bound) &&
+                   assignable(param->elem, arg->elem, bound);
+        case TypeKind::Object:
+            // One schema node, one type.
+            return param == arg;
+        default:
+            return true;
     }
 }
 
 TypePtr substitute(const TypePtr& t, const Bindings& bound) {
     switch (t->kind) {
-    case TypeKind::Param: {
-        auto it = bound.find(t->name);
-        return it == bound.end() ? Type::dyn() : it->second;
-    }
-    case TypeKind::List:
-        return Type::list(substitute(t->elem, bound));
-    case TypeKind::Map:
-        return Type::map(substitute(t->key, bound), substitute(t->elem, bound));
-    case TypeKind::Type:
-        return t->elem ? Type::typeOf(substitute(t->elem, bound)) : t;
-    default:
-        return t;
+        case TypeKind::Param: {
+            auto it = bound.find(t->name);
+            return it == bound.end() ? Type::dyn() : it->second;
+        }
+        case TypeKind::List:
+            return Type::list(substitute(t->elem, bound));
+        case TypeKind::Map:
+            return Type::map(substitute(t->key, bound), substitute(t->elem, bound));
+        case TypeKind::Type:
+            return t->elem ? Type::typeOf(substitute(t->elem, bound)) : t;
+        default:
+            return t;
     }
 }
 
@@ -80,7 +80,7 @@ bool sameType(const TypePtr& a, const TypePtr& b) {
 }
 
 class Checker {
-public:
+  public:
     Checker(const std::vector<Declaration>& variables, std::vector<Issue>* issues)
         : issues_(issues) {
         for (const Declaration& d : variables) {
@@ -94,7 +94,7 @@ public:
         return std::move(out_);
     }
 
-private:
+  private:
     TypePtr visit(const Expr& e) {
         TypePtr t = visitKind(e);
         out_.types[&e] = t;
@@ -107,51 +107,51 @@ private:
 
     TypePtr visitKind(const Expr& e) {
         switch (e.kind) {
-        case ExprKind::Literal:
-            return literalType(e.value);
-        case ExprKind::Ident:
-            return ident(e);
-        case ExprKind::Select:
-            return select(e);
-        case ExprKind::Call:
-            return call(e);
-        case ExprKind::List:
-            return listLiteral(e);
-        case ExprKind::Map:
-            return mapLiteral(e);
-        case ExprKind::Macro:
-            return macro(e);
+            case ExprKind::Literal:
+                return literalType(e.value);
+            case ExprKind::Ident:
+                return ident(e);
+            case ExprKind::Select:
+                return select(e);
+            case ExprKind::Call:
+                return call(e);
+            case ExprKind::List:
+                return listLiteral(e);
+            case ExprKind::Map:
+                return mapLiteral(e);
+            case ExprKind::Macro:
+                return macro(e);
         }
         return Type::error();
     }
 
     static TypePtr literalType(const Value& v) {
         switch (v.kind()) {
-        case Kind::Null:
-            return Type::null();
-        case Kind::Bool:
-            return Type::boolean();
-        case Kind::Int:
-            return Type::integer();
-        case Kind::Uint:
-            return Type::uinteger();
-        case Kind::Double:
-            return Type::dbl();
-        case Kind::String:
-            return Type::string();
-        case Kind::Bytes:
-            return Type::bytes();
-        default:
-            return Type::dyn();
+            case Kind::Null:
+                return Type::null();
+            case Kind::Bool:
+                return Type::boolean();
+            case Kind::Int:
+                return Type::integer();
+            case Kind::Uint:
+                return Type::uinteger();
+            case Kind::Double:
+                return Type::dbl();
+            case Kind::String:
+                return Type::string();
+            case Kind::Bytes:
+                return Type::bytes();
+            default:
+                return Type::dyn();
         }
     }
 
     TypePtr ident(const Expr& e) {
         for (size_t i = scope_.size(); i-- > 0;) {
             if (scope_[i].first == e.name) {
-                if (i < globals_ && std::find(out_.referencedVariables.begin(),
-                                              out_.referencedVariables.end(),
-                                              e.name) == out_.referencedVariables.end()) {
+                if (i < globals_ &&
+                    std::find(out_.referencedVariables.begin(), out_.referencedVariables.end(),
+                              e.name) == out_.referencedVariables.end()) {
                     out_.referencedVariables.push_back(e.name);
                 }
                 return scope_[i].second;
@@ -159,11 +159,11 @@ private:
         }
         // Type names are values too (type(x) == int).
         static const std::pair<const char*, TypePtr> kTypeNames[] = {
-            {"int", Type::integer()},       {"uint", Type::uinteger()},
-            {"double", Type::dbl()},        {"bool", Type::boolean()},
-            {"string", Type::string()},     {"bytes", Type::bytes()},
+            {"int", Type::integer()},          {"uint", Type::uinteger()},
+            {"double", Type::dbl()},           {"bool", Type::boolean()},
+            {"string", Type::string()},        {"bytes", Type::bytes()},
             {"list", Type::list(Type::dyn())}, {"map", Type::map(Type::dyn(), Type::dyn())},
-            {"null_type", Type::null()},    {"type", Type::type()}};
+            {"null_type", Type::null()},       {"type", Type::type()}};
         for (const auto& [name, type] : kTypeNames) {
             if (e.name == name) {
                 return Type::typeOf(type);
@@ -177,31 +177,31 @@ private:
         TypePtr operand = visit(*e.target);
         TypePtr result;
         switch (operand->kind) {
-        case TypeKind::Object: {
-            auto it = operand->fields.find(e.name);
-            if (it == operand->fields.end()) {
-                error(e.offset, "undefined field '" + e.name + "'");
-                return Type::error();
+            case TypeKind::Object: {
+                auto it = operand->fields.find(e.name);
+                if (it == operand->fields.end()) {
+                    error(e.offset, "undefined field '" + e.name + "'");
+                    return Type::error();
+                }
+                result = it->second;
+                break;
             }
-            result = it->second;
-            break;
-        }
-        case TypeKind::Map:
-            if (!isDynOrError(operand->key) && operand->key->kind != TypeKind::String) {
-                error(e.offset, "type '" + operand->toString() +
-                                    "' does not support field selection");
+            case TypeKind::Map:
+                if (!isDynOrError(operand->key) && operand->key->kind != TypeKind::String) {
+                    error(e.offset,
+                          "type '" + operand->toString() + "' does not support field selection");
+                    return Type::error();
+                }
+                result = operand->elem;
+                break;
+            case TypeKind::Dyn:
+            case TypeKind::Error:
+                result = operand;
+                break;
+            default:
+                error(e.offset,
+                      "type '" + operand->toString() + "' does not support field selection");
                 return Type::error();
-            }
-            result = operand->elem;
-            break;
-        case TypeKind::Dyn:
-        case TypeKind::Error:
-            result = operand;
-            break;
-        default:
-            error(e.offset,
-                  "type '" + operand->toString() + "' does not support field selection");
-            return Type::error();
         }
         return e.testOnly ? Type::boolean() : result;
     }
@@ -320,8 +320,8 @@ private:
         if (sofar->kind == TypeKind::Null && (t->kind == TypeKind::Object)) {
             return t;
         }
-        error(at.offset, "expected type '" + sofar->toString() + "' but found '" +
-                             t->toString() + "'");
+        error(at.offset,
+              "expected type '" + sofar->toString() + "' but found '" + t->toString() + "'");
         return sofar;
     }
 
@@ -341,21 +341,21 @@ private:
         TypePtr range = visit(*e.target);
         TypePtr iter;
         switch (range->kind) {
-        case TypeKind::List:
-            iter = range->elem;
-            break;
-        case TypeKind::Map:
-            iter = range->key;
-            break;
-        case TypeKind::Dyn:
-        case TypeKind::Error:
-            iter = range;
-            break;
-        default:
-            error(e.offset, "expression of type '" + range->toString() +
-                                "' cannot be range of a comprehension (must be list, map, or "
-                                "dynamic)");
-            iter = Type::error();
+            case TypeKind::List:
+                iter = range->elem;
+                break;
+            case TypeKind::Map:
+                iter = range->key;
+                break;
+            case TypeKind::Dyn:
+            case TypeKind::Error:
+                iter = range;
+                break;
+            default:
+                error(e.offset, "expression of type '" + range->toString() +
+                                    "' cannot be range of a comprehension (must be list, map, or "
+                                    "dynamic)");
+                iter = Type::error();
         }
         scope_.push_back({e.iterVar, iter});
         std::vector<TypePtr> args;
@@ -376,27 +376,27 @@ private:
         TypePtr b = Type::boolean();
         TypePtr i = Type::integer();
         switch (e.macro) {
-        case MacroKind::All:
-            needBool(args[0], "_&&_", {b, args[0]});
-            return b;
-        case MacroKind::Exists:
-            needBool(args[0], "_||_", {b, args[0]});
-            return b;
-        case MacroKind::ExistsOne:
-            needBool(args[0], "_?_:_", {args[0], i, i});
-            return b;
-        case MacroKind::Map:
-            return Type::list(args[0]);
-        case MacroKind::MapFilter: {
-            TypePtr l = Type::list(args[1]);
-            needBool(args[0], "_?_:_", {args[0], l, l});
-            return l;
-        }
-        case MacroKind::Filter: {
-            TypePtr l = Type::list(iter);
-            needBool(args[0], "_?_:_", {args[0], l, l});
-            return l;
-        }
+            case MacroKind::All:
+                needBool(args[0], "_&&_", {b, args[0]});
+                return b;
+            case MacroKind::Exists:
+                needBool(args[0], "_||_", {b, args[0]});
+                return b;
+            case MacroKind::ExistsOne:
+                needBool(args[0], "_?_:_", {args[0], i, i});
+                return b;
+            case MacroKind::Map:
+                return Type::list(args[0]);
+            case MacroKind::MapFilter: {
+                TypePtr l = Type::list(args[1]);
+                needBool(args[0], "_?_:_", {args[0], l, l});
+                return l;
+            }
+            case MacroKind::Filter: {
+                TypePtr l = Type::list(iter);
+                needBool(args[0], "_?_:_", {args[0], l, l});
+                return l;
+            }
         }
         return Type::error();
     }

@@ -56,8 +56,7 @@ uint64_t callCost(std::string_view f, std::span<const uint64_t> s, uint64_t elem
     if (f == "join") {
         return addSat(1, mulSat(at(0), addSat(addSat(1, tenth(elementSize)), tenth(at(1)))));
     }
-    if (isAny(f, {"contains", "matches", "find", "findAll", "split", "indexOf",
-                  "lastIndexOf"}) &&
+    if (isAny(f, {"contains", "matches", "find", "findAll", "split", "indexOf", "lastIndexOf"}) &&
         elementSize == 0) {
         return addSat(1, tenth(mulSat(at(0), std::max<uint64_t>(1, at(1)))));
     }
@@ -77,15 +76,15 @@ uint64_t callCost(std::string_view f, std::span<const uint64_t> s, uint64_t elem
 
 uint64_t iterationCost(MacroKind macro) {
     switch (macro) {
-    case MacroKind::All:
-    case MacroKind::Exists:
-    case MacroKind::ExistsOne:
-        return 3;
-    case MacroKind::Map:
-    case MacroKind::MapFilter:
-        return 12;
-    case MacroKind::Filter:
-        return 13;
+        case MacroKind::All:
+        case MacroKind::Exists:
+        case MacroKind::ExistsOne:
+            return 3;
+        case MacroKind::Map:
+        case MacroKind::MapFilter:
+            return 12;
+        case MacroKind::Filter:
+            return 13;
     }
     return 3;
 }
@@ -100,42 +99,42 @@ struct Estimate {
 };
 
 class Estimator {
-public:
+  public:
     explicit Estimator(const CheckedExpr& checked) : checked_(checked) {}
 
     Estimate visit(const Expr& e) {
         switch (e.kind) {
-        case ExprKind::Literal:
-            return {0, literalSize(e.value)};
-        case ExprKind::Ident:
-            return {1, typeSize(e)};
-        case ExprKind::Select: {
-            Estimate operand = visit(*e.target);
-            return {addSat(operand.cost, 1), e.testOnly ? 0 : typeSize(e)};
-        }
-        case ExprKind::List: {
-            Estimate out{10, e.args.size()};
-            for (const ExprPtr& a : e.args) {
-                out.cost = addSat(out.cost, visit(*a).cost);
+            case ExprKind::Literal:
+                return {0, literalSize(e.value)};
+            case ExprKind::Ident:
+                return {1, typeSize(e)};
+            case ExprKind::Select: {
+                Estimate operand = visit(*e.target);
+                return {addSat(operand.cost, 1), e.testOnly ? 0 : typeSize(e)};
             }
-            return out;
-        }
-        case ExprKind::Map: {
-            Estimate out{30, e.args.size() / 2};
-            for (const ExprPtr& a : e.args) {
-                out.cost = addSat(out.cost, visit(*a).cost);
+            case ExprKind::List: {
+                Estimate out{10, e.args.size()};
+                for (const ExprPtr& a : e.args) {
+                    out.cost = addSat(out.cost, visit(*a).cost);
+                }
+                return out;
             }
-            return out;
-        }
-        case ExprKind::Call:
-            return call(e);
-        case ExprKind::Macro:
-            return macro(e);
+            case ExprKind::Map: {
+                Estimate out{30, e.args.size() / 2};
+                for (const ExprPtr& a : e.args) {
+                    out.cost = addSat(out.cost, visit(*a).cost);
+                }
+                return out;
+            }
+            case ExprKind::Call:
+                return call(e);
+            case ExprKind::Macro:
+                return macro(e);
         }
         return {};
     }
 
-private:
+  private:
     static uint64_t literalSize(const Value& v) {
         if (v.kind() == Kind::String || v.kind() == Kind::Bytes) {
             return v.str().size();
@@ -156,21 +155,19 @@ private:
             return 0;
         }
         switch (t->kind) {
-        case TypeKind::String:
-        case TypeKind::Bytes:
-        case TypeKind::List:
-        case TypeKind::Map:
-            return t->maxElements >= 0 ? static_cast<uint64_t>(t->maxElements) : kMax;
-        case TypeKind::Dyn:
-            return kMax;
-        default:
-            return 0;
+            case TypeKind::String:
+            case TypeKind::Bytes:
+            case TypeKind::List:
+            case TypeKind::Map:
+                return t->maxElements >= 0 ? static_cast<uint64_t>(t->maxElements) : kMax;
+            case TypeKind::Dyn:
+                return kMax;
+            default:
+                return 0;
         }
     }
 
-    uint64_t typeSize(const Expr& e) const {
-        return sizeOfType(typeOf(e));
-    }
+    uint64_t typeSize(const Expr& e) const { return sizeOfType(typeOf(e)); }
 
     Estimate call(const Expr& e) {
         std::vector<const Expr*> args;
@@ -226,15 +223,15 @@ private:
         if (f == "_[_]" && receiver != nullptr && receiver->elem) {
             return sizeOfType(receiver->elem.get());
         }
-        if (e.target && (f == "split" || f == "findAll" || f == "lowerAscii" ||
-                         f == "upperAscii" || f == "trim" || f == "substring" ||
-                         f == "charAt" || f == "replace" || f == "find")) {
+        if (e.target &&
+            (f == "split" || f == "findAll" || f == "lowerAscii" || f == "upperAscii" ||
+             f == "trim" || f == "substring" || f == "charAt" || f == "replace" || f == "find")) {
             return sizes[0];
         }
         const Type* t = typeOf(e);
-        if (t != nullptr && (t->kind == TypeKind::String || t->kind == TypeKind::Bytes ||
-                             t->kind == TypeKind::List || t->kind == TypeKind::Map ||
-                             t->kind == TypeKind::Dyn)) {
+        if (t != nullptr &&
+            (t->kind == TypeKind::String || t->kind == TypeKind::Bytes ||
+             t->kind == TypeKind::List || t->kind == TypeKind::Map || t->kind == TypeKind::Dyn)) {
             return kMax;
         }
         return 0;

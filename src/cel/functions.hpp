@@ -32,7 +32,7 @@ using Impl = Value (*)(std::span<const Value> args);
 // extension libraries (strings, lists, regex, url) as kube-apiserver 1.26
 // declares them.
 class FunctionRegistry {
-public:
+  public:
     static const FunctionRegistry& instance();
 
     // Every signature of `function` in the given style.
@@ -43,7 +43,7 @@ public:
     void add(Signature s);
     void add(std::string function, bool receiver, size_t argc, Impl impl);
 
-private:
+  private:
     FunctionRegistry();
 
     std::vector<Signature> signatures_;

@@ -11,22 +11,21 @@ namespace {
 
 uint64_t sizeOf(const Value& v) {
     switch (v.kind()) {
-    case Kind::String:
-    case Kind::Bytes:
-        return v.str().size();
-    case Kind::List:
-        return v.list().size();
-    case Kind::Map:
-        return v.map().size();
-    default:
-        return 0;
+        case Kind::String:
+        case Kind::Bytes:
+            return v.str().size();
+        case Kind::List:
+            return v.list().size();
+        case Kind::Map:
+            return v.map().size();
+        default:
+            return 0;
     }
 }
 
 // The cost of a call with these arguments (cost.hpp's model, on the
 // actual sizes).
-uint64_t actualCallCost(const std::string& function, bool receiver,
-                        std::span<const Value> args) {
+uint64_t actualCallCost(const std::string& function, bool receiver, std::span<const Value> args) {
     std::vector<uint64_t> sizes;
     sizes.reserve(args.size());
     for (const Value& a : args) {
@@ -43,7 +42,7 @@ uint64_t actualCallCost(const std::string& function, bool receiver,
 }
 
 class Interpreter {
-public:
+  public:
     Interpreter(const std::vector<std::pair<std::string, Value>>& variables, uint64_t limit)
         : limit_(limit) {
         for (const auto& [name, value] : variables) {
@@ -59,7 +58,7 @@ public:
         return {std::move(v), cost_};
     }
 
-private:
+  private:
     // Adds to the cost; false once the limit is passed.
     bool spend(uint64_t units) {
         cost_ += units;
@@ -74,32 +73,32 @@ private:
             return Value();
         }
         switch (e.kind) {
-        case ExprKind::Literal:
-            return e.value;
-        case ExprKind::Ident:
-            spend(1);
-            return ident(e);
-        case ExprKind::Select:
-            return select(e);
-        case ExprKind::Call:
-            return call(e);
-        case ExprKind::List: {
-            spend(10);
-            List items;
-            items.reserve(e.args.size());
-            for (const ExprPtr& a : e.args) {
-                Value v = eval(*a);
-                if (v.isError() || cancelled_) {
-                    return v;
+            case ExprKind::Literal:
+                return e.value;
+            case ExprKind::Ident:
+                spend(1);
+                return ident(e);
+            case ExprKind::Select:
+                return select(e);
+            case ExprKind::Call:
+                return call(e);
+            case ExprKind::List: {
+                spend(10);
+                List items;
+                items.reserve(e.args.size());
+                for (const ExprPtr& a : e.args) {
+                    Value v = eval(*a);
+                    if (v.isError() || cancelled_) {
+                        return v;
+                    }
+                    items.push_back(std::move(v));
                 }
-                items.push_back(std::move(v));
+                return Value::list(std::move(items));
             }
-            return Value::list(std::move(items));
-        }
-        case ExprKind::Map:
-            return mapLiteral(e);
-        case ExprKind::Macro:
-            return macro(e);
+            case ExprKind::Map:
+                return mapLiteral(e);
+            case ExprKind::Macro:
+                return macro(e);
         }
         return Value::noSuchOverload();
     }
@@ -271,67 +270,67 @@ private:
                 return v;
             }
             switch (e.macro) {
-            case MacroKind::All:
-            case MacroKind::Exists: {
-                bool stop = e.macro == MacroKind::Exists;
-                if (v.kind() == Kind::Bool) {
-                    if (v.asBool() == stop) {
+                case MacroKind::All:
+                case MacroKind::Exists: {
+                    bool stop = e.macro == MacroKind::Exists;
+                    if (v.kind() == Kind::Bool) {
+                        if (v.asBool() == stop) {
+                            return v;
+                        }
+                    } else if (!sawError) {
+                        sawError = true;
+                        error = v.isError() ? v : Value::noSuchOverload();
+                    }
+                    break;
+                }
+                case MacroKind::ExistsOne:
+                    if (v.isError()) {
                         return v;
                     }
-                } else if (!sawError) {
-                    sawError = true;
-                    error = v.isError() ? v : Value::noSuchOverload();
-                }
-                break;
-            }
-            case MacroKind::ExistsOne:
-                if (v.isError()) {
-                    return v;
-                }
-                if (v.kind() != Kind::Bool) {
-                    return Value::noSuchOverload();
-                }
-                count += v.asBool();
-                break;
-            case MacroKind::Map:
-                if (v.isError()) {
-                    return v;
-                }
-                out.push_back(std::move(v));
-                break;
-            case MacroKind::Filter:
-            case MacroKind::MapFilter: {
-                if (v.isError()) {
-                    return v;
-                }
-                if (v.kind() != Kind::Bool) {
-                    return Value::noSuchOverload();
-                }
-                if (!v.asBool()) {
+                    if (v.kind() != Kind::Bool) {
+                        return Value::noSuchOverload();
+                    }
+                    count += v.asBool();
+                    break;
+                case MacroKind::Map:
+                    if (v.isError()) {
+                        return v;
+                    }
+                    out.push_back(std::move(v));
+                    break;
+                case MacroKind::Filter:
+                case MacroKind::MapFilter: {
+                    if (v.isError()) {
+                        return v;
+                    }
+                    if (v.kind() != Kind::Bool) {
+                        return Value::noSuchOverload();
+                    }
+                    if (!v.asBool()) {
+                        break;
+                    }
+                    if (e.macro == MacroKind::Filter) {
+                        out.push_back(item);
+                        break;
+                    }
+                    Value t = eval(*e.args[1]);
+                    if (t.isError() || cancelled_) {
+                        return t;
+                    }
+                    out.push_back(std::move(t));
                     break;
                 }
-                if (e.macro == MacroKind::Filter) {
-                    out.push_back(item);
-                    break;
-                }
-                Value t = eval(*e.args[1]);
-                if (t.isError() || cancelled_) {
-                    return t;
-                }
-                out.push_back(std::move(t));
-                break;
-            }
             }
         }
         switch (e.macro) {
-        case MacroKind::All:
-            return sawError ? error : Value::boolean(true);
-        case MacroKind::Exists:
-            return sawError ? error : Value::boolean(false);
-        case MacroKind::ExistsOne:
-            return Value::boolean(count == 1);
-        default:
-            return Value::list(std::move(out));
+            case MacroKind::All:
+                return sawError ? error : Value::boolean(true);
+            case MacroKind::Exists:
+                return sawError ? error : Value::boolean(false);
+            case MacroKind::ExistsOne:
+                return Value::boolean(count == 1);
+            default:
+                return Value::list(std::move(out));
         }
     }
 

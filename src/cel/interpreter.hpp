@@ -11,8 +11,7 @@
 namespace kube::cel {
 
 // cel-go's error when an evaluation spends more than its cost limit.
-inline constexpr const char* kCostLimitExceeded =
-    "operation cancelled: actual cost limit exceeded";
+inline constexpr const char* kCostLimitExceeded = "operation cancelled: actual cost limit exceeded";
 
 // The result of one evaluation: the value (an Error value when evaluation
 // failed: "no such key: x", "integer overflow", kCostLimitExceeded...) and

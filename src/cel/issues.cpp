@@ -35,11 +35,11 @@ std::string formatIssues(std::string_view source, const std::vector<Issue>& issu
             column += !isContinuation(source[i]);
         }
         size_t lineEnd = source.find('\n', lineStart);
-        std::string_view text = source.substr(
-            lineStart, lineEnd == std::string_view::npos ? std::string_view::npos
-                                                         : lineEnd - lineStart);
-        out += "ERROR: <input>:" + std::to_string(line) + ":" + std::to_string(column + 1) +
-               ": " + issue.message + "\n | " + std::string(text) + "\n | " +
+        std::string_view text =
+            source.substr(lineStart, lineEnd == std::string_view::npos ? std::string_view::npos
+                                                                       : lineEnd - lineStart);
+        out += "ERROR: <input>:" + std::to_string(line) + ":" + std::to_string(column + 1) + ": " +
+               issue.message + "\n | " + std::string(text) + "\n | " +
                std::string(static_cast<size_t>(column), '.') + "^";
     }
     return out;

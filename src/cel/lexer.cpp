@@ -48,13 +48,13 @@ void appendUtf8(std::string& out, uint32_t cp) {
 }
 
 const std::array<std::string_view, 17> kReserved = {
-    "as",    "break",  "const",   "continue", "else", "for",    "function", "if",   "import",
-    "let",   "loop",   "package", "namespace", "return", "var", "void",     "while"};
+    "as",  "break", "const",   "continue",  "else",   "for", "function", "if",   "import",
+    "let", "loop",  "package", "namespace", "return", "var", "void",     "while"};
 
 // Operators, longest first so "==" wins over "=".
-const std::array<std::string_view, 25> kPuncts = {
-    "==", "!=", "<=", ">=", "&&", "||", "<", ">", "!", "+", "-", "*", "/",
-    "%",  "?",  ":",  ".",  ",",  "[",  "]", "{", "}", "(", ")", "="};
+const std::array<std::string_view, 25> kPuncts = {"==", "!=", "<=", ">=", "&&", "||", "<", ">", "!",
+                                                  "+",  "-",  "*",  "/",  "%",  "?",  ":", ".", ",",
+                                                  "[",  "]",  "{",  "}",  "(",  ")",  "="};
 
 }  // namespace
 
@@ -237,15 +237,36 @@ Lexeme Lexer::quoted(size_t start, bool raw, bool bytes) {
         char e = in_[pos_ + 1];
         pos_ += 2;
         switch (e) {
-        case 'a': out += '\a'; continue;
-        case 'b': out += '\b'; continue;
-        case 'f': out += '\f'; continue;
-        case 'n': out += '\n'; continue;
-        case 'r': out += '\r'; continue;
-        case 't': out += '\t'; continue;
-        case 'v': out += '\v'; continue;
-        case '\\': case '\'': case '"': case '`': case '?': out += e; continue;
-        default: break;
+            case 'a':
+                out += '\a';
+                continue;
+            case 'b':
+                out += '\b';
+                continue;
+            case 'f':
+                out += '\f';
+                continue;
+            case 'n':
+                out += '\n';
+                continue;
+            case 'r':
+                out += '\r';
+                continue;
+            case 't':
+                out += '\t';
+                continue;
+            case 'v':
+                out += '\v';
+                continue;
+            case '\\':
+            case '\'':
+            case '"':
+            case '`':
+            case '?':
+                out += e;
+                continue;
+            default:
+                break;
         }
         if (e == 'x' || e == 'X' || e == 'u' || e == 'U') {
             size_t n = (e == 'x' || e == 'X') ? 2 : e == 'u' ? 4 : 8;

@@ -37,12 +37,12 @@ struct Lexeme {
 // hex integers with an optional u suffix, doubles, quoted, triple-quoted,
 // raw and bytes strings with every escape).
 class Lexer {
-public:
+  public:
     explicit Lexer(std::string_view input) : in_(input) {}
 
     Lexeme next();
 
-private:
+  private:
     Lexeme number(size_t start);
     Lexeme quoted(size_t start, bool raw, bool bytes);
     Lexeme fail(size_t start, size_t end);

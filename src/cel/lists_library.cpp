@@ -97,8 +97,7 @@ void addListsLibrary(FunctionRegistry& r) {
     TypePtr i = Type::integer();
     TypePtr bo = Type::boolean();
     for (const TypePtr& t : {Type::integer(), Type::uinteger(), Type::dbl(), Type::boolean(),
-                             Type::string(), Type::bytes(), Type::duration(),
-                             Type::timestamp()}) {
+                             Type::string(), Type::bytes(), Type::duration(), Type::timestamp()}) {
         r.add({"isSorted", true, {listOf(t)}, bo});
         r.add({"min", true, {listOf(t)}, t});
         r.add({"max", true, {listOf(t)}, t});

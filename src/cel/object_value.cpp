@@ -27,16 +27,16 @@ const Type* childType(const Type* parent, const json::Value& container, size_t i
         return nullptr;
     }
     switch (parent->kind) {
-    case TypeKind::List:
-    case TypeKind::Map:
-        return parent->elem.get();
-    case TypeKind::Object: {
-        const auto& name = (container.MemberBegin() + index)->name;
-        auto it = parent->fields.find(std::string(name.GetString(), name.GetStringLength()));
-        return it == parent->fields.end() ? nullptr : it->second.get();
-    }
-    default:
-        return nullptr;
+        case TypeKind::List:
+        case TypeKind::Map:
+            return parent->elem.get();
+        case TypeKind::Object: {
+            const auto& name = (container.MemberBegin() + index)->name;
+            auto it = parent->fields.find(std::string(name.GetString(), name.GetStringLength()));
+            return it == parent->fields.end() ? nullptr : it->second.get();
+        }
+        default:
+            return nullptr;
     }
 }
 
@@ -57,23 +57,23 @@ Value scalar(const json::Value& v, const Type* type) {
     std::string text(v.GetString(), v.GetStringLength());
     Value s = Value::string(text);
     switch (want) {
-    case TypeKind::Timestamp: {
-        Impl parse = FunctionRegistry::instance().impl("timestamp", false, 1);
-        return parse(std::span<const Value>(&s, 1));
-    }
-    case TypeKind::Duration: {
-        Impl parse = FunctionRegistry::instance().impl("duration", false, 1);
-        return parse(std::span<const Value>(&s, 1));
-    }
-    case TypeKind::Bytes: {
-        std::optional<std::string> decoded = util::decodeBase64(text);
-        if (!decoded) {
-            return Value::error("illegal base64 data");
+        case TypeKind::Timestamp: {
+            Impl parse = FunctionRegistry::instance().impl("timestamp", false, 1);
+            return parse(std::span<const Value>(&s, 1));
         }
-        return Value::bytes(std::move(*decoded));
-    }
-    default:
-        return s;
+        case TypeKind::Duration: {
+            Impl parse = FunctionRegistry::instance().impl("duration", false, 1);
+            return parse(std::span<const Value>(&s, 1));
+        }
+        case TypeKind::Bytes: {
+            std::optional<std::string> decoded = util::decodeBase64(text);
+            if (!decoded) {
+                return Value::error("illegal base64 data");
+            }
+            return Value::bytes(std::move(*decoded));
+        }
+        default:
+            return s;
     }
 }
 

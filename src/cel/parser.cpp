@@ -21,7 +21,7 @@ const char* const kExpectingExpr =
 constexpr int kNestedDepth = 6;
 
 class Parser {
-public:
+  public:
     Parser(std::string_view text, std::vector<Issue>* issues) : lexer_(text), issues_(issues) {
         advance();
     }
@@ -34,7 +34,7 @@ public:
         return e;
     }
 
-private:
+  private:
     void advance() {
         tok_ = lexer_.next();
         if (tok_.token == Token::Error) {
@@ -56,9 +56,7 @@ private:
              "Syntax error: mismatched input '" + tokenText() + "' expecting " + expecting);
     }
 
-    bool isPunct(std::string_view p) const {
-        return tok_.token == Token::Punct && tok_.text == p;
-    }
+    bool isPunct(std::string_view p) const { return tok_.token == Token::Punct && tok_.text == p; }
 
     void expect(std::string_view p) {
         if (!isPunct(p)) {
@@ -142,7 +140,7 @@ private:
             return nullptr;
         }
         const std::string& t = tok_.text;
-        return t == "==" ? "_==_"
+        return t == "=="   ? "_==_"
                : t == "!=" ? "_!=_"
                : t == "<"  ? "_<_"
                : t == "<=" ? "_<=_"
@@ -279,9 +277,7 @@ private:
         return args;
     }
 
-    bool simpleName(const Expr& e) const {
-        return e.kind == ExprKind::Ident;
-    }
+    bool simpleName(const Expr& e) const { return e.kind == ExprKind::Ident; }
 
     ExprPtr memberCall(ExprPtr target, std::string name, int32_t at, std::vector<ExprPtr> args) {
         struct MacroShape {
@@ -289,10 +285,12 @@ private:
             size_t args;
             MacroKind kind;
         };
-        static const MacroShape kMacros[] = {
-            {"all", 2, MacroKind::All},          {"exists", 2, MacroKind::Exists},
-            {"exists_one", 2, MacroKind::ExistsOne}, {"map", 2, MacroKind::Map},
-            {"map", 3, MacroKind::MapFilter},    {"filter", 2, MacroKind::Filter}};
+        static const MacroShape kMacros[] = {{"all", 2, MacroKind::All},
+                                             {"exists", 2, MacroKind::Exists},
+                                             {"exists_one", 2, MacroKind::ExistsOne},
+                                             {"map", 2, MacroKind::Map},
+                                             {"map", 3, MacroKind::MapFilter},
+                                             {"filter", 2, MacroKind::Filter}};
         for (const MacroShape& m : kMacros) {
             if (name == m.name && args.size() == m.args) {
                 if (!simpleName(*args[0])) {
@@ -321,58 +319,58 @@ private:
         bool negative = negative_;
         negative_ = false;
         switch (tok_.token) {
-        case Token::Int:
-        case Token::Uint:
-        case Token::Double:
-            return numberLiteral(negative);
-        case Token::String:
-        case Token::Bytes: {
-            ExprPtr e = node(ExprKind::Literal, at);
-            e->value = tok_.token == Token::String ? Value::string(tok_.text)
-                                                   : Value::bytes(tok_.text);
-            advance();
-            return e;
-        }
-        case Token::True:
-        case Token::False: {
-            ExprPtr e = node(ExprKind::Literal, at);
-            e->value = Value::boolean(tok_.token == Token::True);
-            advance();
-            return e;
-        }
-        case Token::Null: {
-            ExprPtr e = node(ExprKind::Literal, at);
-            advance();
-            return e;
-        }
-        case Token::Ident:
-            return identOrCall();
-        case Token::Punct:
-            if (tok_.text == "(") {
+            case Token::Int:
+            case Token::Uint:
+            case Token::Double:
+                return numberLiteral(negative);
+            case Token::String:
+            case Token::Bytes: {
+                ExprPtr e = node(ExprKind::Literal, at);
+                e->value = tok_.token == Token::String ? Value::string(tok_.text)
+                                                       : Value::bytes(tok_.text);
                 advance();
-                ExprPtr e = expr();
-                expect(")");
                 return e;
             }
-            if (tok_.text == "[") {
-                ExprPtr e = node(ExprKind::List, at);
-                e->args = arguments("]");
+            case Token::True:
+            case Token::False: {
+                ExprPtr e = node(ExprKind::Literal, at);
+                e->value = Value::boolean(tok_.token == Token::True);
+                advance();
                 return e;
             }
-            if (tok_.text == "{") {
-                return mapLiteral();
-            }
-            if (tok_.text == ".") {
-                // A leading dot names the root scope: .self is self.
+            case Token::Null: {
+                ExprPtr e = node(ExprKind::Literal, at);
                 advance();
-                if (tok_.token != Token::Ident) {
-                    mismatched("IDENTIFIER");
-                }
+                return e;
+            }
+            case Token::Ident:
                 return identOrCall();
-            }
-            break;
-        default:
-            break;
+            case Token::Punct:
+                if (tok_.text == "(") {
+                    advance();
+                    ExprPtr e = expr();
+                    expect(")");
+                    return e;
+                }
+                if (tok_.text == "[") {
+                    ExprPtr e = node(ExprKind::List, at);
+                    e->args = arguments("]");
+                    return e;
+                }
+                if (tok_.text == "{") {
+                    return mapLiteral();
+                }
+                if (tok_.text == ".") {
+                    // A leading dot names the root scope: .self is self.
+                    advance();
+                    if (tok_.token != Token::Ident) {
+                        mismatched("IDENTIFIER");
+                    }
+                    return identOrCall();
+                }
+                break;
+            default:
+                break;
         }
         mismatched(kExpectingExpr);
     }
@@ -473,9 +471,9 @@ size_t codePoints(std::string_view s) {
 ExprPtr parse(std::string_view text, std::vector<Issue>* issues) {
     size_t size = codePoints(text);
     if (size > kMaxExpressionCodePoints) {
-        issues->push_back({-1, "expression code point size exceeds limit: size: " +
-                                   std::to_string(size) +
-                                   ", limit " + std::to_string(kMaxExpressionCodePoints)});
+        issues->push_back(
+            {-1, "expression code point size exceeds limit: size: " + std::to_string(size) +
+                     ", limit " + std::to_string(kMaxExpressionCodePoints)});
         return nullptr;
     }
     try {

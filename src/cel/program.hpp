@@ -20,7 +20,7 @@ namespace kube::cel {
 
 // A compiled rule: immutable, shareable between threads.
 class Program {
-public:
+  public:
     const Expr& expr() const { return *expr_; }
     // The rule names oldSelf: a transition rule, run only on updates.
     bool isTransitionRule() const { return transitionRule_; }
@@ -28,9 +28,8 @@ public:
     uint64_t estimatedMaxCost() const { return estimatedMaxCost_; }
     const TypePtr& selfType() const { return selfType_; }
 
-private:
-    friend std::shared_ptr<const Program> compile(std::string_view, const TypePtr&,
-                                                  std::string*);
+  private:
+    friend std::shared_ptr<const Program> compile(std::string_view, const TypePtr&, std::string*);
     ExprPtr expr_;
     CheckedExpr checked_;
     TypePtr selfType_;

@@ -315,21 +315,21 @@ Value in(Args a) {
 Value size(Args a) {
     const Value& x = a[0];
     switch (x.kind()) {
-    case Kind::String: {
-        int64_t n = 0;
-        for (char ch : x.str()) {
-            n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+        case Kind::String: {
+            int64_t n = 0;
+            for (char ch : x.str()) {
+                n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+            }
+            return Value::integer(n);
         }
-        return Value::integer(n);
-    }
-    case Kind::Bytes:
-        return Value::integer(static_cast<int64_t>(x.str().size()));
-    case Kind::List:
-        return Value::integer(static_cast<int64_t>(x.list().size()));
-    case Kind::Map:
-        return Value::integer(static_cast<int64_t>(x.map().size()));
-    default:
-        return Value::noSuchOverload();
+        case Kind::Bytes:
+            return Value::integer(static_cast<int64_t>(x.str().size()));
+        case Kind::List:
+            return Value::integer(static_cast<int64_t>(x.list().size()));
+        case Kind::Map:
+            return Value::integer(static_cast<int64_t>(x.map().size()));
+        default:
+            return Value::noSuchOverload();
     }
 }
 
@@ -341,13 +341,13 @@ Value stringTest(Args a) {
     const std::string& s = a[0].str();
     const std::string& t = a[1].str();
     switch (Which) {
-    case 0:
-        return Value::boolean(s.find(t) != std::string::npos);
-    case 1:
-        return Value::boolean(s.compare(0, t.size(), t) == 0 && s.size() >= t.size());
-    default:
-        return Value::boolean(s.size() >= t.size() &&
-                              s.compare(s.size() - t.size(), t.size(), t) == 0);
+        case 0:
+            return Value::boolean(s.find(t) != std::string::npos);
+        case 1:
+            return Value::boolean(s.compare(0, t.size(), t) == 0 && s.size() >= t.size());
+        default:
+            return Value::boolean(s.size() >= t.size() &&
+                                  s.compare(s.size() - t.size(), t.size(), t) == 0);
     }
 }
 
@@ -371,116 +371,116 @@ Value parseIntText(const std::string& s) {
 Value toInt(Args a) {
     const Value& x = a[0];
     switch (x.kind()) {
-    case Kind::Int:
-        return x;
-    case Kind::Uint:
-        if (x.asUint() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-            return Value::error("range error converting " + std::to_string(x.asUint()) +
-                                " to int");
+        case Kind::Int:
+            return x;
+        case Kind::Uint:
+            if (x.asUint() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+                return Value::error("range error converting " + std::to_string(x.asUint()) +
+                                    " to int");
+            }
+            return Value::integer(static_cast<int64_t>(x.asUint()));
+        case Kind::Double: {
+            double d = x.asDouble();
+            if (std::isnan(d) || d <= -9223372036854775808.0 || d >= 9223372036854775807.0) {
+                return Value::error("range error converting " + formatDouble(d) + " to int");
+            }
+            return Value::integer(static_cast<int64_t>(d));
         }
-        return Value::integer(static_cast<int64_t>(x.asUint()));
-    case Kind::Double: {
-        double d = x.asDouble();
-        if (std::isnan(d) || d <= -9223372036854775808.0 || d >= 9223372036854775807.0) {
-            return Value::error("range error converting " + formatDouble(d) + " to int");
-        }
-        return Value::integer(static_cast<int64_t>(d));
-    }
-    case Kind::String:
-        return parseIntText(x.str());
-    case Kind::Duration:
-        return Value::integer(x.asInt());
-    case Kind::Timestamp:
-        return Value::integer(x.asInt());
-    default:
-        return Value::noSuchOverload();
+        case Kind::String:
+            return parseIntText(x.str());
+        case Kind::Duration:
+            return Value::integer(x.asInt());
+        case Kind::Timestamp:
+            return Value::integer(x.asInt());
+        default:
+            return Value::noSuchOverload();
     }
 }
 
 Value toUint(Args a) {
     const Value& x = a[0];
     switch (x.kind()) {
-    case Kind::Uint:
-        return x;
-    case Kind::Int:
-        if (x.asInt() < 0) {
-            return Value::error("range error converting " + std::to_string(x.asInt()) +
-                                " to uint");
+        case Kind::Uint:
+            return x;
+        case Kind::Int:
+            if (x.asInt() < 0) {
+                return Value::error("range error converting " + std::to_string(x.asInt()) +
+                                    " to uint");
+            }
+            return Value::uinteger(static_cast<uint64_t>(x.asInt()));
+        case Kind::Double: {
+            double d = x.asDouble();
+            if (std::isnan(d) || d < 0 || d >= 18446744073709551616.0) {
+                return Value::error("range error converting " + formatDouble(d) + " to uint");
+            }
+            return Value::uinteger(static_cast<uint64_t>(d));
         }
-        return Value::uinteger(static_cast<uint64_t>(x.asInt()));
-    case Kind::Double: {
-        double d = x.asDouble();
-        if (std::isnan(d) || d < 0 || d >= 18446744073709551616.0) {
-            return Value::error("range error converting " + formatDouble(d) + " to uint");
+        case Kind::String: {
+            const std::string& s = x.str();
+            errno = 0;
+            char* end = nullptr;
+            unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+            if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])) ||
+                end != s.c_str() + s.size()) {
+                return conversionError("uint");
+            }
+            if (errno == ERANGE) {
+                return conversionError("uint");
+            }
+            return Value::uinteger(v);
         }
-        return Value::uinteger(static_cast<uint64_t>(d));
-    }
-    case Kind::String: {
-        const std::string& s = x.str();
-        errno = 0;
-        char* end = nullptr;
-        unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-        if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])) ||
-            end != s.c_str() + s.size()) {
-            return conversionError("uint");
-        }
-        if (errno == ERANGE) {
-            return conversionError("uint");
-        }
-        return Value::uinteger(v);
-    }
-    default:
-        return Value::noSuchOverload();
+        default:
+            return Value::noSuchOverload();
     }
 }
 
 Value toDouble(Args a) {
     const Value& x = a[0];
     switch (x.kind()) {
-    case Kind::Double:
-        return x;
-    case Kind::Int:
-        return Value::dbl(static_cast<double>(x.asInt()));
-    case Kind::Uint:
-        return Value::dbl(static_cast<double>(x.asUint()));
-    case Kind::String: {
-        const std::string& s = x.str();
-        char* end = nullptr;
-        double d = std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size() || std::isspace(s[0])) {
-            return conversionError("double");
+        case Kind::Double:
+            return x;
+        case Kind::Int:
+            return Value::dbl(static_cast<double>(x.asInt()));
+        case Kind::Uint:
+            return Value::dbl(static_cast<double>(x.asUint()));
+        case Kind::String: {
+            const std::string& s = x.str();
+            char* end = nullptr;
+            double d = std::strtod(s.c_str(), &end);
+            if (s.empty() || end != s.c_str() + s.size() || std::isspace(s[0])) {
+                return conversionError("double");
+            }
+            return Value::dbl(d);
         }
-        return Value::dbl(d);
-    }
-    default:
-        return Value::noSuchOverload();
+        default:
+            return Value::noSuchOverload();
     }
 }
 
 Value toString(Args a) {
     const Value& x = a[0];
     switch (x.kind()) {
-    case Kind::String:
-        return x;
-    case Kind::Int:
-        return Value::string(std::to_string(x.asInt()));
-    case Kind::Uint:
-        return Value::string(std::to_string(x.asUint()));
-    case Kind::Double:
-        return Value::string(formatDouble(x.asDouble()));
-    case Kind::Bool:
-        return Value::string(x.asBool() ? "true" : "false");
-    case Kind::Bytes:
-        if (!util::utf8::valid(x.str())) {
-            return Value::error("invalid UTF-8 in bytes, cannot convert to string");
-        }
-        return Value::string(x.str());
-    case Kind::Duration:
-        return Value::string(formatDuration(x.asInt()));
-    case Kind::Timestamp:
-        return Value::string(formatTimestamp(x));
-    default:
-        return Value::noSuchOverload();
+        case Kind::String:
+            return x;
+        case Kind::Int:
+            return Value::string(std::to_string(x.asInt()));
+        case Kind::Uint:
+            return Value::string(std::to_string(x.asUint()));
+        case Kind::Double:
+            return Value::string(formatDouble(x.asDouble()));
+        case Kind::Bool:
+            return Value::string(x.asBool() ? "true" : "false");
+        case Kind::Bytes:
+            if (!util::utf8::valid(x.str())) {
+                return Value::error("invalid UTF-8 in bytes, cannot convert to string");
+            }
+            return Value::string(x.str());
+        case Kind::Duration:
+            return Value::string(formatDuration(x.asInt()));
+        case Kind::Timestamp:
+            return Value::string(formatTimestamp(x));
+        default:
+            return Value::noSuchOverload();
     }
 }
 

@@ -105,8 +105,8 @@ Value changeCase(Args a) {
 // Go's strings.Replace(s, old, new, n): n < 0 replaces all; an empty old
 // matches before each code point and at the end.
 Value replace(Args a) {
-    if (a[0].kind() != Kind::String || a[1].kind() != Kind::String ||
-        a[2].kind() != Kind::String || (a.size() == 4 && a[3].kind() != Kind::Int)) {
+    if (a[0].kind() != Kind::String || a[1].kind() != Kind::String || a[2].kind() != Kind::String ||
+        (a.size() == 4 && a[3].kind() != Kind::Int)) {
         return Value::noSuchOverload();
     }
     const std::string& s = a[0].str();
@@ -210,11 +210,11 @@ bool isSpaceAt(const std::string& s, size_t i, size_t* len) {
         return true;
     }
     // U+0085, U+00A0, and the Unicode spaces of Go's unicode.IsSpace.
-    static const char* const kSpaces[] = {"\xC2\x85", "\xC2\xA0", "\xE1\x9A\x80",
-        "\xE2\x80\x80", "\xE2\x80\x81", "\xE2\x80\x82", "\xE2\x80\x83", "\xE2\x80\x84",
-        "\xE2\x80\x85", "\xE2\x80\x86", "\xE2\x80\x87", "\xE2\x80\x88", "\xE2\x80\x89",
-        "\xE2\x80\x8A", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F",
-        "\xE3\x80\x80"};
+    static const char* const kSpaces[] = {
+        "\xC2\x85",     "\xC2\xA0",     "\xE1\x9A\x80", "\xE2\x80\x80", "\xE2\x80\x81",
+        "\xE2\x80\x82", "\xE2\x80\x83", "\xE2\x80\x84", "\xE2\x80\x85", "\xE2\x80\x86",
+        "\xE2\x80\x87", "\xE2\x80\x88", "\xE2\x80\x89", "\xE2\x80\x8A", "\xE2\x80\xA8",
+        "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F", "\xE3\x80\x80"};
     for (const char* sp : kSpaces) {
         std::string_view v(sp);
         if (s.compare(i, v.size(), v) == 0) {

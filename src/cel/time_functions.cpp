@@ -66,13 +66,12 @@ bool digits(std::string_view s, size_t at, size_t n, int* out) {
 
 // RFC 3339: YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM).
 Value parseTimestamp(const std::string& s) {
-    Value bad =
-        Value::error("type conversion error from 'string' to 'google.protobuf.Timestamp'");
+    Value bad = Value::error("type conversion error from 'string' to 'google.protobuf.Timestamp'");
     int year, month, day, hour, minute, second;
     if (!digits(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' || !digits(s, 5, 2, &month) ||
         s[7] != '-' || !digits(s, 8, 2, &day) || (s[10] != 'T' && s[10] != 't') ||
-        !digits(s, 11, 2, &hour) || s[13] != ':' || !digits(s, 14, 2, &minute) ||
-        s[16] != ':' || !digits(s, 17, 2, &second)) {
+        !digits(s, 11, 2, &hour) || s[13] != ':' || !digits(s, 14, 2, &minute) || s[16] != ':' ||
+        !digits(s, 17, 2, &second)) {
         return bad;
     }
     size_t at = 19;
@@ -174,8 +173,18 @@ bool zoneOffset(const Value& zone, int64_t* offset) {
     return false;
 }
 
-enum class Part { FullYear, Month, Date, DayOfMonth, DayOfWeek, DayOfYear, Hours, Minutes,
-                  Seconds, Milliseconds };
+enum class Part {
+    FullYear,
+    Month,
+    Date,
+    DayOfMonth,
+    DayOfWeek,
+    DayOfYear,
+    Hours,
+    Minutes,
+    Seconds,
+    Milliseconds
+};
 
 template <Part P>
 Value timePart(Args a) {
@@ -186,16 +195,16 @@ Value timePart(Args a) {
         }
         int64_t n = t.asInt();
         switch (P) {
-        case Part::Hours:
-            return Value::integer(n / 3600000000000);
-        case Part::Minutes:
-            return Value::integer(n / 60000000000);
-        case Part::Seconds:
-            return Value::integer(n / 1000000000);
-        case Part::Milliseconds:
-            return Value::integer((n % 1000000000) / 1000000);
-        default:
-            return Value::noSuchOverload();
+            case Part::Hours:
+                return Value::integer(n / 3600000000000);
+            case Part::Minutes:
+                return Value::integer(n / 60000000000);
+            case Part::Seconds:
+                return Value::integer(n / 1000000000);
+            case Part::Milliseconds:
+                return Value::integer((n % 1000000000) / 1000000);
+            default:
+                return Value::noSuchOverload();
         }
     }
     if (t.kind() != Kind::Timestamp) {
@@ -210,27 +219,27 @@ Value timePart(Args a) {
     int64_t secondOfDay = local - days * 86400;
     Civil c = civilFromDays(days);
     switch (P) {
-    case Part::FullYear:
-        return Value::integer(c.year);
-    case Part::Month:
-        return Value::integer(c.month - 1);
-    case Part::Date:
-        return Value::integer(c.day);
-    case Part::DayOfMonth:
-        return Value::integer(c.day - 1);
-    case Part::DayOfWeek:
-        // 1970-01-01 was a Thursday (4); Sunday is 0.
-        return Value::integer(((days % 7) + 11) % 7);
-    case Part::DayOfYear:
-        return Value::integer(days - daysFromCivil(c.year, 1, 1));
-    case Part::Hours:
-        return Value::integer(secondOfDay / 3600);
-    case Part::Minutes:
-        return Value::integer(secondOfDay / 60 % 60);
-    case Part::Seconds:
-        return Value::integer(secondOfDay % 60);
-    case Part::Milliseconds:
-        return Value::integer(t.nanos() / 1000000);
+        case Part::FullYear:
+            return Value::integer(c.year);
+        case Part::Month:
+            return Value::integer(c.month - 1);
+        case Part::Date:
+            return Value::integer(c.day);
+        case Part::DayOfMonth:
+            return Value::integer(c.day - 1);
+        case Part::DayOfWeek:
+            // 1970-01-01 was a Thursday (4); Sunday is 0.
+            return Value::integer(((days % 7) + 11) % 7);
+        case Part::DayOfYear:
+            return Value::integer(days - daysFromCivil(c.year, 1, 1));
+        case Part::Hours:
+            return Value::integer(secondOfDay / 3600);
+        case Part::Minutes:
+            return Value::integer(secondOfDay / 60 % 60);
+        case Part::Seconds:
+            return Value::integer(secondOfDay % 60);
+        case Part::Milliseconds:
+            return Value::integer(t.nanos() / 1000000);
     }
     return Value::noSuchOverload();
 }
@@ -242,11 +251,10 @@ std::string formatTimestamp(const Value& t) {
     int64_t secondOfDay = t.asInt() - days * 86400;
     Civil c = civilFromDays(days);
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld",
-                  static_cast<long long>(c.year), c.month, c.day,
-                  static_cast<long long>(secondOfDay / 3600),
-                  static_cast<long long>(secondOfDay / 60 % 60),
-                  static_cast<long long>(secondOfDay % 60));
+    std::snprintf(
+        buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld", static_cast<long long>(c.year),
+        c.month, c.day, static_cast<long long>(secondOfDay / 3600),
+        static_cast<long long>(secondOfDay / 60 % 60), static_cast<long long>(secondOfDay % 60));
     std::string out = buf;
     if (t.nanos() != 0) {
         std::snprintf(buf, sizeof buf, ".%09d", t.nanos());

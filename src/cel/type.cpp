@@ -12,10 +12,10 @@ TypePtr simple(TypeKind kind) {
 
 }  // namespace
 
-#define KUBE_CEL_SIMPLE_TYPE(fn, kind)            \
-    TypePtr Type::fn() {                          \
-        static const TypePtr t = simple(kind);    \
-        return t;                                 \
+#define KUBE_CEL_SIMPLE_TYPE(fn, kind)         \
+    TypePtr Type::fn() {                       \
+        static const TypePtr t = simple(kind); \
+        return t;                              \
     }
 KUBE_CEL_SIMPLE_TYPE(dyn, TypeKind::Dyn)
 KUBE_CEL_SIMPLE_TYPE(null, TypeKind::Null)
@@ -63,39 +63,39 @@ TypePtr Type::map(TypePtr key, TypePtr elem) {
 
 std::string Type::toString() const {
     switch (kind) {
-    case TypeKind::Dyn:
-        return "dyn";
-    case TypeKind::Null:
-        return "null";
-    case TypeKind::Bool:
-        return "bool";
-    case TypeKind::Int:
-        return "int";
-    case TypeKind::Uint:
-        return "uint";
-    case TypeKind::Double:
-        return "double";
-    case TypeKind::String:
-        return "string";
-    case TypeKind::Bytes:
-        return "bytes";
-    case TypeKind::Duration:
-        return "duration";
-    case TypeKind::Timestamp:
-        return "timestamp";
-    case TypeKind::List:
-        return "list(" + elem->toString() + ")";
-    case TypeKind::Map:
-        return "map(" + key->toString() + ", " + elem->toString() + ")";
-    case TypeKind::Object:
-    case TypeKind::Param:
-        return name;
-    case TypeKind::Type:
-        return elem ? "type(" + elem->toString() + ")" : "type";
-    case TypeKind::Url:
-        return "kubernetes.URL";
-    case TypeKind::Error:
-        return "*error*";
+        case TypeKind::Dyn:
+            return "dyn";
+        case TypeKind::Null:
+            return "null";
+        case TypeKind::Bool:
+            return "bool";
+        case TypeKind::Int:
+            return "int";
+        case TypeKind::Uint:
+            return "uint";
+        case TypeKind::Double:
+            return "double";
+        case TypeKind::String:
+            return "string";
+        case TypeKind::Bytes:
+            return "bytes";
+        case TypeKind::Duration:
+            return "duration";
+        case TypeKind::Timestamp:
+            return "timestamp";
+        case TypeKind::List:
+            return "list(" + elem->toString() + ")";
+        case TypeKind::Map:
+            return "map(" + key->toString() + ", " + elem->toString() + ")";
+        case TypeKind::Object:
+        case TypeKind::Param:
+            return name;
+        case TypeKind::Type:
+            return elem ? "type(" + elem->toString() + ")" : "type";
+        case TypeKind::Url:
+            return "kubernetes.URL";
+        case TypeKind::Error:
+            return "*error*";
     }
     return "dyn";
 }
@@ -173,7 +173,8 @@ TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::
         const json::Value* items = json::member(schema, "items");
         auto t = std::make_shared<Type>();
         t->kind = TypeKind::List;
-        t->elem = items != nullptr ? typeOfSchema(*items, false, childName(name, "@idx"), depth + 1) : T::dyn();
+        t->elem = items != nullptr ? typeOfSchema(*items, false, childName(name, "@idx"), depth + 1)
+                                   : T::dyn();
         t->listType = std::string(json::stringMember(schema, "x-kubernetes-list-type"));
         if (const json::Value* keys = json::member(schema, "x-kubernetes-list-map-keys");
             keys != nullptr && keys->IsArray()) {
@@ -215,7 +216,8 @@ TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::
         if (props != nullptr && props->IsObject()) {
             for (auto it = props->MemberBegin(); it != props->MemberEnd(); ++it) {
                 std::string field(it->name.GetString(), it->name.GetStringLength());
-                t->fields[field] = typeOfSchema(it->value, false, childName(name, field), depth + 1);
+                t->fields[field] =
+                    typeOfSchema(it->value, false, childName(name, field), depth + 1);
             }
         }
         if (isResourceRoot || embedded) {

@@ -27,13 +27,13 @@ enum class TypeKind {
     Bytes,
     Duration,
     Timestamp,
-    List,   // elem
-    Map,    // key, elem
-    Object, // name, fields: a schema object with declared properties
-    Param,  // name: a type parameter of an overload ("A")
-    Type,   // a type value (int, list, ...); elem: which, when known
-    Url,    // kube's url library
-    Error,  // the checker's "could not type": no further errors from it
+    List,    // elem
+    Map,     // key, elem
+    Object,  // name, fields: a schema object with declared properties
+    Param,   // name: a type parameter of an overload ("A")
+    Type,    // a type value (int, list, ...); elem: which, when known
+    Url,     // kube's url library
+    Error,   // the checker's "could not type": no further errors from it
 };
 
 struct Type {
@@ -78,8 +78,8 @@ struct Type {
     // with string keys, x-kubernetes-int-or-string and a schema with no type
     // that preserves unknown fields are dyn; strings stay strings whatever
     // their format (kube makes byte, duration and date-time bytes, durations
-    // and timestamps: not done here yet); the resource root and embedded resources get apiVersion, kind and
-    // metadata (name, generateName). `name` names the object types
+    // and timestamps: not done here yet); the resource root and embedded resources get apiVersion,
+    // kind and metadata (name, generateName). `name` names the object types
     // ("selfType.spec").
     static TypePtr fromSchema(const util::json::Value& schema, bool isResourceRoot,
                               const std::string& name = "selfType");

@@ -23,31 +23,31 @@ bool isMapList(const Value& v) {
 // equal (1, 1u, 1.0) share a text.
 std::string scalarKey(const Value& v) {
     switch (v.kind()) {
-    case Kind::Null:
-        return "n";
-    case Kind::Bool:
-        return v.asBool() ? "t" : "f";
-    case Kind::Int:
-        return "#" + formatDouble(static_cast<double>(v.asInt())) + ":" +
-               std::to_string(v.asInt());
-    case Kind::Uint:
-        return "#" + formatDouble(static_cast<double>(v.asUint())) + ":" +
-               std::to_string(v.asUint());
-    case Kind::Double: {
-        double d = v.asDouble();
-        std::string exact = (d >= -9.2e18 && d <= 9.2e18 && d == static_cast<double>(
-                                                                  static_cast<int64_t>(d)))
-                                ? std::to_string(static_cast<int64_t>(d))
-                                : "";
-        return "#" + formatDouble(d) + ":" + exact;
-    }
-    case Kind::String:
-        return "s" + v.str();
-    case Kind::Bytes:
-        return "b" + v.str();
-    default:
-        // Not a scalar: never equal to anything by key.
-        return "?" + std::to_string(reinterpret_cast<uintptr_t>(&v));
+        case Kind::Null:
+            return "n";
+        case Kind::Bool:
+            return v.asBool() ? "t" : "f";
+        case Kind::Int:
+            return "#" + formatDouble(static_cast<double>(v.asInt())) + ":" +
+                   std::to_string(v.asInt());
+        case Kind::Uint:
+            return "#" + formatDouble(static_cast<double>(v.asUint())) + ":" +
+                   std::to_string(v.asUint());
+        case Kind::Double: {
+            double d = v.asDouble();
+            std::string exact =
+                (d >= -9.2e18 && d <= 9.2e18 && d == static_cast<double>(static_cast<int64_t>(d)))
+                    ? std::to_string(static_cast<int64_t>(d))
+                    : "";
+            return "#" + formatDouble(d) + ":" + exact;
+        }
+        case Kind::String:
+            return "s" + v.str();
+        case Kind::Bytes:
+            return "b" + v.str();
+        default:
+            // Not a scalar: never equal to anything by key.
+            return "?" + std::to_string(reinterpret_cast<uintptr_t>(&v));
     }
 }
 

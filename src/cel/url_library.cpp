@@ -153,49 +153,50 @@ Value urlPart(Args a) {
         return Value::error(error);
     }
     switch (P) {
-    case Part::Scheme:
-        return Value::string(u->scheme);
-    case Part::Host:
-        return Value::string(u->host);
-    case Part::Hostname:
-        return Value::string(hostname(u->host));
-    case Part::Port:
-        return Value::string(port(u->host));
-    case Part::EscapedPath:
-        return Value::string(u->path);
-    case Part::Query: {
-        // Go's url.ParseQuery: key=value pairs split on &, each unescaped.
-        std::vector<std::pair<std::string, List>> params;
-        size_t pos = 0;
-        while (pos <= u->query.size() && !u->query.empty()) {
-            size_t amp = u->query.find('&', pos);
-            std::string pair = u->query.substr(pos, amp == std::string::npos ? amp : amp - pos);
-            if (!pair.empty()) {
-                size_t eq = pair.find('=');
-                std::string key = unescape(pair.substr(0, eq));
-                std::string value = eq == std::string::npos ? "" : unescape(pair.substr(eq + 1));
-                bool added = false;
-                for (auto& [k, vs] : params) {
-                    if (k == key) {
-                        vs.push_back(Value::string(value));
-                        added = true;
+        case Part::Scheme:
+            return Value::string(u->scheme);
+        case Part::Host:
+            return Value::string(u->host);
+        case Part::Hostname:
+            return Value::string(hostname(u->host));
+        case Part::Port:
+            return Value::string(port(u->host));
+        case Part::EscapedPath:
+            return Value::string(u->path);
+        case Part::Query: {
+            // Go's url.ParseQuery: key=value pairs split on &, each unescaped.
+            std::vector<std::pair<std::string, List>> params;
+            size_t pos = 0;
+            while (pos <= u->query.size() && !u->query.empty()) {
+                size_t amp = u->query.find('&', pos);
+                std::string pair = u->query.substr(pos, amp == std::string::npos ? amp : amp - pos);
+                if (!pair.empty()) {
+                    size_t eq = pair.find('=');
+                    std::string key = unescape(pair.substr(0, eq));
+                    std::string value =
+                        eq == std::string::npos ? "" : unescape(pair.substr(eq + 1));
+                    bool added = false;
+                    for (auto& [k, vs] : params) {
+                        if (k == key) {
+                            vs.push_back(Value::string(value));
+                            added = true;
+                        }
+                    }
+                    if (!added) {
+                        params.push_back({key, List{Value::string(value)}});
                     }
                 }
-                if (!added) {
-                    params.push_back({key, List{Value::string(value)}});
+                if (amp == std::string::npos) {
+                    break;
                 }
+                pos = amp + 1;
             }
-            if (amp == std::string::npos) {
-                break;
+            MapData m;
+            for (auto& [k, vs] : params) {
+                m.insert(Value::string(k), Value::list(std::move(vs)));
             }
-            pos = amp + 1;
+            return Value::map(std::move(m));
         }
-        MapData m;
-        for (auto& [k, vs] : params) {
-            m.insert(Value::string(k), Value::list(std::move(vs)));
-        }
-        return Value::map(std::move(m));
-    }
     }
     return Value::noSuchOverload();
 }

@@ -98,34 +98,34 @@ Value Value::map(MapData data) {
 
 std::string Value::typeName() const {
     switch (kind_) {
-    case Kind::Null:
-        return "null_type";
-    case Kind::Bool:
-        return "bool";
-    case Kind::Int:
-        return "int";
-    case Kind::Uint:
-        return "uint";
-    case Kind::Double:
-        return "double";
-    case Kind::String:
-        return "string";
-    case Kind::Bytes:
-        return "bytes";
-    case Kind::Duration:
-        return "google.protobuf.Duration";
-    case Kind::Timestamp:
-        return "google.protobuf.Timestamp";
-    case Kind::List:
-        return "list";
-    case Kind::Map:
-        return "map";
-    case Kind::Type:
-        return "type";
-    case Kind::Url:
-        return "kubernetes.URL";
-    case Kind::Error:
-        return "error";
+        case Kind::Null:
+            return "null_type";
+        case Kind::Bool:
+            return "bool";
+        case Kind::Int:
+            return "int";
+        case Kind::Uint:
+            return "uint";
+        case Kind::Double:
+            return "double";
+        case Kind::String:
+            return "string";
+        case Kind::Bytes:
+            return "bytes";
+        case Kind::Duration:
+            return "google.protobuf.Duration";
+        case Kind::Timestamp:
+            return "google.protobuf.Timestamp";
+        case Kind::List:
+            return "list";
+        case Kind::Map:
+            return "map";
+        case Kind::Type:
+            return "type";
+        case Kind::Url:
+            return "kubernetes.URL";
+        case Kind::Error:
+            return "error";
     }
     return "dyn";
 }
@@ -208,58 +208,58 @@ Value equals(const Value& a, const Value& b) {
         return Value::boolean(false);
     }
     switch (a.kind()) {
-    case Kind::Null:
-        return Value::boolean(true);
-    case Kind::Bool:
-        return Value::boolean(a.asBool() == b.asBool());
-    case Kind::String:
-    case Kind::Bytes:
-    case Kind::Type:
-    case Kind::Url:
-        return Value::boolean(a.str() == b.str());
-    case Kind::Duration:
-        return Value::boolean(a.asInt() == b.asInt());
-    case Kind::Timestamp:
-        return Value::boolean(a.asInt() == b.asInt() && a.nanos() == b.nanos());
-    case Kind::List: {
-        if (isUnorderedList(a)) {
-            return equalUnorderedList(a, b);
-        }
-        if (a.list().size() != b.list().size()) {
-            return Value::boolean(false);
-        }
-        Value result = Value::boolean(true);
-        for (size_t i = 0; i < a.list().size(); i++) {
-            Value eq = equals(a.list()[i], b.list()[i]);
-            if (eq.isError()) {
-                result = eq;
-            } else if (!eq.asBool()) {
-                return eq;
+        case Kind::Null:
+            return Value::boolean(true);
+        case Kind::Bool:
+            return Value::boolean(a.asBool() == b.asBool());
+        case Kind::String:
+        case Kind::Bytes:
+        case Kind::Type:
+        case Kind::Url:
+            return Value::boolean(a.str() == b.str());
+        case Kind::Duration:
+            return Value::boolean(a.asInt() == b.asInt());
+        case Kind::Timestamp:
+            return Value::boolean(a.asInt() == b.asInt() && a.nanos() == b.nanos());
+        case Kind::List: {
+            if (isUnorderedList(a)) {
+                return equalUnorderedList(a, b);
             }
-        }
-        return result;
-    }
-    case Kind::Map: {
-        if (a.map().size() != b.map().size()) {
-            return Value::boolean(false);
-        }
-        Value result = Value::boolean(true);
-        for (const auto& [k, v] : a.map().entries) {
-            const Value* other = b.map().find(k);
-            if (other == nullptr) {
+            if (a.list().size() != b.list().size()) {
                 return Value::boolean(false);
             }
-            Value eq = equals(v, *other);
-            if (eq.isError()) {
-                result = eq;
-            } else if (!eq.asBool()) {
-                return eq;
+            Value result = Value::boolean(true);
+            for (size_t i = 0; i < a.list().size(); i++) {
+                Value eq = equals(a.list()[i], b.list()[i]);
+                if (eq.isError()) {
+                    result = eq;
+                } else if (!eq.asBool()) {
+                    return eq;
+                }
             }
+            return result;
         }
-        return result;
-    }
-    default:
-        return Value::boolean(false);
+        case Kind::Map: {
+            if (a.map().size() != b.map().size()) {
+                return Value::boolean(false);
+            }
+            Value result = Value::boolean(true);
+            for (const auto& [k, v] : a.map().entries) {
+                const Value* other = b.map().find(k);
+                if (other == nullptr) {
+                    return Value::boolean(false);
+                }
+                Value eq = equals(v, *other);
+                if (eq.isError()) {
+                    result = eq;
+                } else if (!eq.asBool()) {
+                    return eq;
+                }
+            }
+            return result;
+        }
+        default:
+            return Value::boolean(false);
     }
 }
 
@@ -271,22 +271,22 @@ int compareValues(const Value& a, const Value& b) {
         return 2;
     }
     switch (a.kind()) {
-    case Kind::Bool:
-        return a.asBool() == b.asBool() ? 0 : a.asBool() ? 1 : -1;
-    case Kind::String:
-    case Kind::Bytes: {
-        int c = a.str().compare(b.str());
-        return c < 0 ? -1 : c > 0 ? 1 : 0;
-    }
-    case Kind::Duration:
-        return a.asInt() < b.asInt() ? -1 : a.asInt() > b.asInt() ? 1 : 0;
-    case Kind::Timestamp:
-        if (a.asInt() != b.asInt()) {
-            return a.asInt() < b.asInt() ? -1 : 1;
+        case Kind::Bool:
+            return a.asBool() == b.asBool() ? 0 : a.asBool() ? 1 : -1;
+        case Kind::String:
+        case Kind::Bytes: {
+            int c = a.str().compare(b.str());
+            return c < 0 ? -1 : c > 0 ? 1 : 0;
         }
-        return a.nanos() < b.nanos() ? -1 : a.nanos() > b.nanos() ? 1 : 0;
-    default:
-        return 2;
+        case Kind::Duration:
+            return a.asInt() < b.asInt() ? -1 : a.asInt() > b.asInt() ? 1 : 0;
+        case Kind::Timestamp:
+            if (a.asInt() != b.asInt()) {
+                return a.asInt() < b.asInt() ? -1 : 1;
+            }
+            return a.nanos() < b.nanos() ? -1 : a.nanos() > b.nanos() ? 1 : 0;
+        default:
+            return 2;
     }
 }
 

@@ -38,7 +38,7 @@ using List = std::vector<Value>;
 struct MapData;
 
 class Value {
-public:
+  public:
     Value() = default;
     static Value null() { return Value(); }
     static Value boolean(bool b);
@@ -83,7 +83,7 @@ public:
     // The name type() gives this value's type ("int", "map", ...).
     std::string typeName() const;
 
-private:
+  private:
     Kind kind_ = Kind::Null;
     union {
         bool b_;

@@ -64,9 +64,9 @@ void runCases(const std::vector<Case>& cases, const char* schema = kSchema) {
 }
 
 std::string failed(const char* rule, int column, const char* message) {
-    return std::string("compilation failed: ERROR: <input>:1:") + std::to_string(column) +
-           ": " + message + "\n | " + rule + "\n | " +
-           std::string(static_cast<size_t>(column - 1), '.') + "^";
+    return std::string("compilation failed: ERROR: <input>:1:") + std::to_string(column) + ": " +
+           message + "\n | " + rule + "\n | " + std::string(static_cast<size_t>(column - 1), '.') +
+           "^";
 }
 
 void undeclared_fields_and_names_fail_to_compile(void**) {
@@ -82,7 +82,8 @@ void undeclared_fields_and_names_fail_to_compile(void**) {
         // An object that only preserves unknown fields declares none.
         {"self.p.foo == 1", f("self.p.foo == 1", 7, "undefined field 'foo'")},
         {"a.b == 1", f("a.b == 1", 1, "undeclared reference to 'a' (in container '')")},
-        {"self.s.foo(1)", f("self.s.foo(1)", 11, "undeclared reference to 'foo' (in container '')")},
+        {"self.s.foo(1)",
+         f("self.s.foo(1)", 11, "undeclared reference to 'foo' (in container '')")},
         {"self.l.map(x, y, x)",
          f("self.l.map(x, y, x)", 15, "undeclared reference to 'y' (in container '')")},
         {"quantity('1') == quantity('1')",
@@ -104,13 +105,15 @@ void overloads_are_resolved_as_cel_go_resolves_them(void**) {
         return keep.back().c_str();
     };
     runCases({
-        {"1 == 1u", f("1 == 1u", 3, "found no matching overload for '_==_' applied to '(int, uint)'")},
-        {"1 < 2.0", f("1 < 2.0", 3, "found no matching overload for '_<_' applied to '(int, double)'")},
+        {"1 == 1u",
+         f("1 == 1u", 3, "found no matching overload for '_==_' applied to '(int, uint)'")},
+        {"1 < 2.0",
+         f("1 < 2.0", 3, "found no matching overload for '_<_' applied to '(int, double)'")},
         {"[1,2] == [1u]", f("[1,2] == [1u]", 7,
                             "found no matching overload for '_==_' applied to '(list(int), "
                             "list(uint))'")},
-        {"self.s + 1 == 2",
-         f("self.s + 1 == 2", 8, "found no matching overload for '_+_' applied to '(string, int)'")},
+        {"self.s + 1 == 2", f("self.s + 1 == 2", 8,
+                              "found no matching overload for '_+_' applied to '(string, int)'")},
         {"size(self.s) == 'a'", f("size(self.s) == 'a'", 14,
                                   "found no matching overload for '_==_' applied to '(int, "
                                   "string)'")},
@@ -123,21 +126,21 @@ void overloads_are_resolved_as_cel_go_resolves_them(void**) {
         {"size(self.s) > 0 ? true : 1",
          f("size(self.s) > 0 ? true : 1", 18,
            "found no matching overload for '_?_:_' applied to '(bool, bool, int)'")},
-        {"null == self.s",
-         f("null == self.s", 6, "found no matching overload for '_==_' applied to '(null, string)'")},
+        {"null == self.s", f("null == self.s", 6,
+                             "found no matching overload for '_==_' applied to '(null, string)'")},
         {"self.l == null", f("self.l == null", 8,
                              "found no matching overload for '_==_' applied to '(list(string), "
                              "null)'")},
         {"self.o == {'a': 'b'}", f("self.o == {'a': 'b'}", 8,
                                    "found no matching overload for '_==_' applied to "
                                    "'(selfType.o, map(string, string))'")},
-        {"self.x + 1u > 0", f("self.x + 1u > 0", 8,
-                              "found no matching overload for '_+_' applied to '(int, uint)'")},
+        {"self.x + 1u > 0",
+         f("self.x + 1u > 0", 8, "found no matching overload for '_+_' applied to '(int, uint)'")},
         {"self.l + [1] == []", f("self.l + [1] == []", 8,
                                  "found no matching overload for '_+_' applied to "
                                  "'(list(string), list(int))'")},
-        {"self.d == 1", f("self.d == 1", 8,
-                          "found no matching overload for '_==_' applied to '(double, int)'")},
+        {"self.d == 1",
+         f("self.d == 1", 8, "found no matching overload for '_==_' applied to '(double, int)'")},
         {"1 in [1.0]", f("1 in [1.0]", 3,
                          "found no matching overload for '@in' applied to '(int, list(double))'")},
         {"self.l.all(x, x)", f("self.l.all(x, x)", 11,

@@ -47,11 +47,11 @@ void estimates_refuse_what_kube_refuses(void**) {
                         refusal("1.7x").c_str());
     assert_string_equal(estimateOutcome("self.s.split(',').all(x, x.size() > 1)").c_str(),
                         refusal("1.9x").c_str());
-    for (const char* rule : {"self.l.all(e, self.l.exists(f, f == e))",
-                             "self.n.all(x, self.n.all(y, self.n.all(z, true)))",
-                             "self.l.map(e, e.size()).sum() > 0", "self.l.isSorted()",
-                             "self.l.all(e, e.matches('^[a-z]+$'))",
-                             "self.l.exists(e, e.contains('x'))", "self.l.indexOf('a') >= 0"}) {
+    for (const char* rule :
+         {"self.l.all(e, self.l.exists(f, f == e))",
+          "self.n.all(x, self.n.all(y, self.n.all(z, true)))", "self.l.map(e, e.size()).sum() > 0",
+          "self.l.isSorted()", "self.l.all(e, e.matches('^[a-z]+$'))",
+          "self.l.exists(e, e.contains('x'))", "self.l.indexOf('a') >= 0"}) {
         assert_string_equal(estimateOutcome(rule).c_str(), refusal("more than 100x").c_str());
     }
 }
@@ -77,15 +77,15 @@ void estimates_accept_what_kube_accepts(void**) {
 
 void cost_messages_give_the_factor_as_kube_does(void**) {
     using kube::cel::costErrorMessage;
-    const char* tail = " (try simplifying the rule, or adding maxItems, maxProperties, and "
-                       "maxLength where arrays, maps, and strings are declared)";
-    assert_string_equal(costErrorMessage("estimated rule cost", 12000000, 10000000).c_str(),
-                        (std::string("estimated rule cost exceeds budget by factor of 1.200000x") +
-                         tail)
-                            .c_str());
-    assert_string_equal(costErrorMessage("estimated rule cost", 25000000, 10000000).c_str(),
-                        (std::string("estimated rule cost exceeds budget by factor of 2.5x") + tail)
-                            .c_str());
+    const char* tail =
+        " (try simplifying the rule, or adding maxItems, maxProperties, and "
+        "maxLength where arrays, maps, and strings are declared)";
+    assert_string_equal(
+        costErrorMessage("estimated rule cost", 12000000, 10000000).c_str(),
+        (std::string("estimated rule cost exceeds budget by factor of 1.200000x") + tail).c_str());
+    assert_string_equal(
+        costErrorMessage("estimated rule cost", 25000000, 10000000).c_str(),
+        (std::string("estimated rule cost exceeds budget by factor of 2.5x") + tail).c_str());
     assert_string_equal(
         costErrorMessage("x-kubernetes-validations estimated rule cost total for entire "
                          "OpenAPIv3 schema",

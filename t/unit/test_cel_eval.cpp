@@ -150,8 +150,7 @@ void values_and_functions_behave_as_in_kube(void**) {
         {"dyn(1) != 'a' && dyn({'a': 1}) == {'a': 1.0}", "true"},
         {"has(self.m.k) && !has(self.m.z) && has(self.x) && !has(self.absent)", "true"},
         {"self.l.exists_one(e, e == 'a') && !['a', 'a'].exists_one(e, e == 'a')", "true"},
-        {"[1, 2].map(x, x * 2) == [2, 4] && [1, 2, 3].map(x, x > 1, x * 10) == [20, 30]",
-         "true"},
+        {"[1, 2].map(x, x * 2) == [2, 4] && [1, 2, 3].map(x, x > 1, x * 10) == [20, 30]", "true"},
         {"[1, 2, 3].filter(x, x > 1) == [2, 3] && {'a': 1, 'b': 2}.all(k, k != 'c')", "true"},
         {"{'a': 1, 'b': 2}.map(k, k) == ['a', 'b'] && {'a': 1}.exists(k, k == 'a')", "true"},
         {"timestamp('2020-02-29T10:20:30Z').getDayOfYear() == 59", "true"},
@@ -184,13 +183,13 @@ void values_and_functions_behave_as_in_kube(void**) {
         {"'héllo'.charAt(1) == 'é' && 'héllo'.indexOf('l') == 2 && size('héllo') == 5", "true"},
         {"'héllo'.substring(1, 3) == 'él' && 'héllo'.lastIndexOf('l') == 3", "true"},
         {"'x'.matches('^[a-z]$') && !'xy'.matches('^[a-z]$') && 'xy'.matches('[a-z]')", "true"},
-        {"matches('abc', 'b') && 'ÀB'.lowerAscii() == 'Àb' && 'ab'.upperAscii() == 'AB'",
-         "true"},
+        {"matches('abc', 'b') && 'ÀB'.lowerAscii() == 'Àb' && 'ab'.upperAscii() == 'AB'", "true"},
         {"1.0 / 0.0 > 1.0 && int(1.9) == 1 && int(-1.9) == -1 && bool('true')", "true"},
         {"'ab' < 'b' && b'a' < b'b' && false < true && 1u < 2u && 1.5 <= 1.5", "true"},
         {"'a' + 'b' == 'ab' && b'a' + b'b' == b'ab' && [1] + [2] == [1, 2]", "true"},
         {"uint(-1) == 1u", "error: range error converting -1 to uint"},
-        {"int(18446744073709551615u) == 1", "error: range error converting 18446744073709551615 to int"},
+        {"int(18446744073709551615u) == 1",
+         "error: range error converting 18446744073709551615 to int"},
         {"2 in [1, 2] && 'k' in self.m && !('z' in self.m)", "true"},
         {"{'a': 1, 'a': 2}.size() == 1", "error: Failed with repeated key"},
         {"self.d == 1.5 && self.x == 1 && self.big == 9223372036854775807", "true"},
@@ -200,15 +199,15 @@ void values_and_functions_behave_as_in_kube(void**) {
 // oldSelf is bound on updates: transition rules compare the two.
 void old_self_is_the_previous_object(void**) {
     const char* schema = R"({"type": "object", "properties": {"n": {"type": "integer"}}})";
-    assert_string_equal(outcome("self.n >= oldSelf.n", schema, R"({"n": 2})", R"({"n": 1})").c_str(),
-                        "true");
-    assert_string_equal(outcome("self.n >= oldSelf.n", schema, R"({"n": 0})", R"({"n": 1})").c_str(),
-                        "false");
+    assert_string_equal(
+        outcome("self.n >= oldSelf.n", schema, R"({"n": 2})", R"({"n": 1})").c_str(), "true");
+    assert_string_equal(
+        outcome("self.n >= oldSelf.n", schema, R"({"n": 0})", R"({"n": 1})").c_str(), "false");
     assert_string_equal(outcome("self == oldSelf", schema, R"({"n": 1})", R"({"n": 1.0})").c_str(),
                         "true");
     std::string error;
-    auto program = kube::cel::compile("self.n >= oldSelf.n",
-                                      kube::cel::testing::schemaType(schema), &error);
+    auto program =
+        kube::cel::compile("self.n >= oldSelf.n", kube::cel::testing::schemaType(schema), &error);
     assert_true(program && program->isTransitionRule());
     program = kube::cel::compile("self.n >= 0", kube::cel::testing::schemaType(schema), &error);
     assert_true(program && !program->isTransitionRule());
@@ -225,13 +224,13 @@ void schema_formats_make_typed_values(void**) {
         "ts": {"type": "array", "items": {"type": "string", "format": "date-time"}}}})";
     const char* object = R"({"d": 2, "t": "2021-03-04T05:06:07Z", "dur": "1h30m",
         "b": "aGVsbG8=", "ts": ["2021-01-01T00:00:00Z", "2020-01-01T00:00:00Z"]})";
-    runCases({{"self.d + 1.5 == 3.5", "true"},
-              {"self.t > timestamp('2020-01-01T00:00:00Z') && self.t.getFullYear() == 2021",
-               "true"},
-              {"self.dur > duration('1s') && self.dur == duration('90m')", "true"},
-              {"self.b == b'hello' && size(self.b) == 5", "true"},
-              {"self.ts.all(t, t < self.t) && !self.ts.isSorted()", "true"}},
-             schema, object);
+    runCases(
+        {{"self.d + 1.5 == 3.5", "true"},
+         {"self.t > timestamp('2020-01-01T00:00:00Z') && self.t.getFullYear() == 2021", "true"},
+         {"self.dur > duration('1s') && self.dur == duration('90m')", "true"},
+         {"self.b == b'hello' && size(self.b) == 5", "true"},
+         {"self.ts.all(t, t < self.t) && !self.ts.isSorted()", "true"}},
+        schema, object);
     assert_string_equal(
         outcome("self.t == 'x'", schema, object).c_str(),
         "compile: compilation failed: ERROR: <input>:1:8: found no matching overload for '_==_' "
@@ -264,10 +263,9 @@ void set_and_map_lists_compare_without_order(void**) {
              schema, object);
     const char* old = R"({"set": ["b"], "atom": [], "ml": [{"name": "y", "v": 3},
                           {"name": "z", "v": 4}]})";
-    assert_string_equal(outcome("(self.ml + oldSelf.ml).map(e, e.v) == [1, 3, 4]", schema,
-                                object, old)
-                            .c_str(),
-                        "true");
+    assert_string_equal(
+        outcome("(self.ml + oldSelf.ml).map(e, e.v) == [1, 3, 4]", schema, object, old).c_str(),
+        "true");
     assert_string_equal(outcome("self.ml == oldSelf.ml", schema, object, old).c_str(), "false");
     const char* reordered = R"({"set": ["b", "a"], "atom": ["b", "a"],
                                 "ml": [{"name": "y", "v": 2}, {"name": "x", "v": 1}]})";

@@ -68,10 +68,11 @@ void operators_keep_cel_precedence(void**) {
         {"true || false && false", "true"},
         {"(true || false) && false", "false"},
         {"(false ? 1 : 2) == 2 && (false ? 1 : true ? 2 : 3) == 2", "true"},
-        {"false ? 1 : 2 == 2", "compile: compilation failed: ERROR: <input>:1:7: found no matching "
-                               "overload for '_?_:_' applied to '(bool, int, bool)'\n"
-                               " | false ? 1 : 2 == 2\n"
-                               " | ......^"},
+        {"false ? 1 : 2 == 2",
+         "compile: compilation failed: ERROR: <input>:1:7: found no matching "
+         "overload for '_?_:_' applied to '(bool, int, bool)'\n"
+         " | false ? 1 : 2 == 2\n"
+         " | ......^"},
         {"!false && !!true && !!!false", "true"},
         {"- -1 == 1 && -(-1) == 1", "true"},
         {"1 < 2 == true && 2 in [1, 2] == true", "true"},
@@ -162,8 +163,8 @@ void nesting_is_bounded_as_cel_go_bounds_it(void**) {
         conj += " && true";
     }
     assert_string_equal(outcome(conj.c_str(), kAnySchema, "{}").c_str(), "true");
-    assert_string_equal(outcome((std::string(10001, '!') + "true").c_str(), kAnySchema, "{}").c_str(),
-                        "false");
+    assert_string_equal(
+        outcome((std::string(10001, '!') + "true").c_str(), kAnySchema, "{}").c_str(), "false");
     assert_true(issues.empty());
 }
 
