@@ -44,7 +44,7 @@ std::string badLiteralRegex(const Expr& e) {
 }  // namespace
 
 std::shared_ptr<const Program> compile(std::string_view rule, const TypePtr& selfType,
-                                       std::string* error) {
+                                       std::string* error, Purpose purpose) {
     std::vector<Issue> issues;
     ExprPtr expr = parse(rule, &issues);
     if (!expr) {
@@ -58,8 +58,12 @@ std::shared_ptr<const Program> compile(std::string_view rule, const TypePtr& sel
         return nullptr;
     }
     TypeKind result = checked.resultType->kind;
-    if (result != TypeKind::Bool) {
+    if (purpose == Purpose::Rule && result != TypeKind::Bool) {
         *error = "cel expression must evaluate to a bool";
+        return nullptr;
+    }
+    if (purpose == Purpose::MessageExpression && result != TypeKind::String) {
+        *error = "messageExpression must evaluate to a string";
         return nullptr;
     }
     std::string regexError = badLiteralRegex(*expr);
@@ -85,6 +89,16 @@ EvalOutcome evaluate(const Program& program, const Activation& activation, uint6
     if (activation.oldSelf != nullptr) {
         variables.emplace_back("oldSelf",
                                objectValue(*activation.oldSelf, program.selfType().get()));
+    }
+    return interpret(program.expr(), variables, costLimit);
+}
+
+EvalOutcome evaluate(const Program& program, const Value& self, const Value* oldSelf,
+                     uint64_t costLimit) {
+    std::vector<std::pair<std::string, Value>> variables;
+    variables.emplace_back("self", self);
+    if (oldSelf != nullptr) {
+        variables.emplace_back("oldSelf", *oldSelf);
     }
     return interpret(program.expr(), variables, costLimit);
 }

@@ -18,6 +18,10 @@
 // Validate's evaluation).
 namespace kube::cel {
 
+// What an expression is for: a rule yields a bool; a messageExpression
+// (kube 1.27) the string that replaces the rule's message.
+enum class Purpose { Rule, MessageExpression };
+
 // A compiled rule: immutable, shareable between threads.
 class Program {
   public:
@@ -29,7 +33,8 @@ class Program {
     const TypePtr& selfType() const { return selfType_; }
 
   private:
-    friend std::shared_ptr<const Program> compile(std::string_view, const TypePtr&, std::string*);
+    friend std::shared_ptr<const Program> compile(std::string_view, const TypePtr&, std::string*,
+                                                  Purpose);
     ExprPtr expr_;
     CheckedExpr checked_;
     TypePtr selfType_;
@@ -46,8 +51,10 @@ class Program {
 //   program instantiation failed: error parsing regexp: missing closing ]: `[`
 // The estimate is not checked here: compare estimatedMaxCost() with
 // kStaticEstimatedCostLimit and word the refusal with costErrorMessage().
+// A messageExpression that is not a string: "messageExpression must
+// evaluate to a string".
 std::shared_ptr<const Program> compile(std::string_view rule, const TypePtr& selfType,
-                                       std::string* error);
+                                       std::string* error, Purpose purpose = Purpose::Rule);
 
 // The values a rule sees. oldSelf is bound only when given (updates).
 struct Activation {
@@ -60,6 +67,12 @@ struct Activation {
 // kCostLimitExceeded) and the cost spent. The evaluation stops once it has
 // spent `costLimit`.
 EvalOutcome evaluate(const Program& program, const Activation& activation,
+                     uint64_t costLimit = kPerCallLimit);
+
+// The same with self and oldSelf already converted (objectValue() with the
+// program's selfType()): the rules of one schema node share one type, so
+// a caller running several of them on one object converts it once.
+EvalOutcome evaluate(const Program& program, const Value& self, const Value* oldSelf,
                      uint64_t costLimit = kPerCallLimit);
 
 }  // namespace kube::cel

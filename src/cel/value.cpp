@@ -39,7 +39,7 @@ Value Value::dbl(double d) {
 Value Value::string(std::string s) {
     Value v;
     v.kind_ = Kind::String;
-    v.str_ = std::make_shared<const std::string>(std::move(s));
+    v.data_ = std::make_shared<const std::string>(std::move(s));
     return v;
 }
 
@@ -85,14 +85,14 @@ Value Value::timestamp(int64_t seconds, int32_t nanos) {
 Value Value::list(List items) {
     Value v;
     v.kind_ = Kind::List;
-    v.list_ = std::make_shared<const List>(std::move(items));
+    v.data_ = std::make_shared<const List>(std::move(items));
     return v;
 }
 
 Value Value::map(MapData data) {
     Value v;
     v.kind_ = Kind::Map;
-    v.map_ = std::make_shared<const MapData>(std::move(data));
+    v.data_ = std::make_shared<const MapData>(std::move(data));
     return v;
 }
 
@@ -134,17 +134,33 @@ bool MapData::insert(Value key, Value value) {
     if (find(key) != nullptr) {
         return false;
     }
-    if (key.kind() == Kind::String) {
-        stringKeys.emplace(key.str(), entries.size());
-    }
     entries.emplace_back(std::move(key), std::move(value));
+    if (entries.size() == kIndexFrom) {
+        // The keys' strings are shared and immutable: views into them stay
+        // valid as the entries vector moves.
+        for (size_t i = 0; i < entries.size(); i++) {
+            if (entries[i].first.kind() == Kind::String) {
+                stringKeys.emplace(entries[i].first.str(), i);
+            }
+        }
+    } else if (entries.size() > kIndexFrom && entries.back().first.kind() == Kind::String) {
+        stringKeys.emplace(entries.back().first.str(), entries.size() - 1);
+    }
     return true;
 }
 
 const Value* MapData::find(const Value& key) const {
     if (key.kind() == Kind::String) {
-        auto it = stringKeys.find(key.str());
-        return it == stringKeys.end() ? nullptr : &entries[it->second].second;
+        if (entries.size() >= kIndexFrom) {
+            auto it = stringKeys.find(key.str());
+            return it == stringKeys.end() ? nullptr : &entries[it->second].second;
+        }
+        for (const auto& [k, v] : entries) {
+            if (k.kind() == Kind::String && k.str() == key.str()) {
+                return &v;
+            }
+        }
+        return nullptr;
     }
     for (const auto& [k, v] : entries) {
         Value eq = equals(k, key);

@@ -65,9 +65,9 @@ class Value {
     double asDouble() const { return d_; }
     int32_t nanos() const { return nanos_; }
     // String, Bytes, Type, Url and Error text.
-    const std::string& str() const { return *str_; }
-    const List& list() const { return *list_; }
-    const MapData& map() const { return *map_; }
+    const std::string& str() const { return *static_cast<const std::string*>(data_.get()); }
+    const List& list() const { return *static_cast<const List*>(data_.get()); }
+    const MapData& map() const { return *static_cast<const MapData*>(data_.get()); }
 
     // A list or map read from the object (JSON) rather than built by the
     // expression: kube's unstructured lists word an index error differently,
@@ -94,16 +94,18 @@ class Value {
     int32_t nanos_ = 0;
     bool fromObject_ = false;
     const Type* schema_ = nullptr;
-    std::shared_ptr<const std::string> str_;
-    std::shared_ptr<const List> list_;
-    std::shared_ptr<const MapData> map_;
+    // The string, List or MapData, by kind.
+    std::shared_ptr<const void> data_;
 };
 
-// Map entries in insertion order, with an index on the string keys (JSON
-// objects only have those) so lookups are O(1) for any size.
+// Map entries in insertion order. Past kIndexFrom entries, an index on the
+// string keys (JSON objects only have those) keeps lookups O(1); below, a
+// scan is cheaper than building it.
 struct MapData {
+    static constexpr size_t kIndexFrom = 16;
+
     std::vector<std::pair<Value, Value>> entries;
-    std::unordered_map<std::string, size_t> stringKeys;
+    std::unordered_map<std::string_view, size_t> stringKeys;
 
     // Adds an entry; false if the key is already present.
     bool insert(Value key, Value value);

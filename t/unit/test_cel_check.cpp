@@ -183,6 +183,22 @@ void the_resource_root_declares_its_metadata(void**) {
                         " | .............^");
 }
 
+// A messageExpression (kube 1.27) yields the message's string.
+void message_expressions_are_strings(void**) {
+    kube::cel::TypePtr self = kube::cel::testing::schemaType(kSchema);
+    std::string error;
+    auto program = kube::cel::compile("'x is ' + string(self.x)", self, &error,
+                                      kube::cel::Purpose::MessageExpression);
+    assert_true(program != nullptr);
+    kube::util::json::Document object;
+    kube::util::json::parse(kObject, object);
+    kube::cel::EvalOutcome out = kube::cel::evaluate(*program, {&object, nullptr});
+    assert_string_equal(out.value.str().c_str(), "x is 1");
+    assert_true(kube::cel::compile("self.x > 1", self, &error,
+                                   kube::cel::Purpose::MessageExpression) == nullptr);
+    assert_string_equal(error.c_str(), "messageExpression must evaluate to a string");
+}
+
 }  // namespace
 
 int main() {
@@ -190,6 +206,7 @@ int main() {
         cmocka_unit_test(undeclared_fields_and_names_fail_to_compile),
         cmocka_unit_test(overloads_are_resolved_as_cel_go_resolves_them),
         cmocka_unit_test(the_resource_root_declares_its_metadata),
+        cmocka_unit_test(message_expressions_are_strings),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cel/object_value.hpp"
 #include "cel_cases.hpp"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
@@ -276,6 +277,21 @@ void set_and_map_lists_compare_without_order(void**) {
                         "true");
 }
 
+// Rules of one schema node can share one conversion of the object.
+void converted_objects_are_shared_between_rules(void**) {
+    kube::cel::TypePtr type = kube::cel::testing::schemaType(kSchema);
+    kube::util::json::Document object;
+    kube::util::json::parse(kObject, object);
+    kube::cel::Value self = kube::cel::objectValue(object, type.get());
+    std::string error;
+    for (const char* rule : {"self.x == 1", "self.l == ['a']", "has(self.m.k)"}) {
+        auto program = kube::cel::compile(rule, type, &error);
+        assert_true(program != nullptr);
+        kube::cel::EvalOutcome out = kube::cel::evaluate(*program, self, &self);
+        assert_true(out.value.kind() == kube::cel::Kind::Bool && out.value.asBool());
+    }
+}
+
 // A JSON value 10,000 levels deep (Go's encoding/json limit) converts and
 // compares without trouble.
 void deep_objects_evaluate(void**) {
@@ -301,6 +317,7 @@ int main() {
         cmocka_unit_test(old_self_is_the_previous_object),
         cmocka_unit_test(schema_formats_make_typed_values),
         cmocka_unit_test(set_and_map_lists_compare_without_order),
+        cmocka_unit_test(converted_objects_are_shared_between_rules),
         cmocka_unit_test(deep_objects_evaluate),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
