@@ -29,7 +29,7 @@ class Parser {
     ExprPtr parseAll() {
         ExprPtr e = expr();
         if (tok_.token != Token::End) {
-            mismatched("<EOF>");
+            unexpected("<EOF>", peek().token == Token::End);
         }
         return e;
     }
@@ -60,9 +60,63 @@ class Parser {
 
     void expect(std::string_view p) {
         if (!isPunct(p)) {
-            mismatched("'" + std::string(p) + "'");
+            missing("'" + std::string(p) + "'", p == ":" ? startsExpr(tok_) : endsExpr(tok_));
         }
         advance();
+    }
+
+    // ANTLR's single-token insertion: when the current token could follow
+    // the one expected, the error names the missing token ("missing ')' at
+    // '<EOF>'"); otherwise the current one ("mismatched input ...").
+    [[noreturn]] void missing(const std::string& expected, bool couldFollow) {
+        if (couldFollow) {
+            fail(tok_.offset, "Syntax error: missing " + expected + " at '" + tokenText() + "'");
+        }
+        mismatched(expected);
+    }
+
+    // ANTLR's single-token deletion: when the token after the current one
+    // is what was expected, the current one is "extraneous".
+    [[noreturn]] void unexpected(const std::string& expecting, bool nextFits) {
+        if (nextFits) {
+            fail(tok_.offset,
+                 "Syntax error: extraneous input '" + tokenText() + "' expecting " + expecting);
+        }
+        mismatched(expecting);
+    }
+
+    Lexeme peek() const {
+        Lexer copy = lexer_;
+        return copy.next();
+    }
+
+    static bool startsExpr(const Lexeme& l) {
+        switch (l.token) {
+            case Token::Ident:
+            case Token::Int:
+            case Token::Uint:
+            case Token::Double:
+            case Token::String:
+            case Token::Bytes:
+            case Token::True:
+            case Token::False:
+            case Token::Null:
+                return true;
+            case Token::Punct:
+                return l.text == "[" || l.text == "{" || l.text == "(" || l.text == "." ||
+                       l.text == "-" || l.text == "!";
+            default:
+                return false;
+        }
+    }
+
+    // What may come right after a complete operand: the end, an operator
+    // or a closing bracket.
+    static bool endsExpr(const Lexeme& l) {
+        if (l.token == Token::End || l.token == Token::In) {
+            return true;
+        }
+        return l.token == Token::Punct && l.text != "{" && l.text != "!";
     }
 
     void deeper(int by) {
@@ -227,7 +281,7 @@ class Parser {
                 advance();
                 deeper(1);
                 if (tok_.token != Token::Ident) {
-                    mismatched("IDENTIFIER");
+                    missing("IDENTIFIER", endsExpr(tok_));
                 }
                 std::string name = tok_.text;
                 advance();
@@ -260,17 +314,24 @@ class Parser {
     std::vector<ExprPtr> arguments(std::string_view close) {
         advance();
         std::vector<ExprPtr> args;
+        std::string closing = "'" + std::string(close) + "'";
         while (!isPunct(close)) {
             args.push_back(expr());
             if (isPunct(",")) {
-                advance();
-                if (close == ")" && isPunct(close)) {
-                    mismatched(kExpectingExpr);
+                Lexeme after = peek();
+                if (close == ")" && !startsExpr(after)) {
+                    // A call takes no trailing comma.
+                    bool closes = after.token == Token::Punct && after.text == ")";
+                    unexpected(closing, closes);
                 }
+                advance();
                 continue;
             }
             if (!isPunct(close)) {
-                mismatched("{')', ','}");
+                if (close == ")") {
+                    missing(closing, endsExpr(tok_));
+                }
+                mismatched("{" + closing + ", ','}");
             }
         }
         advance();
@@ -372,7 +433,7 @@ class Parser {
             default:
                 break;
         }
-        mismatched(kExpectingExpr);
+        unexpected(kExpectingExpr, startsExpr(peek()));
     }
 
     ExprPtr numberLiteral(bool negative) {

@@ -128,6 +128,49 @@ void syntax_errors_read_as_cel_go_writes_them(void**) {
                             .c_str());
 }
 
+// ANTLR's recovery wording: a missing token, an extraneous one, a mismatch
+// (each first line as kube-apiserver 1.26.5 gave it for the same rule).
+void syntax_errors_name_missing_and_extraneous_tokens(void**) {
+    const char* expr =
+        "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+        "STRING, BYTES, IDENTIFIER}";
+    struct Case {
+        const char* rule;
+        std::string first;
+    };
+    const Case cases[] = {
+        {"size(self.s", "ERROR: <input>:1:12: Syntax error: missing ')' at '<EOF>'"},
+        {"[1, 2",
+         "ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting {']', ','}"},
+        {"{'a': 1",
+         "ERROR: <input>:1:8: Syntax error: mismatched input '<EOF>' expecting {'}', ','}"},
+        {"self.l.all(x, ", "ERROR: <input>:1:13: Syntax error: mismatched input ',' expecting ')'"},
+        {"(1 + 2", "ERROR: <input>:1:7: Syntax error: missing ')' at '<EOF>'"},
+        {"self.", "ERROR: <input>:1:6: Syntax error: missing IDENTIFIER at '<EOF>'"},
+        {"1 ? 2", "ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting ':'"},
+        {"self.s self.s",
+         "ERROR: <input>:1:8: Syntax error: mismatched input 'self' expecting <EOF>"},
+        {"'a' 'b'", "ERROR: <input>:1:5: Syntax error: extraneous input ''b'' expecting <EOF>"},
+        {")",
+         std::string("ERROR: <input>:1:1: Syntax error: mismatched input ')' expecting ") + expr},
+        {"1 +* 2",
+         std::string("ERROR: <input>:1:4: Syntax error: extraneous input '*' expecting ") + expr},
+        {"self.l[",
+         std::string("ERROR: <input>:1:8: Syntax error: mismatched input '<EOF>' expecting ") +
+             expr},
+        {"size(self.s,)", "ERROR: <input>:1:12: Syntax error: extraneous input ',' expecting ')'"},
+        {"{'a' 1}", "ERROR: <input>:1:6: Syntax error: missing ':' at '1'"},
+        {"self.l.all(x.y, true)", "ERROR: <input>:1:13: argument must be a simple name"},
+    };
+    for (const Case& c : cases) {
+        std::string got = syntaxError(c.rule);
+        got = got.substr(0, got.find('\n'));
+        if (got != c.first) {
+            fail_msg("%s\n  got:  %s\n  want: %s", c.rule, got.c_str(), c.first.c_str());
+        }
+    }
+}
+
 std::string nested(const std::string& open, const std::string& inner, const std::string& close,
                    int n) {
     std::string s;
@@ -197,6 +240,7 @@ int main() {
         cmocka_unit_test(literals_of_every_kind_parse),
         cmocka_unit_test(operators_keep_cel_precedence),
         cmocka_unit_test(syntax_errors_read_as_cel_go_writes_them),
+        cmocka_unit_test(syntax_errors_name_missing_and_extraneous_tokens),
         cmocka_unit_test(nesting_is_bounded_as_cel_go_bounds_it),
         cmocka_unit_test(hostile_inputs_are_refused_without_overflow),
     };
