@@ -159,6 +159,9 @@ void overloads_are_resolved_as_cel_go_resolves_them(void**) {
         {"type(1) == 'x'", f("type(1) == 'x'", 9,
                              "found no matching overload for '_==_' applied to '(type(int), "
                              "string)'")},
+        {"1 < 2 < 3",
+         f("1 < 2 < 3", 7, "found no matching overload for '_<_' applied to '(bool, int)'")},
+        {"has(self.foo)", f("has(self.foo)", 9, "undefined field 'foo'")},
         {"self.s", "cel expression must evaluate to a bool"},
         {"self.s.matches('[')",
          "program instantiation failed: error parsing regexp: missing closing ]: `[`"},
