@@ -28,7 +28,7 @@ endif
 CXX := g++
 CXXFLAGS := -std=c++20 -O2 -g -fPIC -Wall -Wextra -Werror -Isrc -I$(BUILD)/gen $(SAN_FLAGS) \
     -MMD -MP
-LDLIBS = -llmdb -lcrypto -lyaml -lprotobuf $(GRPC_LIBS) -lcmocka -lpthread
+LDLIBS = -llmdb -lcrypto -lyaml -lprotobuf -lre2 $(GRPC_LIBS) -lcmocka -lpthread
 # Expanded when a recipe runs, after deps installed gRPC.
 GRPC_LIBS = $(shell pkg-config --libs grpc++ 2>/dev/null || echo -lgrpc++ -lgrpc -lgpr)
 
@@ -65,7 +65,7 @@ UNIT_SUPPORT := $(filter-out $(UNIT_SRCS),$(wildcard t/unit/*.cpp))
 # libclang-rt-14-dev, which holds libclang_rt.fuzzer, for fuzz/; gRPC and
 # etcd for the etcd backend and its tests).
 PACKAGES := nginx nginx-dev rapidjson-dev libssl-dev libjemalloc-dev libjemalloc2 \
-    libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev protobuf-compiler libprotobuf-dev \
+    libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev protobuf-compiler libprotobuf-dev libre2-dev \
     python3-kubernetes python3-protobuf python3-prometheus-client \
     libtest-base-perl libio-socket-ssl-perl wrk curl openssl \
     clang libclang-rt-14-dev libgrpc++-dev protobuf-compiler-grpc etcd-server etcd-client
@@ -222,11 +222,11 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
     -fsanitize-recover=pointer-overflow -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++20 -O1 -gline-tables-only -fPIC -Wall -Wextra \
     -Wno-ambiguous-reversed-operator -Isrc -I$(BUILD)/gen $(FUZZ_SAN) -MMD -MP
-# The part of src/ the targets link (all of util/ and registry/patch/, and
+# The part of src/ the targets link (all of util/, cel/ and registry/patch/, and
 # what they and the targets call elsewhere): a fifth of the library, so the
 # clang build stays short. An undefined reference when a target links means
 # a source to add here.
-FUZZ_LIB_SRCS := $(sort $(wildcard src/util/*.cpp src/registry/patch/*.cpp) \
+FUZZ_LIB_SRCS := $(sort $(wildcard src/util/*.cpp src/registry/patch/*.cpp src/cel/*.cpp) \
     src/apis/meta/status.cpp src/endpoints/field_validation.cpp \
     src/endpoints/protobuf_codec.cpp src/endpoints/request_info.cpp \
     src/registry/continue_token.cpp src/registry/schema_fields.cpp src/registry/validation.cpp)
