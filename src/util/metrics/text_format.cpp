@@ -53,8 +53,10 @@ void LabelBuffer::put(std::string_view s) {
         ok_ = false;
         return;
     }
-    std::memcpy(buf_ + len_, s.data(), s.size());
-    len_ += s.size();
+    if (!s.empty()) {  // an empty view's data() may be null
+        std::memcpy(buf_ + len_, s.data(), s.size());
+        len_ += s.size();
+    }
 }
 
 void LabelBuffer::put(char c) { put(std::string_view(&c, 1)); }
