@@ -128,7 +128,7 @@ ngx_http_kube_fc_note_executing(ngx_http_kube_fc_request_t *fc,
         return;
     }
 
-    ngx_http_kube_metrics_flow_dispatched(fc->series);
+    ngx_http_kube_metrics_flow_add(fc->series, NGX_HTTP_KUBE_FLOW_DISPATCHED, 1);
     fc->started_ns = now;
     fc->executing_counted = true;
 
@@ -136,7 +136,8 @@ ngx_http_kube_fc_note_executing(ngx_http_kube_fc_request_t *fc,
         return;
     }
 
-    ngx_http_kube_metrics_flow_wait(fc->series, true,
+    ngx_http_kube_metrics_flow_observe(fc->series,
+        NGX_HTTP_KUBE_FLOW_WAIT_EXECUTED,
         static_cast<uint64_t>(now - fc->arrived_ns));
     ngx_http_kube_metrics_flow_add(fc->series, NGX_HTTP_KUBE_FLOW_EXECUTING, 1);
     ngx_http_kube_metrics_flow_add(fc->series,
@@ -153,7 +154,9 @@ ngx_http_kube_fc_note_finished(ngx_http_kube_fc_request_t *fc)
 
     fc->executing_counted = false;
 
-    ngx_http_kube_metrics_flow_execution(fc->series, fc->watch,
+    ngx_http_kube_metrics_flow_observe(fc->series,
+        fc->watch ? NGX_HTTP_KUBE_FLOW_EXECUTION_WATCH
+                  : NGX_HTTP_KUBE_FLOW_EXECUTION,
         static_cast<uint64_t>(ngx_http_kube_fc_now() - fc->started_ns));
 
     if (fc->exempt) {
@@ -177,7 +180,8 @@ ngx_http_kube_fc_note_rejected(ngx_http_kube_fc_request_t *fc,
     }
 
     ngx_http_kube_metrics_flow_rejected(fc->series, reason);
-    ngx_http_kube_metrics_flow_wait(fc->series, false,
+    ngx_http_kube_metrics_flow_observe(fc->series,
+        NGX_HTTP_KUBE_FLOW_WAIT_REJECTED,
         static_cast<uint64_t>(now - fc->arrived_ns));
 }
 
@@ -206,16 +210,9 @@ ngx_http_kube_fc_init_zone(ngx_shm_zone_t *zone, void *data)
     ngx_slab_pool_t  *shpool;
     SharedState      *state;
 
-    if (data) {
+    shpool = ngx_http_kube_shm_zone_new(zone, data);
+    if (shpool == NULL) {
         /* a reload keeps the seats its old workers still hold */
-        zone->data = data;
-        return NGX_OK;
-    }
-
-    shpool = reinterpret_cast<ngx_slab_pool_t *>(zone->shm.addr);
-
-    if (zone->shm.exists) {
-        zone->data = shpool->data;
         return NGX_OK;
     }
 

@@ -16,3 +16,51 @@ ngx_http_kube_view(const ngx_str_t &s)
 {
     return std::string_view(reinterpret_cast<const char *>(s.data), s.len);
 }
+
+
+/* Adds `handler` to the handlers of `phase` (postconfiguration only). */
+inline ngx_int_t
+ngx_http_kube_add_handler(ngx_conf_t *cf, ngx_http_phases phase,
+    ngx_http_handler_pt handler)
+{
+    ngx_http_handler_pt        *h;
+    ngx_http_core_main_conf_t  *cmcf;
+
+    cmcf = static_cast<ngx_http_core_main_conf_t *>(
+        ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module));
+
+    h = static_cast<ngx_http_handler_pt *>(
+        ngx_array_push(&cmcf->phases[phase].handlers));
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+
+    *h = handler;
+
+    return NGX_OK;
+}
+
+
+/* The init of a shared zone whose data outlives a reload: the zone's slab
+ * pool when the init must make the data, NULL when the zone already holds
+ * it (a reload passes the old zone's `data`; a zone that exists, as under a
+ * binary upgrade, keeps it in its pool), zone->data then pointing to it. */
+inline ngx_slab_pool_t *
+ngx_http_kube_shm_zone_new(ngx_shm_zone_t *zone, void *data)
+{
+    ngx_slab_pool_t  *shpool;
+
+    if (data) {
+        zone->data = data;
+        return NULL;
+    }
+
+    shpool = reinterpret_cast<ngx_slab_pool_t *>(zone->shm.addr);
+
+    if (zone->shm.exists) {
+        zone->data = shpool->data;
+        return NULL;
+    }
+
+    return shpool;
+}
