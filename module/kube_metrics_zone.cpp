@@ -16,35 +16,27 @@ namespace {
 ngx_shm_zone_t  *ngx_http_kube_metrics_zone;
 
 
-ngx_int_t
-ngx_http_kube_metrics_init_zone(ngx_shm_zone_t *zone, void *data)
+/* The zone's data, zeroed: the counts start at 0 */
+void *
+ngx_http_kube_metrics_make(ngx_slab_pool_t *shpool)
 {
-    size_t                    scalars, histograms;
     ngx_time_t               *tp;
-    ngx_slab_pool_t          *shpool;
     ngx_http_kube_metrics_t  *m;
-
-    shpool = ngx_http_kube_shm_zone_new(zone, data);
-    if (shpool == NULL) {
-        /* a reload keeps the counts */
-        return NGX_OK;
-    }
 
     m = static_cast<ngx_http_kube_metrics_t *>(
         ngx_slab_calloc(shpool, sizeof(ngx_http_kube_metrics_t)));
     if (m == NULL) {
-        return NGX_ERROR;
+        return NULL;
     }
 
-    scalars = SeriesTable::bytesFor(NGX_HTTP_KUBE_METRICS_SCALARS, 1);
-    histograms = SeriesTable::bytesFor(NGX_HTTP_KUBE_METRICS_HISTOGRAMS,
-                                       kHistogramValues);
-
     /* slab allocations of pages are page-aligned, and zeroed here */
-    void *s = ngx_slab_calloc(shpool, scalars);
-    void *h = ngx_slab_calloc(shpool, histograms);
+    void *s = ngx_slab_calloc(shpool,
+        SeriesTable::bytesFor(NGX_HTTP_KUBE_METRICS_SCALARS, 1));
+    void *h = ngx_slab_calloc(shpool,
+        SeriesTable::bytesFor(NGX_HTTP_KUBE_METRICS_HISTOGRAMS,
+                              kHistogramValues));
     if (s == NULL || h == NULL) {
-        return NGX_ERROR;
+        return NULL;
     }
 
     m->scalars = SeriesTable::create(s, NGX_HTTP_KUBE_METRICS_SCALARS, 1);
@@ -54,11 +46,9 @@ ngx_http_kube_metrics_init_zone(ngx_shm_zone_t *zone, void *data)
     tp = ngx_timeofday();
     m->start_time = tp->sec + tp->msec / 1000.0;
 
-    shpool->data = m;
-    zone->data = m;
-
-    return NGX_OK;
+    return m;
 }
+
 
 }  // namespace
 
@@ -79,15 +69,12 @@ ngx_http_kube_metrics_add_zone(ngx_conf_t *cf)
                                    kHistogramValues)
            + 64 * ngx_pagesize;   /* the slab pool's own pages */
 
-    ngx_http_kube_metrics_zone = ngx_shared_memory_add(cf, &name, size,
-        &ngx_http_kube_apiserver_module);
-    if (ngx_http_kube_metrics_zone == NULL) {
-        return NGX_ERROR;
-    }
+    /* a reload keeps the counts */
+    ngx_http_kube_metrics_zone =
+        ngx_http_kube_shm_zone_add<ngx_http_kube_metrics_make>(
+            cf, &name, size, &ngx_http_kube_apiserver_module);
 
-    ngx_http_kube_metrics_zone->init = ngx_http_kube_metrics_init_zone;
-
-    return NGX_OK;
+    return ngx_http_kube_metrics_zone ? NGX_OK : NGX_ERROR;
 }
 
 

@@ -41,26 +41,53 @@ ngx_http_kube_add_handler(ngx_conf_t *cf, ngx_http_phases phase,
 }
 
 
-/* The init of a shared zone whose data outlives a reload: the zone's slab
- * pool when the init must make the data, NULL when the zone already holds
- * it (a reload passes the old zone's `data`; a zone that exists, as under a
- * binary upgrade, keeps it in its pool), zone->data then pointing to it. */
-inline ngx_slab_pool_t *
-ngx_http_kube_shm_zone_new(ngx_shm_zone_t *zone, void *data)
+/* The init of a shared zone whose data outlives a reload: a reload passes
+ * the old zone's `data`, a zone that exists already (a binary upgrade)
+ * keeps it in its slab pool; else `make` makes it in the pool (NULL: out
+ * of memory). zone->data then points to it. */
+template <void *(*make)(ngx_slab_pool_t *shpool)>
+ngx_int_t
+ngx_http_kube_shm_zone_init(ngx_shm_zone_t *zone, void *data)
 {
     ngx_slab_pool_t  *shpool;
 
     if (data) {
         zone->data = data;
-        return NULL;
+        return NGX_OK;
     }
 
     shpool = reinterpret_cast<ngx_slab_pool_t *>(zone->shm.addr);
 
     if (zone->shm.exists) {
         zone->data = shpool->data;
-        return NULL;
+        return NGX_OK;
     }
 
-    return shpool;
+    data = make(shpool);
+    if (data == NULL) {
+        return NGX_ERROR;
+    }
+
+    shpool->data = data;
+    zone->data = data;
+
+    return NGX_OK;
+}
+
+
+/* A shared zone of `module` whose data `make` makes once and a reload
+ * keeps (ngx_http_kube_shm_zone_init); NULL on failure. */
+template <void *(*make)(ngx_slab_pool_t *shpool)>
+ngx_shm_zone_t *
+ngx_http_kube_shm_zone_add(ngx_conf_t *cf, ngx_str_t *name, size_t size,
+    ngx_module_t *module)
+{
+    ngx_shm_zone_t  *zone;
+
+    zone = ngx_shared_memory_add(cf, name, size, module);
+    if (zone != NULL) {
+        zone->init = ngx_http_kube_shm_zone_init<make>;
+    }
+
+    return zone;
 }
