@@ -316,7 +316,7 @@ void ngx_http_kube_wake_commit();
 void ngx_http_kube_wake_worker(ngx_int_t slot);
 void ngx_http_kube_wake_exit_worker(ngx_cycle_t *cycle);
 
-/* kube_flowcontrol.cpp */
+/* kube_flowcontrol*.cpp (kube_flowcontrol.hpp) */
 namespace kube::flowcontrol {
 class Classifier;
 }
