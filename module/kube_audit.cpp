@@ -813,18 +813,12 @@ invalid:
 ngx_int_t
 ngx_http_kube_audit_init(ngx_conf_t *cf)
 {
-    ngx_http_handler_pt        *h;
-    ngx_http_core_main_conf_t  *cmcf;
-
-    cmcf = static_cast<ngx_http_core_main_conf_t *>(
-        ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module));
-
-    h = static_cast<ngx_http_handler_pt *>(
-        ngx_array_push(&cmcf->phases[NGX_HTTP_LOG_PHASE].handlers));
-    if (h == NULL) {
+    if (ngx_http_kube_add_handler(cf, NGX_HTTP_LOG_PHASE,
+                                  ngx_http_kube_audit_log_handler)
+        != NGX_OK)
+    {
         return NGX_ERROR;
     }
-    *h = ngx_http_kube_audit_log_handler;
 
     ngx_http_next_header_filter = ngx_http_top_header_filter;
     ngx_http_top_header_filter = ngx_http_kube_audit_header_filter;
@@ -905,20 +899,8 @@ ngx_http_kube_audit_exit_process(ngx_cycle_t *cycle)
 ngx_int_t
 ngx_http_kube_audit_add_handlers(ngx_conf_t *cf)
 {
-    ngx_http_handler_pt        *h;
-    ngx_http_core_main_conf_t  *cmcf;
-
-    cmcf = static_cast<ngx_http_core_main_conf_t *>(
-        ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module));
-
-    h = static_cast<ngx_http_handler_pt *>(
-        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
-    if (h == NULL) {
-        return NGX_ERROR;
-    }
-    *h = ngx_http_kube_audit_handler;
-
-    return NGX_OK;
+    return ngx_http_kube_add_handler(cf, NGX_HTTP_PREACCESS_PHASE,
+                                     ngx_http_kube_audit_handler);
 }
 
 

@@ -24,87 +24,19 @@
  * configuration read yet, requests pass.
  */
 
-#include <signal.h>
-#include <time.h>
-
-#include <cerrno>
 #include <new>
 
-#include "kube_module.hpp"
+#include "kube_flowcontrol.hpp"
 
 #include "flowcontrol/max_in_flight.hpp"
-#include "flowcontrol/queue_set.hpp"
-
-namespace {
 
 using kube::flowcontrol::Admission;
 using kube::flowcontrol::Dispatcher;
 using kube::flowcontrol::Seat;
 using kube::flowcontrol::SharedState;
-using kube::flowcontrol::Ticket;
 using kube::flowcontrol::Wakes;
 
-enum ngx_http_kube_fc_state_e {
-    NGX_HTTP_KUBE_FC_WAITING = 0,
-    NGX_HTTP_KUBE_FC_EXECUTING,
-    NGX_HTTP_KUBE_FC_REJECTED,
-    NGX_HTTP_KUBE_FC_RELEASED
-};
-
-/* One request under flow control; in the request pool, destroyed (and its
- * seat released) by a pool cleanup. */
-struct ngx_http_kube_fc_request_t {
-    ngx_http_request_t  *r = nullptr;
-    ngx_queue_t          parked{};   /* in the worker's parked list */
-    /* the wait limit's timer; posted to resume the request once it is
-     * dispatched */
-    ngx_event_t          wait_timer{};
-    ngx_uint_t           state = NGX_HTTP_KUBE_FC_WAITING;
-    Seat                 seat;
-    Ticket               ticket;
-    /* X-Kubernetes-PF-* (APF only), in the request pool */
-    ngx_str_t            flow_schema_uid = ngx_null_string;
-    ngx_str_t            priority_level_uid = ngx_null_string;
-    bool                 headers_set = false;
-    /* an APF watch: its seat goes back as soon as it starts */
-    bool                 watch = false;
-    /* apiserver_flowcontrol_* (APF with kube_metrics on): the names of
-     * what classified it, when it arrived and began executing */
-    bool                 metrics = false;
-    bool                 exempt = false;
-    bool                 reject = false;    /* a Reject level */
-    bool                 executing_counted = false;
-    ngx_http_kube_flow_series_t  *series = nullptr;
-    std::int64_t         arrived_ns = 0;
-    std::int64_t         started_ns = 0;
-};
-
-/* What this worker knows of the zone. */
-struct ngx_http_kube_fc_worker_t {
-    int                  owner = -1;
-    ngx_queue_t          parked{};
-    ngx_event_t          resume{};
-    const kube::flowcontrol::Classifier                   *classifier = nullptr;
-    std::shared_ptr<const kube::flowcontrol::Configuration>  applied;
-    /* the attributes classified, refilled for every request: assigning
-     * keeps the strings' memory, so a request allocates nothing here */
-    kube::authz::Attributes                                  attrs;
-};
-
-ngx_shm_zone_t             *ngx_http_kube_fc_zone;
-ngx_http_kube_fc_worker_t  *ngx_http_kube_fc_worker;
-
-
-std::int64_t
-ngx_http_kube_fc_now()
-{
-    struct timespec  ts;
-
-    /* one clock for every process of the host */
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
+namespace {
 
 /* ---- apiserver_flowcontrol_*, where kube's queueset and filter count */
 
@@ -128,7 +60,8 @@ ngx_http_kube_fc_note_executing(ngx_http_kube_fc_request_t *fc,
         return;
     }
 
-    ngx_http_kube_metrics_flow_dispatched(fc->series);
+    ngx_http_kube_metrics_flow_add(fc->series, NGX_HTTP_KUBE_FLOW_DISPATCHED,
+                                   1);
     fc->started_ns = now;
     fc->executing_counted = true;
 
@@ -136,7 +69,8 @@ ngx_http_kube_fc_note_executing(ngx_http_kube_fc_request_t *fc,
         return;
     }
 
-    ngx_http_kube_metrics_flow_wait(fc->series, true,
+    ngx_http_kube_metrics_flow_observe(fc->series,
+        NGX_HTTP_KUBE_FLOW_WAIT_EXECUTED,
         static_cast<uint64_t>(now - fc->arrived_ns));
     ngx_http_kube_metrics_flow_add(fc->series, NGX_HTTP_KUBE_FLOW_EXECUTING, 1);
     ngx_http_kube_metrics_flow_add(fc->series,
@@ -153,7 +87,9 @@ ngx_http_kube_fc_note_finished(ngx_http_kube_fc_request_t *fc)
 
     fc->executing_counted = false;
 
-    ngx_http_kube_metrics_flow_execution(fc->series, fc->watch,
+    ngx_http_kube_metrics_flow_observe(fc->series,
+        fc->watch ? NGX_HTTP_KUBE_FLOW_EXECUTION_WATCH
+                  : NGX_HTTP_KUBE_FLOW_EXECUTION,
         static_cast<uint64_t>(ngx_http_kube_fc_now() - fc->started_ns));
 
     if (fc->exempt) {
@@ -177,132 +113,9 @@ ngx_http_kube_fc_note_rejected(ngx_http_kube_fc_request_t *fc,
     }
 
     ngx_http_kube_metrics_flow_rejected(fc->series, reason);
-    ngx_http_kube_metrics_flow_wait(fc->series, false,
+    ngx_http_kube_metrics_flow_observe(fc->series,
+        NGX_HTTP_KUBE_FLOW_WAIT_REJECTED,
         static_cast<uint64_t>(now - fc->arrived_ns));
-}
-
-
-ngx_slab_pool_t *
-ngx_http_kube_fc_shpool()
-{
-    return reinterpret_cast<ngx_slab_pool_t *>(ngx_http_kube_fc_zone->shm.addr);
-}
-
-
-SharedState *
-ngx_http_kube_fc_state()
-{
-    if (ngx_http_kube_fc_zone == NULL || ngx_http_kube_fc_zone->data == NULL) {
-        return NULL;
-    }
-
-    return static_cast<SharedState *>(ngx_http_kube_fc_zone->data);
-}
-
-
-ngx_int_t
-ngx_http_kube_fc_init_zone(ngx_shm_zone_t *zone, void *data)
-{
-    ngx_slab_pool_t  *shpool;
-    SharedState      *state;
-
-    if (data) {
-        /* a reload keeps the seats its old workers still hold */
-        zone->data = data;
-        return NGX_OK;
-    }
-
-    shpool = reinterpret_cast<ngx_slab_pool_t *>(zone->shm.addr);
-
-    if (zone->shm.exists) {
-        zone->data = shpool->data;
-        return NGX_OK;
-    }
-
-    state = static_cast<SharedState *>(
-        ngx_slab_alloc(shpool, sizeof(SharedState)));
-    if (state == NULL) {
-        return NGX_ERROR;
-    }
-
-    Dispatcher(*state).initialize();
-
-    shpool->data = state;
-    zone->data = state;
-
-    return NGX_OK;
-}
-
-
-/* After a critical section: wakes the owners whose requests it
- * dispatched; this worker's own are resumed from a posted event. */
-void
-ngx_http_kube_fc_wake(SharedState *state, const Wakes &wakes)
-{
-    int                         i;
-    std::uint64_t               bits;
-    ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
-
-    /* the owners set, a word of the mask at a time (mostly none) */
-    for (int word = 0; word < kube::flowcontrol::kMaxOwners / 64; word++) {
-        for (bits = wakes.mask[word]; bits != 0; bits &= bits - 1) {
-            i = word * 64 + __builtin_ctzll(bits);
-
-            if (w != NULL && i == w->owner) {
-                if (!w->resume.posted) {
-                    ngx_post_event(&w->resume, &ngx_posted_events);
-                }
-                continue;
-            }
-
-            /* the slot is read without the lock: a stale one costs a
-             * spurious wake-up, and the poll every second covers a lost
-             * one */
-            ngx_http_kube_wake_worker(state->owner[i].workerSlot);
-        }
-    }
-}
-
-
-/* Applies the classifier's configuration to the zone when it changed
- * since this worker last did (every worker follows the same objects). */
-void
-ngx_http_kube_fc_apply(SharedState *state,
-    const std::shared_ptr<const kube::flowcontrol::Configuration> &config)
-{
-    Wakes                       wakes;
-    ngx_slab_pool_t            *shpool;
-    ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
-
-    if (config == nullptr || config == w->applied) {
-        return;
-    }
-
-    shpool = ngx_http_kube_fc_shpool();
-
-    ngx_shmtx_lock(&shpool->mutex);
-    bool complete = Dispatcher(*state).applyConfiguration(
-        *config, ngx_http_kube_fc_now(), wakes);
-    ngx_shmtx_unlock(&shpool->mutex);
-
-    if (!complete) {
-        ngx_log_error(NGX_LOG_WARN, ngx_cycle->log, 0,
-                      "kube-apiserver: flow control keeps at most %d "
-                      "priority levels", kube::flowcontrol::kMaxLevels);
-    }
-
-    w->applied = config;
-    ngx_http_kube_fc_wake(state, wakes);
-
-    /* the seats are fixed at their nominal figures (borrowing happens at
-     * dispatch time), so the limits are too */
-    for (const auto &level : config->levels) {
-        if (!level->exempt) {
-            ngx_http_kube_metrics_flow_level(level->name, level->nominalSeats,
-                                             level->nominalSeats,
-                                             level->nominalSeats);
-        }
-    }
 }
 
 
@@ -420,73 +233,6 @@ ngx_http_kube_fc_create(ngx_http_request_t *r)
 }
 
 
-ngx_int_t
-ngx_http_kube_fc_add_header(ngx_http_request_t *r, const char *name,
-    const ngx_str_t &value)
-{
-    ngx_table_elt_t  *h;
-
-    if (value.len == 0) {
-        return NGX_OK;
-    }
-
-    h = static_cast<ngx_table_elt_t *>(ngx_list_push(&r->headers_out.headers));
-    if (h == NULL) {
-        return NGX_ERROR;
-    }
-
-    h->hash = 1;
-    h->key.len = ngx_strlen(name);
-    h->key.data = reinterpret_cast<u_char *>(const_cast<char *>(name));
-    h->value = value;
-
-    return NGX_OK;
-}
-
-
-/* setResponseHeaders: the UIDs, not the names, of what classified it */
-ngx_int_t
-ngx_http_kube_fc_set_headers(ngx_http_request_t *r,
-    ngx_http_kube_fc_request_t *fc)
-{
-    if (fc->headers_set) {
-        return NGX_OK;
-    }
-
-    fc->headers_set = true;
-
-    if (ngx_http_kube_fc_add_header(r, "X-Kubernetes-PF-PriorityLevel-UID",
-                                    fc->priority_level_uid)
-        != NGX_OK
-        || ngx_http_kube_fc_add_header(r, "X-Kubernetes-PF-FlowSchema-UID",
-                                       fc->flow_schema_uid)
-           != NGX_OK)
-    {
-        return NGX_ERROR;
-    }
-
-    return NGX_OK;
-}
-
-
-/* tooManyRequests: 429 with Retry-After 1, as a Status */
-ngx_int_t
-ngx_http_kube_fc_too_many(ngx_http_request_t *r, ngx_http_kube_fc_request_t *fc)
-{
-    if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    ngx_http_kube_metrics_rejected(r);
-
-    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
-        kube::meta::Status::tooManyRequests(
-            std::string(kube::flowcontrol::kTooManyRequestsMessage),
-            kube::flowcontrol::kRetryAfterSeconds),
-        true));
-}
-
-
 /* The wait limit passed, or (posted) the request was dispatched: its
  * phases go on, and the handler answers by its state. */
 void
@@ -535,61 +281,6 @@ ngx_http_kube_fc_wait_event(ngx_event_t *ev)
     r->write_event_handler = ngx_http_core_run_phases;
     ngx_http_core_run_phases(r);
     ngx_http_run_posted_requests(c);
-}
-
-
-/* Resumes this worker's parked requests that were dispatched, each from
- * its own posted event (one may end another's connection). */
-void
-ngx_http_kube_fc_resume_handler(ngx_event_t *ev)
-{
-    ngx_queue_t                 *q, *next;
-    SharedState                 *state;
-    ngx_slab_pool_t             *shpool;
-    ngx_http_kube_fc_worker_t   *w = ngx_http_kube_fc_worker;
-    ngx_http_kube_fc_request_t  *fc;
-
-    state = ngx_http_kube_fc_state();
-    if (w == NULL || state == NULL || ngx_queue_empty(&w->parked)) {
-        return;
-    }
-
-    Dispatcher d(*state);
-
-    shpool = ngx_http_kube_fc_shpool();
-    ngx_shmtx_lock(&shpool->mutex);
-
-    for (q = ngx_queue_head(&w->parked);
-         q != ngx_queue_sentinel(&w->parked);
-         q = next)
-    {
-        next = ngx_queue_next(q);
-        fc = ngx_queue_data(q, ngx_http_kube_fc_request_t, parked);
-
-        bool gone = false;
-        std::optional<Seat> seat = d.poll(fc->ticket, gone);
-        if (!seat && !gone) {
-            continue;
-        }
-
-        ngx_queue_remove(q);
-        if (fc->wait_timer.timer_set) {
-            ngx_del_timer(&fc->wait_timer);
-        }
-
-        /* a ticket the zone forgot (its owner was swept) runs unlimited */
-        fc->state = seat ? NGX_HTTP_KUBE_FC_EXECUTING
-                         : NGX_HTTP_KUBE_FC_RELEASED;
-        ngx_http_kube_fc_note_queued(fc, -1);
-        if (seat) {
-            fc->seat = *seat;
-            ngx_http_kube_fc_note_executing(fc, ngx_http_kube_fc_now());
-        }
-
-        ngx_post_event(&fc->wait_timer, &ngx_posted_events);
-    }
-
-    ngx_shmtx_unlock(&shpool->mutex);
 }
 
 
@@ -695,6 +386,61 @@ ngx_http_kube_fc_privileged(const kube::authn::UserInfo &user)
 }
 
 }  // namespace
+
+
+/* Resumes this worker's parked requests that were dispatched, each from
+ * its own posted event (one may end another's connection). */
+void
+ngx_http_kube_fc_resume_handler(ngx_event_t *ev)
+{
+    ngx_queue_t                 *q, *next;
+    SharedState                 *state;
+    ngx_slab_pool_t             *shpool;
+    ngx_http_kube_fc_worker_t   *w = ngx_http_kube_fc_worker;
+    ngx_http_kube_fc_request_t  *fc;
+
+    state = ngx_http_kube_fc_state();
+    if (w == NULL || state == NULL || ngx_queue_empty(&w->parked)) {
+        return;
+    }
+
+    Dispatcher d(*state);
+
+    shpool = ngx_http_kube_fc_shpool();
+    ngx_shmtx_lock(&shpool->mutex);
+
+    for (q = ngx_queue_head(&w->parked);
+         q != ngx_queue_sentinel(&w->parked);
+         q = next)
+    {
+        next = ngx_queue_next(q);
+        fc = ngx_queue_data(q, ngx_http_kube_fc_request_t, parked);
+
+        bool gone = false;
+        std::optional<Seat> seat = d.poll(fc->ticket, gone);
+        if (!seat && !gone) {
+            continue;
+        }
+
+        ngx_queue_remove(q);
+        if (fc->wait_timer.timer_set) {
+            ngx_del_timer(&fc->wait_timer);
+        }
+
+        /* a ticket the zone forgot (its owner was swept) runs unlimited */
+        fc->state = seat ? NGX_HTTP_KUBE_FC_EXECUTING
+                         : NGX_HTTP_KUBE_FC_RELEASED;
+        ngx_http_kube_fc_note_queued(fc, -1);
+        if (seat) {
+            fc->seat = *seat;
+            ngx_http_kube_fc_note_executing(fc, ngx_http_kube_fc_now());
+        }
+
+        ngx_post_event(&fc->wait_timer, &ngx_posted_events);
+    }
+
+    ngx_shmtx_unlock(&shpool->mutex);
+}
 
 
 /* mirrors WithPriorityAndFairness / WithMaxInFlightLimit */
@@ -869,169 +615,4 @@ ngx_http_kube_flowcontrol_release(ngx_http_request_t *r)
     if (fc != NULL && fc->state == NGX_HTTP_KUBE_FC_EXECUTING) {
         ngx_http_kube_fc_release(fc);
     }
-}
-
-
-ngx_int_t
-ngx_http_kube_flowcontrol_add_zone(ngx_conf_t *cf)
-{
-    ngx_str_t  name = ngx_string("kube_apiserver_flowcontrol");
-
-    /* the state, and the slab allocator's own pages */
-    size_t size = ngx_align(sizeof(SharedState), ngx_pagesize)
-                  + 16 * ngx_pagesize;
-
-    ngx_http_kube_fc_zone = ngx_shared_memory_add(cf, &name, size,
-        &ngx_http_kube_apiserver_module);
-    if (ngx_http_kube_fc_zone == NULL) {
-        return NGX_ERROR;
-    }
-
-    ngx_http_kube_fc_zone->init = ngx_http_kube_fc_init_zone;
-
-    return NGX_OK;
-}
-
-
-/* init_process: this worker becomes an owner in the zone; the owners whose
- * process is gone (a worker that crashed) give back what they held */
-ngx_int_t
-ngx_http_kube_flowcontrol_init_worker(ngx_cycle_t *cycle)
-try {
-    Wakes                       wakes;
-    SharedState                *state;
-    ngx_slab_pool_t            *shpool;
-    ngx_http_kube_main_conf_t  *kmcf;
-
-    state = ngx_http_kube_fc_state();
-    if (state == NULL) {
-        return NGX_OK;
-    }
-
-    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
-        ngx_http_cycle_get_module_main_conf(cycle,
-                                            ngx_http_kube_apiserver_module));
-
-    auto w = std::make_unique<ngx_http_kube_fc_worker_t>();
-    ngx_queue_init(&w->parked);
-    w->resume.handler = ngx_http_kube_fc_resume_handler;
-    w->resume.data = cycle;
-    w->resume.log = cycle->log;
-
-    Dispatcher d(*state);
-    std::int64_t now = ngx_http_kube_fc_now();
-
-    shpool = ngx_http_kube_fc_shpool();
-    ngx_shmtx_lock(&shpool->mutex);
-    w->owner = d.registerOwner(
-        static_cast<std::int32_t>(ngx_pid), static_cast<std::int32_t>(ngx_worker),
-        now, [](std::int32_t pid) {
-            return kill(pid, 0) == 0 || errno == EPERM;
-        }, wakes);
-    ngx_shmtx_unlock(&shpool->mutex);
-
-    if (w->owner < 0) {
-        ngx_log_error(NGX_LOG_ALERT, cycle->log, 0,
-                      "kube-apiserver: flow control has no room for this "
-                      "worker, its requests are not limited");
-    }
-
-    ngx_http_kube_fc_worker = w.release();
-    ngx_http_kube_fc_wake(state, wakes);
-
-    if (!kmcf->priority_and_fairness) {
-        ngx_http_kube_fc_apply(state,
-            kube::flowcontrol::maxInFlightConfiguration(
-                static_cast<int>(kmcf->max_requests_inflight),
-                static_cast<int>(kmcf->max_mutating_requests_inflight)));
-    }
-
-    return NGX_OK;
-
-} catch (const std::exception &e) {
-    ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
-                  "kube-apiserver: flow control: %s", e.what());
-    return NGX_ERROR;
-}
-
-
-/* exit_process: anything this worker still holds goes back */
-void
-ngx_http_kube_flowcontrol_exit_worker(ngx_cycle_t *cycle)
-{
-    Wakes                       wakes;
-    SharedState                *state;
-    ngx_slab_pool_t            *shpool;
-    ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
-
-    if (w == NULL) {
-        return;
-    }
-
-    try {
-        state = ngx_http_kube_fc_state();
-
-        if (w->resume.posted) {
-            ngx_delete_posted_event(&w->resume);
-        }
-
-        if (state != NULL && w->owner >= 0) {
-            shpool = ngx_http_kube_fc_shpool();
-            ngx_shmtx_lock(&shpool->mutex);
-            Dispatcher(*state).dropOwner(w->owner, ngx_http_kube_fc_now(),
-                                         wakes);
-            ngx_shmtx_unlock(&shpool->mutex);
-
-            w->owner = -1;
-            ngx_http_kube_fc_wake(state, wakes);
-        }
-
-        ngx_http_kube_fc_worker = NULL;
-        delete w;
-
-    } catch (...) {
-        ngx_log_error(NGX_LOG_ALERT, cycle->log, 0,
-                      "kube-apiserver: flow control did not stop cleanly");
-    }
-}
-
-
-/* The wake-up poll (kube_wake.cpp): resumes what was dispatched. */
-void
-ngx_http_kube_flowcontrol_resume()
-{
-    ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
-
-    if (w != NULL && !ngx_queue_empty(&w->parked) && !w->resume.posted) {
-        ngx_post_event(&w->resume, &ngx_posted_events);
-    }
-}
-
-
-/* The coordinator's wiring: this worker's APF classifier (loop thread
- * only; NULL until there is one: requests pass). */
-void
-ngx_http_kube_flowcontrol_set_classifier(
-    const kube::flowcontrol::Classifier *classifier)
-{
-    if (ngx_http_kube_fc_worker != NULL) {
-        ngx_http_kube_fc_worker->classifier = classifier;
-        ngx_http_kube_fc_worker->applied.reset();
-    }
-}
-
-
-/* kube's APF total: --max-requests-inflight + --max-mutating-requests-
- * inflight, from which the levels' nominal seats are computed */
-int
-ngx_http_kube_flowcontrol_server_concurrency(ngx_cycle_t *cycle)
-{
-    ngx_http_kube_main_conf_t  *kmcf;
-
-    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
-        ngx_http_cycle_get_module_main_conf(cycle,
-                                            ngx_http_kube_apiserver_module));
-
-    return static_cast<int>(kmcf->max_requests_inflight
-                            + kmcf->max_mutating_requests_inflight);
 }

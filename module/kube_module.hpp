@@ -154,9 +154,9 @@ struct ngx_http_kube_ctx_t {
     /* The streamed answer in progress (kube_stream.cpp), owned by its own
      * pool cleanup. */
     kube::module::NginxStream     *stream = nullptr;
-    /* kube_metrics.cpp: the request is counted when it ends; it holds an
-     * in-flight count of this kind (0 readOnly, 1 mutating, -1 none) or a
-     * long-running request's gauge */
+    /* kube_metrics_request.cpp: the request is counted when it ends; it
+     * holds an in-flight count of this kind (0 readOnly, 1 mutating, -1
+     * none) or a long-running request's gauge */
     bool                          metrics_counted = false;
     int                           metrics_inflight = -1;
     std::atomic<uint64_t>        *metrics_longrunning = nullptr;
@@ -232,7 +232,7 @@ ngx_int_t ngx_http_kube_stream_start(ngx_http_request_t *r,
     std::shared_ptr<kube::server::StreamSource> source);
 void ngx_http_kube_streams_release(ngx_cycle_t *cycle);
 
-/* kube_metrics.cpp */
+/* kube_metrics_*.cpp (kube_metrics.hpp) */
 
 /* why a streamed response ended, as /metrics counts it */
 #define NGX_HTTP_KUBE_STREAM_FINISHED   0
@@ -248,12 +248,20 @@ void ngx_http_kube_streams_release(ngx_cycle_t *cycle);
 #define NGX_HTTP_KUBE_AUDIT_PLUGINS          2
 #define NGX_HTTP_KUBE_AUDIT_LEVELS           4
 
-/* apiserver_flowcontrol_* gauges a dispatcher adds to (per worker; a dead
- * worker's share is dropped) */
-#define NGX_HTTP_KUBE_FLOW_INQUEUE       0   /* current_inqueue_requests */
-#define NGX_HTTP_KUBE_FLOW_EXECUTING     1   /* current_executing_requests */
-#define NGX_HTTP_KUBE_FLOW_SEATS_IN_USE  2   /* request_concurrency_in_use */
-#define NGX_HTTP_KUBE_FLOW_GAUGES        3
+/* the apiserver_flowcontrol_* series of a (flow schema, priority level):
+ * gauges (per worker; a dead worker's share is dropped) and a counter a
+ * dispatcher adds to, histograms it observes */
+#define NGX_HTTP_KUBE_FLOW_INQUEUE          0  /* current_inqueue_requests */
+#define NGX_HTTP_KUBE_FLOW_EXECUTING        1  /* current_executing_requests */
+#define NGX_HTTP_KUBE_FLOW_SEATS_IN_USE     2  /* request_concurrency_in_use */
+#define NGX_HTTP_KUBE_FLOW_DISPATCHED       3  /* dispatched_requests_total */
+/* request_wait_duration_seconds, execute="false" and "true" */
+#define NGX_HTTP_KUBE_FLOW_WAIT_REJECTED    4
+#define NGX_HTTP_KUBE_FLOW_WAIT_EXECUTED    5
+/* request_execution_seconds, type="regular" and "watch" */
+#define NGX_HTTP_KUBE_FLOW_EXECUTION        6
+#define NGX_HTTP_KUBE_FLOW_EXECUTION_WATCH  7
+#define NGX_HTTP_KUBE_FLOW_SERIES           8
 
 ngx_int_t ngx_http_kube_metrics_add_zone(ngx_conf_t *cf);
 ngx_int_t ngx_http_kube_metrics_add_handlers(ngx_conf_t *cf);
@@ -270,15 +278,14 @@ void ngx_http_kube_metrics_watcher_terminated(ngx_http_request_t *r);
 struct ngx_http_kube_flow_series_t;
 ngx_http_kube_flow_series_t *ngx_http_kube_metrics_flow_series(
     std::string_view fs, std::string_view pl);
+/* a gauge's or the counter's series, by delta */
 void ngx_http_kube_metrics_flow_add(ngx_http_kube_flow_series_t *s,
-    ngx_uint_t gauge, ngx_int_t delta);
+    ngx_uint_t series, ngx_int_t delta);
+/* a histogram's series, a duration in nanoseconds */
+void ngx_http_kube_metrics_flow_observe(ngx_http_kube_flow_series_t *s,
+    ngx_uint_t series, uint64_t ns);
 void ngx_http_kube_metrics_flow_rejected(ngx_http_kube_flow_series_t *s,
     std::string_view reason);
-void ngx_http_kube_metrics_flow_dispatched(ngx_http_kube_flow_series_t *s);
-void ngx_http_kube_metrics_flow_wait(ngx_http_kube_flow_series_t *s,
-    bool execute, uint64_t ns);
-void ngx_http_kube_metrics_flow_execution(ngx_http_kube_flow_series_t *s,
-    bool watch, uint64_t ns);
 void ngx_http_kube_metrics_flow_level(std::string_view pl,
     ngx_int_t concurrency, ngx_int_t nominal, ngx_int_t current);
 void ngx_http_kube_metrics_stream_end(ngx_uint_t reason);
@@ -312,7 +319,7 @@ void ngx_http_kube_wake_self();
 void ngx_http_kube_wake_worker(ngx_int_t slot);
 void ngx_http_kube_wake_exit_worker(ngx_cycle_t *cycle);
 
-/* kube_flowcontrol.cpp */
+/* kube_flowcontrol*.cpp (kube_flowcontrol.hpp) */
 namespace kube::flowcontrol {
 class Classifier;
 }

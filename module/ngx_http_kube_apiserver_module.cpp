@@ -907,8 +907,6 @@ ngx_http_kube_positive_sec(ngx_conf_t *cf, void *post, void *data)
 ngx_int_t
 ngx_http_kube_init(ngx_conf_t *cf)
 {
-    ngx_http_handler_pt        *h;
-    ngx_http_core_main_conf_t  *cmcf;
     ngx_http_kube_main_conf_t  *kmcf;
 
     kmcf = static_cast<ngx_http_kube_main_conf_t *>(
@@ -946,33 +944,30 @@ ngx_http_kube_init(ngx_conf_t *cf)
         }
     }
 
-    cmcf = static_cast<ngx_http_core_main_conf_t *>(
-        ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module));
-
     /* handlers of a phase run last-registered first: authorization (ACCESS);
      * in PREACCESS authentication, audit, impersonation, then flow control */
 
-    h = static_cast<ngx_http_handler_pt *>(
-        ngx_array_push(&cmcf->phases[NGX_HTTP_ACCESS_PHASE].handlers));
-    if (h == NULL) {
+    if (ngx_http_kube_add_handler(cf, NGX_HTTP_ACCESS_PHASE,
+                                  ngx_http_kube_authz_handler)
+        != NGX_OK)
+    {
         return NGX_ERROR;
     }
-    *h = ngx_http_kube_authz_handler;
 
     /* flow control classifies by the user the request acts as */
-    h = static_cast<ngx_http_handler_pt *>(
-        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
-    if (h == NULL) {
+    if (ngx_http_kube_add_handler(cf, NGX_HTTP_PREACCESS_PHASE,
+                                  ngx_http_kube_flowcontrol_handler)
+        != NGX_OK)
+    {
         return NGX_ERROR;
     }
-    *h = ngx_http_kube_flowcontrol_handler;
 
-    h = static_cast<ngx_http_handler_pt *>(
-        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
-    if (h == NULL) {
+    if (ngx_http_kube_add_handler(cf, NGX_HTTP_PREACCESS_PHASE,
+                                  ngx_http_kube_impersonation_handler)
+        != NGX_OK)
+    {
         return NGX_ERROR;
     }
-    *h = ngx_http_kube_impersonation_handler;
 
     /* audit runs right after authentication, before impersonation, so its
      * event keeps the authenticated user (kube's WithAudit wraps
@@ -985,28 +980,28 @@ ngx_http_kube_init(ngx_conf_t *cf)
         return NGX_ERROR;
     }
 
-    h = static_cast<ngx_http_handler_pt *>(
-        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
-    if (h == NULL) {
+    if (ngx_http_kube_add_handler(cf, NGX_HTTP_PREACCESS_PHASE,
+                                  ngx_http_kube_authn_handler)
+        != NGX_OK)
+    {
         return NGX_ERROR;
     }
-    *h = ngx_http_kube_authn_handler;
 
     /* before authentication, as kube's WithCORS wraps it */
-    h = static_cast<ngx_http_handler_pt *>(
-        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
-    if (h == NULL) {
+    if (ngx_http_kube_add_handler(cf, NGX_HTTP_PREACCESS_PHASE,
+                                  ngx_http_kube_cors_handler)
+        != NGX_OK)
+    {
         return NGX_ERROR;
     }
-    *h = ngx_http_kube_cors_handler;
 
     /* before CORS, as kube's WithRequestDeadline wraps it */
-    h = static_cast<ngx_http_handler_pt *>(
-        ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers));
-    if (h == NULL) {
+    if (ngx_http_kube_add_handler(cf, NGX_HTTP_PREACCESS_PHASE,
+                                  ngx_http_kube_deadline_handler)
+        != NGX_OK)
+    {
         return NGX_ERROR;
     }
-    *h = ngx_http_kube_deadline_handler;
 
     return ngx_http_kube_filters_init(cf);
 }

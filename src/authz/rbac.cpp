@@ -8,60 +8,18 @@ namespace kube::authz {
 namespace json = util::json;
 namespace cacher = storage::cacher;
 
-// Keeps the index in step with one resource's watch cache.
-class RbacAuthorizer::Follower : public cacher::CacheWatcher {
-  public:
-    Follower(RbacIndex& index, RbacResource resource, cacher::WatchCache& cache)
-        : index_(index), resource_(resource), cache_(cache) {
-        refill();
-        cache_.addWatcher(this);
-    }
-    ~Follower() override { cache_.removeWatcher(this); }
-
-    void onEvent(const cacher::EventRef& event) override {
-        json::Document doc;
-        if (!event->object || json::parse(event->object->bytes, doc) || !doc.IsObject()) {
-            return;
-        }
-        if (event->type != cacher::WatchEvent::Type::Deleted) {
-            index_.put(resource_, doc);
-            return;
-        }
-        const json::Value* meta = json::member(doc, "metadata");
-        if (meta) {
-            index_.remove(resource_, json::stringMember(*meta, "namespace"),
-                          json::stringMember(*meta, "name"));
-        }
-    }
-
-    // The cache was refilled from the store: start over from its state.
-    void onReset() override { refill(); }
-
-  private:
-    void refill() {
-        index_.clear(resource_);
-        cacher::WatchCache::Page page;
-        if (!cache_.list(cache_.prefix(), "", 0, nullptr, 0, &page)) {
-            return;
-        }
-        for (const cacher::ObjectRef& obj : page.items) {
-            json::Document doc;
-            if (!json::parse(obj->bytes, doc) && doc.IsObject()) {
-                index_.put(resource_, doc);
-            }
-        }
-    }
-
-    RbacIndex& index_;
-    RbacResource resource_;
-    cacher::WatchCache& cache_;
-};
-
 RbacAuthorizer::RbacAuthorizer() = default;
 RbacAuthorizer::~RbacAuthorizer() = default;
 
 void RbacAuthorizer::follow(RbacResource resource, cacher::WatchCache& cache) {
-    followers_[static_cast<size_t>(resource)] = std::make_unique<Follower>(index_, resource, cache);
+    cacher::Follower::JsonHandlers h;
+    h.replacing = [this, resource] { index_.clear(resource); };
+    h.put = [this, resource](const json::Value& obj) { index_.put(resource, obj); };
+    h.remove = [this, resource](std::string_view namespace_, std::string_view name) {
+        index_.remove(resource, namespace_, name);
+    };
+    followers_[static_cast<size_t>(resource)] =
+        std::make_unique<cacher::Follower>(cache, std::move(h));
 }
 
 Result RbacAuthorizer::authorize(const Attributes& attrs) const {

@@ -6,7 +6,7 @@
 #include "authz/authorizer.hpp"
 #include "authz/decision_cache.hpp"
 #include "authz/rbac_index.hpp"
-#include "storage/cacher/watch_cache.hpp"
+#include "storage/cacher/follower.hpp"
 
 namespace kube::authz {
 
@@ -34,14 +34,12 @@ class RbacAuthorizer : public Authorizer {
     RbacIndex& index() { return index_; }
 
   private:
-    class Follower;
-
     Result decide(const Attributes& attrs) const;
 
     RbacIndex index_;
     // This worker's answers at the index's current generation.
     mutable DecisionCache decisions_;
-    std::array<std::unique_ptr<Follower>, 4> followers_;
+    std::array<std::unique_ptr<storage::cacher::Follower>, 4> followers_;
 };
 
 }  // namespace kube::authz

@@ -233,64 +233,26 @@ struct Controller::Schema {
     }
 };
 
-// Keeps the controller in step with one resource's watch cache.
-class Controller::Follower : public cacher::CacheWatcher {
-public:
-    Follower(Controller& c, bool flowSchemas, cacher::WatchCache& cache)
-        : c_(c), flowSchemas_(flowSchemas), cache_(cache) {
-        refill();
-        cache_.addWatcher(this);
-    }
-    ~Follower() override { cache_.removeWatcher(this); }
-
-    void onEvent(const cacher::EventRef& event) override {
-        json::Document doc;
-        if (!event->object || json::parse(event->object->bytes, doc) || !doc.IsObject()) {
-            return;
-        }
-        if (event->type == cacher::WatchEvent::Type::Deleted) {
-            if (const json::Value* meta = json::member(doc, "metadata")) {
-                c_.remove(flowSchemas_, std::string(json::stringMember(*meta, "name")));
-            }
-        } else {
-            c_.put(flowSchemas_, doc);
-        }
-        c_.rebuild();
-    }
-
-    void onReset() override {
-        refill();
-        c_.rebuild();
-    }
-
-private:
-    void refill() {
-        c_.clear(flowSchemas_);
-        cacher::WatchCache::Page page;
-        if (!cache_.list(cache_.prefix(), "", 0, nullptr, 0, &page)) {
-            return;
-        }
-        for (const cacher::ObjectRef& obj : page.items) {
-            json::Document doc;
-            if (!json::parse(obj->bytes, doc) && doc.IsObject()) {
-                c_.put(flowSchemas_, doc);
-            }
-        }
-    }
-
-    Controller& c_;
-    bool flowSchemas_;
-    cacher::WatchCache& cache_;
-};
-
 Controller::Controller() : config_(std::make_shared<Configuration>()) {}
 Controller::~Controller() = default;
 
 void Controller::follow(cacher::WatchCache& flowSchemas, cacher::WatchCache& levels) {
     followers_.clear();
-    followers_.push_back(std::make_unique<Follower>(*this, true, flowSchemas));
-    followers_.push_back(std::make_unique<Follower>(*this, false, levels));
+    followers_.push_back(std::make_unique<cacher::Follower>(flowSchemas, handlers(true)));
+    followers_.push_back(std::make_unique<cacher::Follower>(levels, handlers(false)));
     rebuild();
+}
+
+// Every event rebuilds at once; so does a reset, after the whole state.
+cacher::Follower::JsonHandlers Controller::handlers(bool flowSchemas) {
+    cacher::Follower::JsonHandlers h;
+    h.replacing = [this, flowSchemas] { clear(flowSchemas); };
+    h.put = [this, flowSchemas](const json::Value& obj) { put(flowSchemas, obj); };
+    h.remove = [this, flowSchemas](std::string_view /*namespace_*/, std::string_view name) {
+        remove(flowSchemas, std::string(name));
+    };
+    h.changed = [this] { rebuild(); };
+    return h;
 }
 
 void Controller::put(bool flowSchema, const json::Value& obj) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "flowcontrol/decision.hpp"
-#include "storage/cacher/watch_cache.hpp"
+#include "storage/cacher/follower.hpp"
 #include "util/json.hpp"
 
 namespace kube::flowcontrol {
@@ -64,7 +64,8 @@ public:
     struct Schema;
 
 private:
-    class Follower;
+    // Keep one kind (FlowSchemas or levels) in step with its cache.
+    storage::cacher::Follower::JsonHandlers handlers(bool flowSchemas);
 
     std::map<std::string, std::shared_ptr<const util::json::Document>> flowSchemas_;
     std::map<std::string, std::shared_ptr<const util::json::Document>> levels_;
@@ -73,7 +74,7 @@ private:
     int serverLimit_ = kDefaultServerConcurrencyLimit;
     bool read_ = false;
     std::function<void(const std::vector<DanglingChange>&)> danglingChanged_;
-    std::vector<std::unique_ptr<Follower>> followers_;
+    std::vector<std::unique_ptr<storage::cacher::Follower>> followers_;
 };
 
 // Mirrors hashFlowID: the first 8 bytes, little-endian, of the SHA-256 of the

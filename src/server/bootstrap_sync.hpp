@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/cacher/watch_cache.hpp"
+#include "storage/cacher/follower.hpp"
 
 namespace kube::server {
 
@@ -34,14 +34,11 @@ public:
     size_t missing() const { return missing_.size(); }
 
 private:
-    class Follower;
-
-    void found(const std::string& key);
     void check();
 
     std::set<std::string, std::less<>> missing_;
     std::function<void()> done_;
-    std::vector<std::unique_ptr<Follower>> followers_;
+    std::vector<std::unique_ptr<storage::cacher::Follower>> followers_;
 };
 
 }  // namespace kube::server

@@ -1,6 +1,7 @@
 // The watch cache, its change feed and the watch stream, over the memory
 // backend with a fake loop and a fake connection.
 
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
 #include "storage/cacher/cacher.hpp"
+#include "storage/cacher/follower.hpp"
 #include "storage/cacher/metrics.hpp"
 #include "storage/compactor.hpp"
 #include "storage/memory/memory_store.hpp"
@@ -648,6 +650,87 @@ void history_is_trimmed_oldest_first_to_its_byte_limit(void**) {
     assert_false(c.list(kPrefix, "", 0, nullptr, oldest - 2, &page));
 }
 
+// --- Followers: what a consumer of a cache is told, and when.
+
+// Records the handler calls of a follower as lines ("put a", "changed").
+struct FollowLog {
+    std::vector<std::string> calls;
+    bool declineResets = false;
+
+    storage::cacher::Follower::Handlers handlers() {
+        storage::cacher::Follower::Handlers h;
+        h.replacing = [this] {
+            calls.push_back("replacing");
+            return !declineResets;
+        };
+        h.put = [this](const storage::cacher::CachedObject& obj) {
+            calls.push_back("put " + obj.key.substr(std::strlen(kPrefix)));
+            return obj.bytes != "same";
+        };
+        h.remove = [this](const storage::cacher::CachedObject& obj) {
+            calls.push_back("remove " + obj.key.substr(std::strlen(kPrefix)));
+            return true;
+        };
+        h.changed = [this] { calls.push_back("changed"); };
+        return h;
+    }
+};
+
+void a_follower_gets_the_state_then_each_change_and_the_state_after_a_reset(void**) {
+    WatchCache c(kPrefix, "configmaps", revised, size_t(1) << 30);
+    const std::string a = std::string(kPrefix) + "a", b = std::string(kPrefix) + "b";
+    const std::string v = "{}", same = "same";
+    storage::ObjectView held[] = {{b, v, 1, 1}, {a, v, 1, 1}};
+    c.reset({held[1], held[0]}, 1);
+    auto now = std::chrono::steady_clock::now();
+    FollowLog log;
+    {
+        storage::cacher::Follower follower(c, log.handlers());
+        // The state in key order, without "changed": the owner says when it
+        // has all it follows.
+        assert_true((log.calls == std::vector<std::string>{"replacing", "put a", "put b"}));
+        log.calls.clear();
+        c.apply(put(2, a, same), now);  // changes nothing the owner holds
+        c.apply(put(3, b, v), now);
+        c.apply(del(4, a, same), now);
+        assert_true((log.calls == std::vector<std::string>{"put a", "put b", "changed", "remove a",
+                                                           "changed"}));
+        log.calls.clear();
+        c.reset({held[0]}, 5);
+        assert_true((log.calls == std::vector<std::string>{"replacing", "put b", "changed"}));
+        // Declined: the cache is not listed and nothing changed.
+        log.calls.clear();
+        log.declineResets = true;
+        c.reset({held[0]}, 6);
+        assert_true((log.calls == std::vector<std::string>{"replacing"}));
+        assert_int_equal(c.watchers(), 1);
+    }
+    assert_int_equal(c.watchers(), 0);
+}
+
+void a_json_follower_skips_what_is_not_an_object(void**) {
+    WatchCache c(kPrefix, "configmaps", revised, size_t(1) << 30);
+    const std::string a = std::string(kPrefix) + "a", b = std::string(kPrefix) + "b";
+    const std::string good = R"({"metadata":{"namespace":"ns","name":"a"}})";
+    const std::string bad = "[1]", bare = "{}";
+    c.reset({}, 1);
+    auto now = std::chrono::steady_clock::now();
+    std::vector<std::string> calls;
+    storage::cacher::Follower::JsonHandlers h;
+    h.put = [&](const json::Value& obj) { calls.push_back("put " + json::serialize(obj)); };
+    h.remove = [&](std::string_view ns, std::string_view name) {
+        calls.push_back("remove " + std::string(ns) + "/" + std::string(name));
+    };
+    h.changed = [&] { calls.push_back("changed"); };
+    storage::cacher::Follower follower(c, std::move(h));
+    c.apply(put(2, a, good), now);
+    c.apply(put(3, b, bad), now);   // not an object: no put, no change
+    c.apply(del(4, b, bare), now);  // no metadata: no remove, yet a change
+    c.apply(del(5, a, good), now);
+    assert_true((calls == std::vector<std::string>{"put " + good, "changed", "changed",
+                                                   "remove ns/a", "changed"}));
+}
+
 void with_no_room_for_history_watchers_still_get_every_event(void**) {
     storage::cacher::HistoryLimits none;
     none.workerBytes = 0;
@@ -879,6 +962,8 @@ int main() {
         cmocka_unit_test(a_streamed_list_is_the_buffered_list_sent_in_pieces),
         cmocka_unit_test(an_event_costs_only_what_it_alone_keeps_alive),
         cmocka_unit_test(history_is_trimmed_oldest_first_to_its_byte_limit),
+        cmocka_unit_test(a_follower_gets_the_state_then_each_change_and_the_state_after_a_reset),
+        cmocka_unit_test(a_json_follower_skips_what_is_not_an_object),
         cmocka_unit_test(with_no_room_for_history_watchers_still_get_every_event),
         cmocka_unit_test(a_watch_from_a_trimmed_revision_replays_from_the_log),
         cmocka_unit_test(a_replay_from_the_log_reads_ahead_a_few_megabytes_at_a_time),
