@@ -9,6 +9,7 @@
 #include "kube_loop.hpp"
 #include "kube_module.hpp"
 
+#include "server/etcd_value_codec.hpp"
 #include "storage/etcd/etcd_store.hpp"
 #include "storage/lmdb/lmdb_store.hpp"
 
@@ -165,6 +166,9 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
             reinterpret_cast<char *>(kmcf->etcd_prefix.data),
             kmcf->etcd_prefix.len);
     }
+
+    /* values in kube-apiserver's encoding, so that it shares the etcd */
+    opts.codec = kube::server::kubeValueCodec();
 
     std::string error;
     auto etcd = kube::storage::etcd::Store::open(opts, *w->loop,

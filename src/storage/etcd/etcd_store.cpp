@@ -14,7 +14,6 @@ namespace {
 // a page of big objects stays a modest message.
 constexpr int64_t kPageSize = 500;
 constexpr std::chrono::milliseconds kMaxBackoff{5000};
-constexpr std::string_view kRegistryRoot = "/registry";
 constexpr std::string_view kRevisionSlot = "\"resourceVersion\":\"\"";
 
 // The end of the etcd range holding every key that starts with `prefix`.
@@ -87,6 +86,7 @@ std::unique_ptr<Store> Store::open(const Options& options, util::EventLoop& loop
 Store::Store(const Options& options, util::EventLoop& loop, std::function<void()> notify,
              const std::string& target)
     : options_(options),
+      layout_(options.prefix),
       loop_(loop),
       rangeEnd_(prefixEnd(options.prefix + "/")),
       client_(std::make_unique<Client>(target, Client::Options{options.endpoints, options.timeout},
@@ -102,17 +102,35 @@ Store::~Store() {
 }
 
 std::string Store::etcdKey(std::string_view key) const {
-    if (!key.starts_with(kRegistryRoot)) {
-        return std::string(key);
-    }
-    return options_.prefix + std::string(key.substr(kRegistryRoot.size()));
+    return layout_.etcdKey(key);
 }
 
 std::string Store::registryKey(std::string_view key) const {
-    if (!key.starts_with(options_.prefix)) {
-        return std::string(key);
+    return layout_.registryKey(key);
+}
+
+std::string Store::decoded(std::string_view key, std::string_view stored, Revision modRevision,
+                           std::string* corrupt) const {
+    if (!options_.codec.decode) {
+        return withRevision(stored, modRevision);
     }
-    return std::string(kRegistryRoot) + std::string(key.substr(options_.prefix.size()));
+    std::string out;
+    std::string error;
+    if (!options_.codec.decode(key, stored, &out, &error)) {
+        if (corrupt) {
+            *corrupt = "etcd's value at \"" + etcdKey(key) + "\" cannot be decoded: " + error;
+        }
+        return {};
+    }
+    return withRevision(out, modRevision);
+}
+
+Store::Entry Store::entryOf(const std::string& key, const mvccpb::KeyValue& kv) const {
+    Entry e;
+    e.modRevision = revisionOf(kv.mod_revision());
+    e.createRevision = revisionOf(kv.create_revision());
+    e.value = decoded(key, kv.value(), e.modRevision, &e.corrupt);
+    return e;
 }
 
 bool Store::load(std::string* error) {
@@ -136,9 +154,9 @@ bool Store::load(std::string* error) {
             at = revisionOf(resp.header().revision());
         }
         for (const mvccpb::KeyValue& kv : resp.kvs()) {
-            Revision mod = revisionOf(kv.mod_revision());
-            objects_[registryKey(kv.key())] =
-                Entry{withRevision(kv.value(), mod), mod, revisionOf(kv.create_revision())};
+            std::string key = registryKey(kv.key());
+            Entry entry = entryOf(key, kv);
+            objects_[std::move(key)] = std::move(entry);
         }
         if (!resp.more() || resp.kvs().empty()) {
             break;
@@ -227,9 +245,9 @@ void Store::reloadPage(Revision at, std::string from,
             at = revisionOf(resp.header().revision());
         }
         for (const mvccpb::KeyValue& kv : resp.kvs()) {
-            Revision mod = revisionOf(kv.mod_revision());
-            (*objects)[registryKey(kv.key())] =
-                Entry{withRevision(kv.value(), mod), mod, revisionOf(kv.create_revision())};
+            std::string key = registryKey(kv.key());
+            Entry entry = entryOf(key, kv);
+            (*objects)[std::move(key)] = std::move(entry);
         }
         if (resp.more() && !resp.kvs().empty()) {
             reloadPage(at, resp.kvs(resp.kvs_size() - 1).key() + '\0', objects);
@@ -254,19 +272,31 @@ void Store::applyEvent(const mvccpb::Event& e) {
     std::string key = registryKey(e.kv().key());
     Revision rev = revisionOf(e.kv().mod_revision());
     if (e.type() == mvccpb::Event::PUT) {
+        Entry next = entryOf(key, e.kv());
         Entry& entry = objects_[key];
-        entry.value = withRevision(e.kv().value(), rev);
-        entry.modRevision = rev;
-        entry.createRevision = revisionOf(e.kv().create_revision());
-        log_.push_back(LogEntry{Event::Put, rev, entry.createRevision == rev, key, entry.value});
+        bool wasReadable = entry.modRevision != 0 && entry.corrupt.empty();
+        std::swap(entry, next);
+        if (entry.corrupt.empty()) {
+            // Readable again after a corrupt value: new to the watch caches.
+            bool created = entry.createRevision == rev || (next.modRevision != 0 && !wasReadable);
+            log_.push_back(LogEntry{Event::Put, rev, created, key, entry.value});
+        } else if (wasReadable) {
+            // Unreadable now: gone, for the watch caches.
+            log_.push_back(
+                LogEntry{Event::Delete, rev, false, std::move(key), std::move(next.value)});
+        }
         return;
     }
     std::string last;
+    bool wasReadable = false;
     if (auto it = objects_.find(key); it != objects_.end()) {
+        wasReadable = it->second.corrupt.empty();
         last = std::move(it->second.value);
         objects_.erase(it);
     }
-    log_.push_back(LogEntry{Event::Delete, rev, false, std::move(key), std::move(last)});
+    if (wasReadable) {
+        log_.push_back(LogEntry{Event::Delete, rev, false, std::move(key), std::move(last)});
+    }
 }
 
 void Store::advanceTo(Revision revision) {
@@ -328,6 +358,10 @@ void Store::get(std::string_view key, GetCallback cb) {
         cb(keyError(ErrorCode::NotFound, key, "not found"), nullptr);
         return;
     }
+    if (!it->second.corrupt.empty()) {
+        cb(Error{ErrorCode::Internal, it->second.corrupt}, nullptr);
+        return;
+    }
     ObjectView view{it->first, it->second.value, it->second.modRevision,
                     it->second.createRevision};
     cb(Error{}, &view);
@@ -341,6 +375,9 @@ void Store::list(const ListOptions& opts, ListCallback cb) {
     result.revision = revision_;
     for (auto it = objects_.lower_bound(from);
          it != objects_.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+        if (!it->second.corrupt.empty()) {
+            continue;
+        }
         if (opts.limit != 0 && items.size() == opts.limit) {
             result.more = true;
             result.remaining++;
@@ -354,8 +391,33 @@ void Store::list(const ListOptions& opts, ListCallback cb) {
 }
 
 void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
+    // What etcd is to store for each op (kube's encoding of the registry's
+    // JSON); a value the codec refuses fails the batch before etcd sees it.
+    std::vector<std::string> values(ops.size());
+    for (size_t i = 0; i < ops.size(); i++) {
+        const WriteOp& op = ops[i];
+        if (op.type == WriteOp::Type::Delete) {
+            continue;
+        }
+        std::string error;
+        if (!options_.codec.encode) {
+            values[i] = op.value;
+        } else if (!options_.codec.encode(op.key, op.value, &values[i], &error)) {
+            WriteResult r;
+            r.error = keyError(ErrorCode::Internal, op.key, "cannot be encoded: " + error);
+            r.failedOp = i;
+            r.objects.assign(ops.size(), Object{});
+            loop_.post([alive = alive_, cb = std::move(cb), r = std::move(r)]() mutable {
+                if (*alive) {
+                    cb(std::move(r));
+                }
+            });
+            return;
+        }
+    }
     etcdserverpb::TxnRequest txn;
-    for (const WriteOp& op : ops) {
+    for (size_t i = 0; i < ops.size(); i++) {
+        const WriteOp& op = ops[i];
         std::string key = etcdKey(op.key);
         etcdserverpb::Compare* c = txn.add_compare();
         c->set_key(key);
@@ -380,11 +442,11 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
         } else {
             etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
             put->set_key(key);
-            put->set_value(op.value);
+            put->set_value(values[i]);
         }
         txn.add_failure()->mutable_request_range()->set_key(key);
     }
-    client_->txn(txn, [this, ops = std::move(ops), cb = std::move(cb)](
+    client_->txn(txn, [this, ops = std::move(ops), values = std::move(values), cb = std::move(cb)](
                           const grpc::Status& status, etcdserverpb::TxnResponse& resp) mutable {
         Waiting w;
         w.cb = std::move(cb);
@@ -405,11 +467,14 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
                         resp.responses(static_cast<int>(i)).response_delete_range();
                     if (del.prev_kvs_size() > 0) {
                         const mvccpb::KeyValue& prev = del.prev_kvs(0);
-                        o.value = withRevision(prev.value(), revisionOf(prev.mod_revision()));
+                        o.value = decoded(op.key, prev.value(), revisionOf(prev.mod_revision()));
                         o.createRevision = revisionOf(prev.create_revision());
                     }
                 } else {
-                    o.value = spliceRevision(op.value, op.revisionOffset, rev);
+                    // What the other hosts will read: the stored bytes decoded.
+                    o.value = options_.codec.decode
+                                  ? decoded(op.key, values[i], rev)
+                                  : spliceRevision(op.value, op.revisionOffset, rev);
                     o.createRevision = op.type == WriteOp::Type::Create ? rev : 0;
                 }
                 w.result.objects.push_back(std::move(o));
@@ -445,7 +510,7 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
                 w.result.failedOp = i;
                 if (cur) {
                     Revision mod = revisionOf(cur->mod_revision());
-                    w.result.objects[i] = Object{op.key, withRevision(cur->value(), mod), mod,
+                    w.result.objects[i] = Object{op.key, decoded(op.key, cur->value(), mod), mod,
                                                  revisionOf(cur->create_revision())};
                     // A caller that reads again must find at least this.
                     w.revision = mod;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "storage/etcd/key_layout.hpp"
+#include "storage/etcd/value_codec.hpp"
 #include "storage/event.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
@@ -19,6 +21,7 @@ class WatchResponse;
 }
 namespace mvccpb {
 class Event;
+class KeyValue;
 }
 namespace grpc {
 class Status;
@@ -38,6 +41,8 @@ struct Options {
     std::chrono::milliseconds timeout{std::chrono::seconds(30)};
     // Change-feed entries kept for history(); older ones answer Compacted.
     size_t maxLogEvents = 100 * 1024;
+    // How values are stored (kube's encoding when the server sets it).
+    ValueCodec codec;
 };
 
 // The etcd v3 backend: several hosts share one etcd cluster (issue 17).
@@ -53,9 +58,15 @@ struct Options {
 // one write() share one transaction and so one revision (the watch caches
 // take several events of one revision).
 //
-// Values are stored as the registry encodes them, with the resourceVersion
-// left empty (`"resourceVersion":""`); it is filled from the key's
-// mod_revision whenever a value is read back, as kube's etcd3 store does.
+// Keys are in kube-apiserver's layout (KeyLayout); values in what the codec
+// makes of the registry's JSON (kube's encoding when the server sets it),
+// with no resourceVersion: it is the key's mod_revision, filled in whenever
+// a value is read back, as kube's etcd3 store does. The replica holds the
+// registry's form, decoded once as etcd sends a value; a value the codec
+// cannot decode fails its own reads (Internal) and is left out of lists and
+// the change feed, so that the rest of its resource still serves.
+// What a write answers is decoded from what it stored, as kube's store
+// answers, so that every host reads the same object.
 //
 // The commit listener runs whenever the replica moves on, whoever wrote:
 // other hosts' writes reach this worker only through its watch.
@@ -101,6 +112,9 @@ private:
         std::string value;
         Revision modRevision = 0;
         Revision createRevision = 0;
+        // Why etcd's value could not be decoded; the entry then fails its
+        // reads and is left out of lists.
+        std::string corrupt;
     };
     struct LogEntry {
         Event::Type type = Event::Put;
@@ -132,8 +146,14 @@ private:
     void advanceTo(Revision revision);
     void committed(Waiting& w);
     void trimLog();
+    // The registry's form of a value etcd holds, at its mod revision; empty
+    // with `*corrupt` set when the codec cannot decode it.
+    std::string decoded(std::string_view key, std::string_view stored, Revision modRevision,
+                        std::string* corrupt = nullptr) const;
+    Entry entryOf(const std::string& key, const mvccpb::KeyValue& kv) const;
 
     Options options_;
+    KeyLayout layout_;
     util::EventLoop& loop_;
     std::string rangeEnd_;
     std::unique_ptr<Client> client_;
