@@ -251,6 +251,10 @@ try {
     /* one bootstrap RBAC policy reconciler and aggregator per host */
     options.rbacPolicyOwner = (ngx_worker == 0);
     options.minRequestTimeout = std::chrono::seconds(kmcf->min_request_timeout);
+    if (w->etcd != NULL) {
+        /* the health check's name, as kube-apiserver's */
+        options.storageName = "etcd";
+    }
 
     w->server = std::make_unique<kube::server::Server>(*w->loop, *w->storage,
                                                        options);

@@ -17,6 +17,40 @@ bool storedAsJson(std::string_view apiVersion) {
            apiVersion.starts_with("apiregistration.k8s.io/");
 }
 
+// Versions whose messages are the same on the wire (fields renamed, none
+// renumbered): kube 1.26 stores API priority and fairness at v1beta2, which
+// it reads and this server's v1 messages read alike.
+struct SameWire {
+    std::string_view here;    // the version this server stores at
+    std::string_view stored;  // the version kube 1.26 stores at, written in the envelope
+};
+constexpr SameWire kSameWire[] = {
+    {"flowcontrol.apiserver.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1beta2"},
+};
+// Versions read with this server's messages for another one.
+constexpr SameWire kReadAs[] = {
+    {"flowcontrol.apiserver.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1beta2"},
+    {"flowcontrol.apiserver.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1beta3"},
+};
+
+std::string_view envelopeVersion(std::string_view apiVersion) {
+    for (const SameWire& v : kSameWire) {
+        if (v.here == apiVersion) {
+            return v.stored;
+        }
+    }
+    return apiVersion;
+}
+
+void readAs(std::string& apiVersion) {
+    for (const SameWire& v : kReadAs) {
+        if (v.stored == apiVersion) {
+            apiVersion = v.here;
+            return;
+        }
+    }
+}
+
 bool encode(std::string_view, std::string_view value, std::string* out, std::string* error) {
     json::Document doc;
     if (auto err = json::parse(value, doc)) {
@@ -35,7 +69,7 @@ bool encode(std::string_view, std::string_view value, std::string* out, std::str
         // string field all the same.
         std::string raw;
         if (!endpoints::encodeProtobufRaw(doc, apiVersion, kind, &raw)) {
-            *out = endpoints::protobufEnvelope(apiVersion, kind, raw);
+            *out = endpoints::protobufEnvelope(envelopeVersion(apiVersion), kind, raw);
             return true;
         }
         // An object the schema cannot hold stays JSON, which kube reads too.
@@ -52,6 +86,7 @@ bool decode(std::string_view, std::string_view stored, std::string* out, std::st
             *error = *err;
             return false;
         }
+        readAs(envelope.apiVersion);
         if (auto err = endpoints::protobufToJson(envelope, doc)) {
             *error = *err;
             return false;

@@ -95,6 +95,24 @@ void kinds_without_a_message_stay_json_without_resource_version(void**) {
                                         R"("metadata":{"name":"w"},"spec":{"n":1}})");
 }
 
+void flowcontrol_is_stored_at_kube_126_storage_version(void**) {
+    auto codec = kube::server::kubeValueCodec();
+    constexpr std::string_view schema =
+        R"({"kind":"FlowSchema","apiVersion":"flowcontrol.apiserver.k8s.io/v1","metadata":)"
+        R"({"name":"fs","resourceVersion":""},"spec":{"priorityLevelConfiguration":)"
+        R"({"name":"global-default"},"matchingPrecedence":100}})";
+    std::string stored, error;
+    assert_true(codec.encode("/registry/flowschemas/fs", schema, &stored, &error));
+    // The envelope names v1beta2, which kube 1.26 reads.
+    constexpr std::string_view v1beta2 = "flowcontrol.apiserver.k8s.io/v1beta2";
+    assert_true(stored.find(v1beta2) != std::string::npos);
+    std::string back;
+    assert_true(codec.decode("/registry/flowschemas/fs", stored, &back, &error));
+    assert_true(back.find(R"("apiVersion":"flowcontrol.apiserver.k8s.io/v1",)") !=
+                std::string::npos);
+    assert_true(back.find(R"("matchingPrecedence":100)") != std::string::npos);
+}
+
 void undecodable_values_are_refused(void**) {
     auto codec = kube::server::kubeValueCodec();
     std::string out, error;
@@ -118,6 +136,7 @@ int main() {
         cmocka_unit_test(builtin_kinds_are_stored_as_the_protobuf_envelope),
         cmocka_unit_test(json_values_are_read_and_given_a_revision_slot),
         cmocka_unit_test(kinds_without_a_message_stay_json_without_resource_version),
+        cmocka_unit_test(flowcontrol_is_stored_at_kube_126_storage_version),
         cmocka_unit_test(undecodable_values_are_refused),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
