@@ -185,6 +185,13 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
         return NGX_ERROR;
     }
 
+    if (!etcd->loaded()) {
+        /* the worker serves (503 for the API) and loads in the background */
+        ngx_log_error(NGX_LOG_WARN, cycle->log, 0,
+                      "kube-apiserver: etcd:%s cannot be read yet, retrying: %s",
+                      urls.c_str(), error.c_str());
+    }
+
     w->etcd = etcd.get();
     w->storage = std::move(etcd);
 
@@ -283,7 +290,19 @@ try {
     /* APF's levels share max-requests-inflight + max-mutating-... */
     w->server->setServerConcurrencyLimit(
         ngx_http_kube_flowcontrol_server_concurrency(cycle));
-    w->server->start();
+    if (w->etcd != NULL && !w->etcd->loaded()) {
+        /* bootstrap and watch caches once the replica is there */
+        kube::server::Server *server = w->server.get();
+        ngx_log_t *log = cycle->log;
+        w->etcd->whenLoaded([server, log] {
+            ngx_log_error(NGX_LOG_NOTICE, log, 0,
+                          "kube-apiserver: etcd was read, starting");
+            server->start();
+        });
+
+    } else {
+        w->server->start();
+    }
     ngx_http_kube_flowcontrol_set_classifier(&w->server->flowClassifier());
 
     ngx_http_kube_authz_init_worker(cycle, w->server.get());

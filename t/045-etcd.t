@@ -1,8 +1,11 @@
 # The etcd backend (kube_storage etcd:): two nginx "hosts" on one real etcd.
 # A write on one is read, listed and watched on the other; creates and
-# updates conflict across hosts; keys sit in kube's layout under /registry;
-# kubectl works against both; and kill -9 of a host after 2xx writes loses
-# none of them.
+# updates conflict across hosts; keys sit in kube's layout under /registry
+# and values are kube's storage encoding (JSON and envelopes put directly
+# are served, a corrupt value fails alone); kubectl works against both;
+# kill -9 of a host after 2xx writes loses none of them; with etcd stopped,
+# writes answer 503 and /readyz names etcd, a host still starts, and all
+# resume once etcd is back.
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
@@ -232,6 +235,46 @@ EOF
     my (undef, $l) = $a->call(GET => $base);
     is(scalar(grep { /^k\d+$/ } map { $_->{metadata}{name} } @{ $l->{items} }), 30,
         '... and lists them too');
+}
+
+# --- etcd stopped under the hosts, and a host started while it is down.
+{
+    $etcd->{stop}->();
+    my $body = '';
+    my $down = wait_until(sub {
+        my ($st, undef, $r) = $b->call(GET => '/readyz?verbose');
+        $body = $r->{body};
+        $st == 500 && $body =~ /^\[-\]etcd failed/m;
+    }, 10);
+    ok($down, "etcd stopped: B's /readyz fails its etcd check") or diag($body);
+    my ($wst, $wj) = $b->call(POST => $base, cm('while-down'));
+    is($wst, 503, '... a write on B answers 503');
+    is($wj->{kind} // '', 'Status', '... a Status');
+
+    my $c = start_server(workers => 1, http_config => $http_config, config => $config,
+        ready_path => undef);
+    ok($c->is_running, 'a host started while etcd is down runs');
+    my ($cst, $cj) = $c->call(GET => $base);
+    is($cst, 503, '... answers the API 503');
+    like($cj->{message} // '', qr/etcd/, '... saying etcd cannot be read');
+    my ($rst, undef, $rr) = $c->call(GET => '/readyz?verbose');
+    is($rst, 500, '... and /readyz 500');
+    like($rr->{body}, qr/^\[-\]etcd failed/m, '... naming etcd');
+
+    $etcd->{start}->();
+    my $up = wait_until(sub { ($c->call(GET => '/readyz'))[0] == 200 }, 20);
+    ok($up, 'etcd started again: the new host becomes ready');
+    my ($lst, $l) = $c->call(GET => $base);
+    is($lst, 200, '... lists');
+    ok(grep({ $_->{metadata}{name} eq 'layout' } @{ $l->{items} || [] }),
+        '... what was written before');
+    ok(wait_until(sub { ($b->call(GET => '/readyz'))[0] == 200 }, 20), 'B is ready again');
+    my ($ast) = $b->call(POST => $base, cm('after'));
+    is($ast, 201, '... and writes');
+    my ($gst) = get_when($c, "$base/after", 200);
+    is($gst, 200, 'the new host reads it');
+    note("C answered: $cj->{message}; B answered: $wj->{message}");
+    $c->fatal_free_ok(slurp($c->log_file), 'the host started while etcd was down');
 }
 
 done_testing;

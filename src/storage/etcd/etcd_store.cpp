@@ -77,10 +77,32 @@ std::unique_ptr<Store> Store::open(const Options& options, util::EventLoop& loop
     }
     std::unique_ptr<Store> store(new Store(options, loop, std::move(notify), target));
     if (!store->load(error)) {
-        return nullptr;
+        // etcd may come up later: the worker serves meanwhile, and answers
+        // Unavailable for what it would read or write.
+        store->objects_.clear();
+        store->down_ = *error;
+        store->reloading_ = true;
+        store->retryLater([s = store.get()] { s->reload(); });
+        return store;
     }
+    store->loaded_ = true;
     store->startWatch();
     return store;
+}
+
+void Store::whenLoaded(std::function<void()> cb) {
+    if (loaded_) {
+        cb();
+        return;
+    }
+    whenLoaded_.push_back(std::move(cb));
+}
+
+std::string Store::health() {
+    if (!loaded_) {
+        return "etcd has not been read yet: " + down_;
+    }
+    return down_;
 }
 
 Store::Store(const Options& options, util::EventLoop& loop, std::function<void()> notify,
@@ -144,7 +166,8 @@ bool Store::load(std::string* error) {
         req.set_revision(static_cast<int64_t>(at));
         etcdserverpb::RangeResponse resp;
         grpc::ClientContext ctx;
-        ctx.set_deadline(client_->deadline());
+        ctx.set_deadline(std::chrono::system_clock::now() +
+                         std::min(options_.timeout, options_.startTimeout));
         grpc::Status status = client_->kv().Range(&ctx, req, &resp);
         if (!status.ok()) {
             *error = grpcError(status, "read of \"" + from + "\"").message;
@@ -184,6 +207,9 @@ void Store::startWatch() {
 }
 
 void Store::watched(etcdserverpb::WatchResponse& resp) {
+    if (!resp.canceled()) {
+        down_.clear();
+    }
     if (resp.canceled()) {
         client_->closeWatch();
         if (resp.compact_revision() > 0) {
@@ -204,7 +230,8 @@ void Store::watched(etcdserverpb::WatchResponse& resp) {
     advanceTo(revisionOf(resp.events(resp.events_size() - 1).kv().mod_revision()));
 }
 
-void Store::watchClosed(const grpc::Status&) {
+void Store::watchClosed(const grpc::Status& status) {
+    down_ = grpcError(status, "watch").message;
     retryLater([this] {
         if (!reloading_) {
             startWatch();
@@ -238,6 +265,7 @@ void Store::reloadPage(Revision at, std::string from,
                                             etcdserverpb::RangeResponse& resp) mutable {
         if (!status.ok()) {
             // A page at a revision compacted meanwhile starts over.
+            down_ = grpcError(status, "read of \"" + options_.prefix + "/\"").message;
             retryLater([this] { reload(); });
             return;
         }
@@ -258,6 +286,8 @@ void Store::reloadPage(Revision at, std::string from,
         log_.clear();
         logStart_ = std::max(at, revision_);
         reloading_ = false;
+        loaded_ = true;
+        down_.clear();
         backoff_ = std::chrono::milliseconds(100);
         revision_ = std::max(revision_, at);
         if (commitListener_) {
@@ -265,6 +295,15 @@ void Store::reloadPage(Revision at, std::string from,
         }
         advanceTo(revision_);
         startWatch();
+        std::vector<std::function<void()>> ready;
+        ready.swap(whenLoaded_);
+        for (auto& cb : ready) {
+            loop_.post([alive = alive_, cb = std::move(cb)] {
+                if (*alive) {
+                    cb();
+                }
+            });
+        }
     });
 }
 
@@ -352,7 +391,15 @@ void Store::committed(Waiting& w) {
     cb(std::move(w.result));
 }
 
+Error Store::notLoaded() const {
+    return {ErrorCode::Unavailable, "etcd has not been read yet: " + down_};
+}
+
 void Store::get(std::string_view key, GetCallback cb) {
+    if (!loaded_) {
+        cb(notLoaded(), nullptr);
+        return;
+    }
     auto it = objects_.find(key);
     if (it == objects_.end()) {
         cb(keyError(ErrorCode::NotFound, key, "not found"), nullptr);
@@ -368,6 +415,10 @@ void Store::get(std::string_view key, GetCallback cb) {
 }
 
 void Store::list(const ListOptions& opts, ListCallback cb) {
+    if (!loaded_) {
+        cb(notLoaded(), ListResult{});
+        return;
+    }
     const std::string_view prefix = opts.prefix;
     const std::string_view from = std::max<std::string_view>(opts.startKey, prefix);
     std::vector<ObjectView> items;
@@ -391,6 +442,17 @@ void Store::list(const ListOptions& opts, ListCallback cb) {
 }
 
 void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
+    if (!loaded_) {
+        WriteResult r;
+        r.error = notLoaded();
+        r.objects.assign(ops.size(), Object{});
+        loop_.post([alive = alive_, cb = std::move(cb), r = std::move(r)]() mutable {
+            if (*alive) {
+                cb(std::move(r));
+            }
+        });
+        return;
+    }
     // What etcd is to store for each op (kube's encoding of the registry's
     // JSON); a value the codec refuses fails the batch before etcd sees it.
     std::vector<std::string> values(ops.size());
@@ -531,6 +593,10 @@ Revision Store::currentRevision() {
 }
 
 void Store::history(Revision after, size_t limit, HistoryCallback cb) {
+    if (!loaded_) {
+        cb(notLoaded(), {});
+        return;
+    }
     if (after < logStart_) {
         cb(compactedError(after, logStart_ + 1), {});
         return;
@@ -553,10 +619,10 @@ void Store::setCommitListener(CommitListener listener) {
 
 void Store::compact(Revision revision, CompactCallback cb) {
     revision = std::min(revision, revision_);
-    if (revision <= logStart_ + 1) {
-        loop_.post([alive = alive_, cb = std::move(cb)] {
+    if (!loaded_ || revision <= logStart_ + 1) {
+        loop_.post([alive = alive_, err = loaded_ ? Error{} : notLoaded(), cb = std::move(cb)] {
             if (*alive) {
-                cb(Error{});
+                cb(err);
             }
         });
         return;

@@ -39,6 +39,8 @@ struct Options {
     std::string prefix = "/registry";
     // Deadline of each etcd call.
     std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+    // How long open() waits for etcd before it loads in the background.
+    std::chrono::milliseconds startTimeout{std::chrono::seconds(5)};
     // Change-feed entries kept for history(); older ones answer Compacted.
     size_t maxLogEvents = 100 * 1024;
     // How values are stored (kube's encoding when the server sets it).
@@ -77,10 +79,18 @@ struct Options {
 class Store : public Interface {
 public:
     // Loads the replica with blocking reads (at worker start, before the
-    // loop serves anything) and opens the watch; null with `*error` set when
-    // etcd cannot be read within the timeout.
+    // loop serves anything; at most `startTimeout`) and opens the watch.
+    // When etcd cannot be read then, the store is returned unloaded with
+    // `*error` saying why, and loads in the background, retrying with
+    // backoff: meanwhile every read and write fails Unavailable. Null with
+    // `*error` set for options that can never work.
     static std::unique_ptr<Store> open(const Options& options, util::EventLoop& loop,
                                        std::function<void()> notify, std::string* error);
+
+    // Whether the replica was loaded; `cb` runs on the loop once it is (at
+    // once when it is already).
+    bool loaded() const { return loaded_; }
+    void whenLoaded(std::function<void()> cb);
 
     ~Store() override;
     Store(const Store&) = delete;
@@ -102,6 +112,9 @@ public:
     // the feed below `revision`.
     void compact(Revision revision, CompactCallback cb) override;
     Revision compactedRevision() override;
+    // Empty while etcd answers; why not once the watch fails or before the
+    // replica is loaded (kube-apiserver's "etcd" health check).
+    std::string health() override;
 
     // The etcd key of a registry key, and back.
     std::string etcdKey(std::string_view key) const;
@@ -151,6 +164,8 @@ private:
     std::string decoded(std::string_view key, std::string_view stored, Revision modRevision,
                         std::string* corrupt = nullptr) const;
     Entry entryOf(const std::string& key, const mvccpb::KeyValue& kv) const;
+    // What reads and writes fail with before the replica is loaded.
+    Error notLoaded() const;
 
     Options options_;
     KeyLayout layout_;
@@ -168,6 +183,11 @@ private:
     std::unique_ptr<util::EventLoop::Timer> retry_;
     std::chrono::milliseconds backoff_{100};
     bool reloading_ = false;
+    bool loaded_ = false;
+    std::vector<std::function<void()>> whenLoaded_;
+    // Why etcd is not answering (the last failure of the load or the watch);
+    // cleared by the next answer.
+    std::string down_;
     // Cleared by the destructor; timers and posted tasks check it.
     std::shared_ptr<bool> alive_;
 };
