@@ -9,6 +9,7 @@
 #include "kube_loop.hpp"
 #include "kube_module.hpp"
 
+#include "server/etcd_value_codec.hpp"
 #include "storage/etcd/etcd_store.hpp"
 #include "storage/lmdb/lmdb_store.hpp"
 
@@ -166,6 +167,9 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
             kmcf->etcd_prefix.len);
     }
 
+    /* values in kube-apiserver's encoding, so that it shares the etcd */
+    opts.codec = kube::server::kubeValueCodec();
+
     std::string error;
     auto etcd = kube::storage::etcd::Store::open(opts, *w->loop,
         [fd] {
@@ -179,6 +183,13 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
                       "kube-apiserver: cannot open storage \"etcd:%s\": %s",
                       urls.c_str(), error.c_str());
         return NGX_ERROR;
+    }
+
+    if (!etcd->loaded()) {
+        /* the worker serves (503 for the API) and loads in the background */
+        ngx_log_error(NGX_LOG_WARN, cycle->log, 0,
+                      "kube-apiserver: etcd:%s cannot be read yet, retrying: %s",
+                      urls.c_str(), error.c_str());
     }
 
     w->etcd = etcd.get();
@@ -247,6 +258,10 @@ try {
     /* one bootstrap RBAC policy reconciler and aggregator per host */
     options.rbacPolicyOwner = (ngx_worker == 0);
     options.minRequestTimeout = std::chrono::seconds(kmcf->min_request_timeout);
+    if (w->etcd != NULL) {
+        /* the health check's name, as kube-apiserver's */
+        options.storageName = "etcd";
+    }
 
     w->server = std::make_unique<kube::server::Server>(*w->loop, *w->storage,
                                                        options);
@@ -275,7 +290,19 @@ try {
     /* APF's levels share max-requests-inflight + max-mutating-... */
     w->server->setServerConcurrencyLimit(
         ngx_http_kube_flowcontrol_server_concurrency(cycle));
-    w->server->start();
+    if (w->etcd != NULL && !w->etcd->loaded()) {
+        /* bootstrap and watch caches once the replica is there */
+        kube::server::Server *server = w->server.get();
+        ngx_log_t *log = cycle->log;
+        w->etcd->whenLoaded([server, log] {
+            ngx_log_error(NGX_LOG_NOTICE, log, 0,
+                          "kube-apiserver: etcd was read, starting");
+            server->start();
+        });
+
+    } else {
+        w->server->start();
+    }
     ngx_http_kube_flowcontrol_set_classifier(&w->server->flowClassifier());
 
     ngx_http_kube_authz_init_worker(cycle, w->server.get());

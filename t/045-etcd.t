@@ -1,8 +1,11 @@
 # The etcd backend (kube_storage etcd:): two nginx "hosts" on one real etcd.
 # A write on one is read, listed and watched on the other; creates and
-# updates conflict across hosts; keys sit in kube's layout under /registry;
-# kubectl works against both; and kill -9 of a host after 2xx writes loses
-# none of them.
+# updates conflict across hosts; keys sit in kube's layout under /registry
+# and values are kube's storage encoding (JSON and envelopes put directly
+# are served, a corrupt value fails alone); kubectl works against both;
+# kill -9 of a host after 2xx writes loses none of them; with etcd stopped,
+# writes answer 503 and /readyz names etcd, a host still starts, and all
+# resume once etcd is back.
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
@@ -101,15 +104,92 @@ my $base = "/api/v1/namespaces/$ns/configmaps";
     is($again, 404, 'deleting it again on B: 404');
 }
 
-# --- Keys in kube's layout, values readable with etcdctl.
+# --- Keys in kube's layout, values in kube's storage encoding.
 SKIP: {
     my $etcdctl = '/usr/bin/etcdctl';
-    skip 'no etcdctl', 2 unless -x $etcdctl;
+    skip 'no etcdctl', 23 unless -x $etcdctl;
+    my $etcdctl_run = sub {
+        my ($stdin, @args) = @_;
+        my ($rc, $out, $err) = run_command([$etcdctl, '--endpoints', $etcd->{url}, @args],
+            env => { ETCDCTL_API => 3 }, (defined $stdin ? (stdin => $stdin) : ()));
+        diag("etcdctl @args: $err") if $rc;
+        return $out;
+    };
+    my $keys = sub { $etcdctl_run->(undef, 'get', '--prefix', '--keys-only', $_[0]) };
+    my $value = sub { $etcdctl_run->(undef, 'get', '--print-value-only', $_[0]) };
+
     my ($st) = $a->call(POST => $base, cm('layout'));
     is($st, 201, 'create layout');
-    my ($rc, $out) = run_command([$etcdctl, '--endpoints', $etcd->{url}, 'get', '--prefix',
-        '--keys-only', "/registry/configmaps/$ns/"], env => { ETCDCTL_API => 3 });
-    like($out, qr{^/registry/configmaps/$ns/layout$}m, 'the key is /registry/configmaps/<ns>/<name>');
+    like($keys->("/registry/configmaps/$ns/"), qr{^/registry/configmaps/$ns/layout$}m,
+        'the key is /registry/configmaps/<ns>/<name>');
+    # "k8s\0", then runtime.Unknown's typeMeta {apiVersion: v1, kind: ConfigMap}.
+    my $v = $value->("/registry/configmaps/$ns/layout");
+    is(unpack('H*', substr($v, 0, 21)), unpack('H*', "k8s\0\x0a\x0f\x0a\x02v1\x12\x09ConfigMap"),
+        'the value is the protobuf envelope of a v1 ConfigMap');
+    unlike($v, qr/"resourceVersion"/, '... with no resourceVersion in it');
+
+    my ($sst) = $a->call(POST => "/api/v1/namespaces/$ns/services", { apiVersion => 'v1',
+        kind => 'Service', metadata => { name => 'web' },
+        spec => { ports => [ { port => 80 } ] } });
+    is($sst, 201, 'create a Service');
+    like($keys->("/registry/services/"), qr{^/registry/services/specs/$ns/web$}m,
+        'a Service is under /registry/services/specs/ as in kube');
+    my ($est) = $a->call(POST => "/api/v1/namespaces/$ns/endpoints", { apiVersion => 'v1',
+        kind => 'Endpoints', metadata => { name => 'web' } });
+    is($est, 201, 'create Endpoints');
+    like($keys->("/registry/services/"), qr{^/registry/services/endpoints/$ns/web$}m,
+        '... Endpoints under /registry/services/endpoints/');
+    my ($nst) = $a->call(POST => '/api/v1/nodes', { apiVersion => 'v1', kind => 'Node',
+        metadata => { name => 'etcd-node' } });
+    is($nst, 201, 'create a Node');
+    like($keys->('/registry/minions/'), qr{^/registry/minions/etcd-node$}m,
+        '... under /registry/minions/');
+    my ($nget, $node) = get_when($b, '/api/v1/nodes/etcd-node', 200);
+    is($nget, 200, '... which host B reads');
+    my ($dst) = $a->call(POST => "/apis/apps/v1/namespaces/$ns/deployments", {
+        apiVersion => 'apps/v1', kind => 'Deployment', metadata => { name => 'd' },
+        spec => { selector => { matchLabels => { app => 'd' } }, template => {
+            metadata => { labels => { app => 'd' } },
+            spec => { containers => [ { name => 'c', image => 'nginx' } ] } } } });
+    is($dst, 201, 'create a Deployment');
+    is(unpack('H*', substr($value->("/registry/deployments/$ns/d"), 0, 27)),
+        unpack('H*', "k8s\0\x0a\x15\x0a\x07apps/v1\x12\x0aDeployment"),
+        '... stored under /registry/deployments/ as an apps/v1 envelope');
+
+    # JSON values (kube-apiserver --storage-media-type=application/json)
+    # written into etcd directly are served, resourceVersion from the key.
+    $etcdctl_run->(qq({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"from-json",)
+        . qq("namespace":"$ns","uid":"0b6c1a4e-3c2a-4d38-9a0e-2f4a3a0d1e11",)
+        . qq("creationTimestamp":"2026-01-01T00:00:00Z"},"data":{"j":"son"}}),
+        'put', "/registry/configmaps/$ns/from-json");
+    my ($jst, $json) = get_when($b, "$base/from-json", 200);
+    is($jst, 200, 'a JSON value put with etcdctl is served');
+    is($json->{data}{j}, 'son', '... with its data');
+    like($json->{metadata}{resourceVersion} // '', qr/^[1-9]\d*$/,
+        '... and its mod revision as resourceVersion');
+    # The same object as an envelope another writer made: this server's own
+    # bytes, copied to a new key.
+    my $envelope = $value->("/registry/configmaps/$ns/layout");
+    chomp $envelope;
+    $envelope =~ s/layout/copied/g;
+    $etcdctl_run->($envelope, 'put', "/registry/configmaps/$ns/copied");
+    my ($cst, $copied) = get_when($a, "$base/copied", 200);
+    is($cst, 200, 'an envelope put with etcdctl is served');
+    is($copied->{metadata}{name}, 'copied', '... decoded');
+
+    # A corrupt value fails that object only.
+    $etcdctl_run->("k8s\0garbage", 'put', "/registry/configmaps/$ns/corrupt");
+    my ($bad, $badj);
+    wait_until(sub { ($bad, $badj) = $a->call(GET => "$base/corrupt"); $bad != 404 }, 5);
+    is($bad, 500, 'a corrupt value: 500 for that object');
+    like($badj->{message} // '', qr{"/registry/configmaps/$ns/corrupt" cannot be decoded},
+        '... naming its etcd key');
+    my ($gst) = $a->call(GET => "$base/layout");
+    is($gst, 200, '... the other objects still serve');
+    my ($lst, $list) = $b->call(GET => $base);
+    is($lst, 200, '... and the list');
+    ok(!grep({ $_->{metadata}{name} eq 'corrupt' } @{ $list->{items} }), '... without it');
+    $etcdctl_run->(undef, 'del', "/registry/configmaps/$ns/corrupt");
 }
 
 # --- kubectl against both hosts.
@@ -155,6 +235,46 @@ EOF
     my (undef, $l) = $a->call(GET => $base);
     is(scalar(grep { /^k\d+$/ } map { $_->{metadata}{name} } @{ $l->{items} }), 30,
         '... and lists them too');
+}
+
+# --- etcd stopped under the hosts, and a host started while it is down.
+{
+    $etcd->{stop}->();
+    my $body = '';
+    my $down = wait_until(sub {
+        my ($st, undef, $r) = $b->call(GET => '/readyz?verbose');
+        $body = $r->{body};
+        $st == 500 && $body =~ /^\[-\]etcd failed/m;
+    }, 10);
+    ok($down, "etcd stopped: B's /readyz fails its etcd check") or diag($body);
+    my ($wst, $wj) = $b->call(POST => $base, cm('while-down'));
+    is($wst, 503, '... a write on B answers 503');
+    is($wj->{kind} // '', 'Status', '... a Status');
+
+    my $c = start_server(workers => 1, http_config => $http_config, config => $config,
+        ready_path => undef);
+    ok($c->is_running, 'a host started while etcd is down runs');
+    my ($cst, $cj) = $c->call(GET => $base);
+    is($cst, 503, '... answers the API 503');
+    like($cj->{message} // '', qr/etcd/, '... saying etcd cannot be read');
+    my ($rst, undef, $rr) = $c->call(GET => '/readyz?verbose');
+    is($rst, 500, '... and /readyz 500');
+    like($rr->{body}, qr/^\[-\]etcd failed/m, '... naming etcd');
+
+    $etcd->{start}->();
+    my $up = wait_until(sub { ($c->call(GET => '/readyz'))[0] == 200 }, 20);
+    ok($up, 'etcd started again: the new host becomes ready');
+    my ($lst, $l) = $c->call(GET => $base);
+    is($lst, 200, '... lists');
+    ok(grep({ $_->{metadata}{name} eq 'layout' } @{ $l->{items} || [] }),
+        '... what was written before');
+    ok(wait_until(sub { ($b->call(GET => '/readyz'))[0] == 200 }, 20), 'B is ready again');
+    my ($ast) = $b->call(POST => $base, cm('after'));
+    is($ast, 201, '... and writes');
+    my ($gst) = get_when($c, "$base/after", 200);
+    is($gst, 200, 'the new host reads it');
+    note("C answered: $cj->{message}; B answered: $wj->{message}");
+    $c->fatal_free_ok(slurp($c->log_file), 'the host started while etcd was down');
 }
 
 done_testing;

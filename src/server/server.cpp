@@ -144,10 +144,10 @@ void Server::addHealthChecks() {
     health_.add(options_.storageName, [this] {
         try {
             storage_.currentRevision();
+            return storage_.health();
         } catch (const std::exception& e) {
             return std::string(e.what());
         }
-        return std::string();
     });
     health_.add(
         "informer-sync",

@@ -155,6 +155,10 @@ public:
     // The oldest revision history() can still return entries from (entries
     // below it were compacted); 0 when nothing was ever compacted.
     virtual Revision compactedRevision() = 0;
+
+    // Why the backend cannot serve now (etcd unreachable), for the health
+    // check named after it; empty when it can.
+    virtual std::string health() { return {}; }
 };
 
 }  // namespace kube::storage

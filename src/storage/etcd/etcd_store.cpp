@@ -14,7 +14,6 @@ namespace {
 // a page of big objects stays a modest message.
 constexpr int64_t kPageSize = 500;
 constexpr std::chrono::milliseconds kMaxBackoff{5000};
-constexpr std::string_view kRegistryRoot = "/registry";
 constexpr std::string_view kRevisionSlot = "\"resourceVersion\":\"\"";
 
 // The end of the etcd range holding every key that starts with `prefix`.
@@ -78,15 +77,38 @@ std::unique_ptr<Store> Store::open(const Options& options, util::EventLoop& loop
     }
     std::unique_ptr<Store> store(new Store(options, loop, std::move(notify), target));
     if (!store->load(error)) {
-        return nullptr;
+        // etcd may come up later: the worker serves meanwhile, and answers
+        // Unavailable for what it would read or write.
+        store->objects_.clear();
+        store->down_ = *error;
+        store->reloading_ = true;
+        store->retryLater([s = store.get()] { s->reload(); });
+        return store;
     }
+    store->loaded_ = true;
     store->startWatch();
     return store;
+}
+
+void Store::whenLoaded(std::function<void()> cb) {
+    if (loaded_) {
+        cb();
+        return;
+    }
+    whenLoaded_.push_back(std::move(cb));
+}
+
+std::string Store::health() {
+    if (!loaded_) {
+        return "etcd has not been read yet: " + down_;
+    }
+    return down_;
 }
 
 Store::Store(const Options& options, util::EventLoop& loop, std::function<void()> notify,
              const std::string& target)
     : options_(options),
+      layout_(options.prefix),
       loop_(loop),
       rangeEnd_(prefixEnd(options.prefix + "/")),
       client_(std::make_unique<Client>(target, Client::Options{options.endpoints, options.timeout},
@@ -102,17 +124,35 @@ Store::~Store() {
 }
 
 std::string Store::etcdKey(std::string_view key) const {
-    if (!key.starts_with(kRegistryRoot)) {
-        return std::string(key);
-    }
-    return options_.prefix + std::string(key.substr(kRegistryRoot.size()));
+    return layout_.etcdKey(key);
 }
 
 std::string Store::registryKey(std::string_view key) const {
-    if (!key.starts_with(options_.prefix)) {
-        return std::string(key);
+    return layout_.registryKey(key);
+}
+
+std::string Store::decoded(std::string_view key, std::string_view stored, Revision modRevision,
+                           std::string* corrupt) const {
+    if (!options_.codec.decode) {
+        return withRevision(stored, modRevision);
     }
-    return std::string(kRegistryRoot) + std::string(key.substr(options_.prefix.size()));
+    std::string out;
+    std::string error;
+    if (!options_.codec.decode(key, stored, &out, &error)) {
+        if (corrupt) {
+            *corrupt = "etcd's value at \"" + etcdKey(key) + "\" cannot be decoded: " + error;
+        }
+        return {};
+    }
+    return withRevision(out, modRevision);
+}
+
+Store::Entry Store::entryOf(const std::string& key, const mvccpb::KeyValue& kv) const {
+    Entry e;
+    e.modRevision = revisionOf(kv.mod_revision());
+    e.createRevision = revisionOf(kv.create_revision());
+    e.value = decoded(key, kv.value(), e.modRevision, &e.corrupt);
+    return e;
 }
 
 bool Store::load(std::string* error) {
@@ -126,7 +166,8 @@ bool Store::load(std::string* error) {
         req.set_revision(static_cast<int64_t>(at));
         etcdserverpb::RangeResponse resp;
         grpc::ClientContext ctx;
-        ctx.set_deadline(client_->deadline());
+        ctx.set_deadline(std::chrono::system_clock::now() +
+                         std::min(options_.timeout, options_.startTimeout));
         grpc::Status status = client_->kv().Range(&ctx, req, &resp);
         if (!status.ok()) {
             *error = grpcError(status, "read of \"" + from + "\"").message;
@@ -136,9 +177,9 @@ bool Store::load(std::string* error) {
             at = revisionOf(resp.header().revision());
         }
         for (const mvccpb::KeyValue& kv : resp.kvs()) {
-            Revision mod = revisionOf(kv.mod_revision());
-            objects_[registryKey(kv.key())] =
-                Entry{withRevision(kv.value(), mod), mod, revisionOf(kv.create_revision())};
+            std::string key = registryKey(kv.key());
+            Entry entry = entryOf(key, kv);
+            objects_[std::move(key)] = std::move(entry);
         }
         if (!resp.more() || resp.kvs().empty()) {
             break;
@@ -166,6 +207,9 @@ void Store::startWatch() {
 }
 
 void Store::watched(etcdserverpb::WatchResponse& resp) {
+    if (!resp.canceled()) {
+        down_.clear();
+    }
     if (resp.canceled()) {
         client_->closeWatch();
         if (resp.compact_revision() > 0) {
@@ -186,7 +230,8 @@ void Store::watched(etcdserverpb::WatchResponse& resp) {
     advanceTo(revisionOf(resp.events(resp.events_size() - 1).kv().mod_revision()));
 }
 
-void Store::watchClosed(const grpc::Status&) {
+void Store::watchClosed(const grpc::Status& status) {
+    down_ = grpcError(status, "watch").message;
     retryLater([this] {
         if (!reloading_) {
             startWatch();
@@ -220,6 +265,7 @@ void Store::reloadPage(Revision at, std::string from,
                                             etcdserverpb::RangeResponse& resp) mutable {
         if (!status.ok()) {
             // A page at a revision compacted meanwhile starts over.
+            down_ = grpcError(status, "read of \"" + options_.prefix + "/\"").message;
             retryLater([this] { reload(); });
             return;
         }
@@ -227,9 +273,9 @@ void Store::reloadPage(Revision at, std::string from,
             at = revisionOf(resp.header().revision());
         }
         for (const mvccpb::KeyValue& kv : resp.kvs()) {
-            Revision mod = revisionOf(kv.mod_revision());
-            (*objects)[registryKey(kv.key())] =
-                Entry{withRevision(kv.value(), mod), mod, revisionOf(kv.create_revision())};
+            std::string key = registryKey(kv.key());
+            Entry entry = entryOf(key, kv);
+            (*objects)[std::move(key)] = std::move(entry);
         }
         if (resp.more() && !resp.kvs().empty()) {
             reloadPage(at, resp.kvs(resp.kvs_size() - 1).key() + '\0', objects);
@@ -240,6 +286,8 @@ void Store::reloadPage(Revision at, std::string from,
         log_.clear();
         logStart_ = std::max(at, revision_);
         reloading_ = false;
+        loaded_ = true;
+        down_.clear();
         backoff_ = std::chrono::milliseconds(100);
         revision_ = std::max(revision_, at);
         if (commitListener_) {
@@ -247,6 +295,15 @@ void Store::reloadPage(Revision at, std::string from,
         }
         advanceTo(revision_);
         startWatch();
+        std::vector<std::function<void()>> ready;
+        ready.swap(whenLoaded_);
+        for (auto& cb : ready) {
+            loop_.post([alive = alive_, cb = std::move(cb)] {
+                if (*alive) {
+                    cb();
+                }
+            });
+        }
     });
 }
 
@@ -254,19 +311,31 @@ void Store::applyEvent(const mvccpb::Event& e) {
     std::string key = registryKey(e.kv().key());
     Revision rev = revisionOf(e.kv().mod_revision());
     if (e.type() == mvccpb::Event::PUT) {
+        Entry next = entryOf(key, e.kv());
         Entry& entry = objects_[key];
-        entry.value = withRevision(e.kv().value(), rev);
-        entry.modRevision = rev;
-        entry.createRevision = revisionOf(e.kv().create_revision());
-        log_.push_back(LogEntry{Event::Put, rev, entry.createRevision == rev, key, entry.value});
+        bool wasReadable = entry.modRevision != 0 && entry.corrupt.empty();
+        std::swap(entry, next);
+        if (entry.corrupt.empty()) {
+            // Readable again after a corrupt value: new to the watch caches.
+            bool created = entry.createRevision == rev || (next.modRevision != 0 && !wasReadable);
+            log_.push_back(LogEntry{Event::Put, rev, created, key, entry.value});
+        } else if (wasReadable) {
+            // Unreadable now: gone, for the watch caches.
+            log_.push_back(
+                LogEntry{Event::Delete, rev, false, std::move(key), std::move(next.value)});
+        }
         return;
     }
     std::string last;
+    bool wasReadable = false;
     if (auto it = objects_.find(key); it != objects_.end()) {
+        wasReadable = it->second.corrupt.empty();
         last = std::move(it->second.value);
         objects_.erase(it);
     }
-    log_.push_back(LogEntry{Event::Delete, rev, false, std::move(key), std::move(last)});
+    if (wasReadable) {
+        log_.push_back(LogEntry{Event::Delete, rev, false, std::move(key), std::move(last)});
+    }
 }
 
 void Store::advanceTo(Revision revision) {
@@ -322,10 +391,22 @@ void Store::committed(Waiting& w) {
     cb(std::move(w.result));
 }
 
+Error Store::notLoaded() const {
+    return {ErrorCode::Unavailable, "etcd has not been read yet: " + down_};
+}
+
 void Store::get(std::string_view key, GetCallback cb) {
+    if (!loaded_) {
+        cb(notLoaded(), nullptr);
+        return;
+    }
     auto it = objects_.find(key);
     if (it == objects_.end()) {
         cb(keyError(ErrorCode::NotFound, key, "not found"), nullptr);
+        return;
+    }
+    if (!it->second.corrupt.empty()) {
+        cb(Error{ErrorCode::Internal, it->second.corrupt}, nullptr);
         return;
     }
     ObjectView view{it->first, it->second.value, it->second.modRevision,
@@ -334,6 +415,10 @@ void Store::get(std::string_view key, GetCallback cb) {
 }
 
 void Store::list(const ListOptions& opts, ListCallback cb) {
+    if (!loaded_) {
+        cb(notLoaded(), ListResult{});
+        return;
+    }
     const std::string_view prefix = opts.prefix;
     const std::string_view from = std::max<std::string_view>(opts.startKey, prefix);
     std::vector<ObjectView> items;
@@ -341,6 +426,9 @@ void Store::list(const ListOptions& opts, ListCallback cb) {
     result.revision = revision_;
     for (auto it = objects_.lower_bound(from);
          it != objects_.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+        if (!it->second.corrupt.empty()) {
+            continue;
+        }
         if (opts.limit != 0 && items.size() == opts.limit) {
             result.more = true;
             result.remaining++;
@@ -354,8 +442,44 @@ void Store::list(const ListOptions& opts, ListCallback cb) {
 }
 
 void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
+    if (!loaded_) {
+        WriteResult r;
+        r.error = notLoaded();
+        r.objects.assign(ops.size(), Object{});
+        loop_.post([alive = alive_, cb = std::move(cb), r = std::move(r)]() mutable {
+            if (*alive) {
+                cb(std::move(r));
+            }
+        });
+        return;
+    }
+    // What etcd is to store for each op (kube's encoding of the registry's
+    // JSON); a value the codec refuses fails the batch before etcd sees it.
+    std::vector<std::string> values(ops.size());
+    for (size_t i = 0; i < ops.size(); i++) {
+        const WriteOp& op = ops[i];
+        if (op.type == WriteOp::Type::Delete) {
+            continue;
+        }
+        std::string error;
+        if (!options_.codec.encode) {
+            values[i] = op.value;
+        } else if (!options_.codec.encode(op.key, op.value, &values[i], &error)) {
+            WriteResult r;
+            r.error = keyError(ErrorCode::Internal, op.key, "cannot be encoded: " + error);
+            r.failedOp = i;
+            r.objects.assign(ops.size(), Object{});
+            loop_.post([alive = alive_, cb = std::move(cb), r = std::move(r)]() mutable {
+                if (*alive) {
+                    cb(std::move(r));
+                }
+            });
+            return;
+        }
+    }
     etcdserverpb::TxnRequest txn;
-    for (const WriteOp& op : ops) {
+    for (size_t i = 0; i < ops.size(); i++) {
+        const WriteOp& op = ops[i];
         std::string key = etcdKey(op.key);
         etcdserverpb::Compare* c = txn.add_compare();
         c->set_key(key);
@@ -380,11 +504,11 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
         } else {
             etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
             put->set_key(key);
-            put->set_value(op.value);
+            put->set_value(values[i]);
         }
         txn.add_failure()->mutable_request_range()->set_key(key);
     }
-    client_->txn(txn, [this, ops = std::move(ops), cb = std::move(cb)](
+    client_->txn(txn, [this, ops = std::move(ops), values = std::move(values), cb = std::move(cb)](
                           const grpc::Status& status, etcdserverpb::TxnResponse& resp) mutable {
         Waiting w;
         w.cb = std::move(cb);
@@ -405,11 +529,14 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
                         resp.responses(static_cast<int>(i)).response_delete_range();
                     if (del.prev_kvs_size() > 0) {
                         const mvccpb::KeyValue& prev = del.prev_kvs(0);
-                        o.value = withRevision(prev.value(), revisionOf(prev.mod_revision()));
+                        o.value = decoded(op.key, prev.value(), revisionOf(prev.mod_revision()));
                         o.createRevision = revisionOf(prev.create_revision());
                     }
                 } else {
-                    o.value = spliceRevision(op.value, op.revisionOffset, rev);
+                    // What the other hosts will read: the stored bytes decoded.
+                    o.value = options_.codec.decode
+                                  ? decoded(op.key, values[i], rev)
+                                  : spliceRevision(op.value, op.revisionOffset, rev);
                     o.createRevision = op.type == WriteOp::Type::Create ? rev : 0;
                 }
                 w.result.objects.push_back(std::move(o));
@@ -445,7 +572,7 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
                 w.result.failedOp = i;
                 if (cur) {
                     Revision mod = revisionOf(cur->mod_revision());
-                    w.result.objects[i] = Object{op.key, withRevision(cur->value(), mod), mod,
+                    w.result.objects[i] = Object{op.key, decoded(op.key, cur->value(), mod), mod,
                                                  revisionOf(cur->create_revision())};
                     // A caller that reads again must find at least this.
                     w.revision = mod;
@@ -466,6 +593,10 @@ Revision Store::currentRevision() {
 }
 
 void Store::history(Revision after, size_t limit, HistoryCallback cb) {
+    if (!loaded_) {
+        cb(notLoaded(), {});
+        return;
+    }
     if (after < logStart_) {
         cb(compactedError(after, logStart_ + 1), {});
         return;
@@ -488,10 +619,10 @@ void Store::setCommitListener(CommitListener listener) {
 
 void Store::compact(Revision revision, CompactCallback cb) {
     revision = std::min(revision, revision_);
-    if (revision <= logStart_ + 1) {
-        loop_.post([alive = alive_, cb = std::move(cb)] {
+    if (!loaded_ || revision <= logStart_ + 1) {
+        loop_.post([alive = alive_, err = loaded_ ? Error{} : notLoaded(), cb = std::move(cb)] {
             if (*alive) {
-                cb(Error{});
+                cb(err);
             }
         });
         return;

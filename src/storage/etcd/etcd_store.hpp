@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "storage/etcd/key_layout.hpp"
+#include "storage/etcd/value_codec.hpp"
 #include "storage/event.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
@@ -19,6 +21,7 @@ class WatchResponse;
 }
 namespace mvccpb {
 class Event;
+class KeyValue;
 }
 namespace grpc {
 class Status;
@@ -36,8 +39,12 @@ struct Options {
     std::string prefix = "/registry";
     // Deadline of each etcd call.
     std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+    // How long open() waits for etcd before it loads in the background.
+    std::chrono::milliseconds startTimeout{std::chrono::seconds(5)};
     // Change-feed entries kept for history(); older ones answer Compacted.
     size_t maxLogEvents = 100 * 1024;
+    // How values are stored (kube's encoding when the server sets it).
+    ValueCodec codec;
 };
 
 // The etcd v3 backend: several hosts share one etcd cluster (issue 17).
@@ -53,9 +60,15 @@ struct Options {
 // one write() share one transaction and so one revision (the watch caches
 // take several events of one revision).
 //
-// Values are stored as the registry encodes them, with the resourceVersion
-// left empty (`"resourceVersion":""`); it is filled from the key's
-// mod_revision whenever a value is read back, as kube's etcd3 store does.
+// Keys are in kube-apiserver's layout (KeyLayout); values in what the codec
+// makes of the registry's JSON (kube's encoding when the server sets it),
+// with no resourceVersion: it is the key's mod_revision, filled in whenever
+// a value is read back, as kube's etcd3 store does. The replica holds the
+// registry's form, decoded once as etcd sends a value; a value the codec
+// cannot decode fails its own reads (Internal) and is left out of lists and
+// the change feed, so that the rest of its resource still serves.
+// What a write answers is decoded from what it stored, as kube's store
+// answers, so that every host reads the same object.
 //
 // The commit listener runs whenever the replica moves on, whoever wrote:
 // other hosts' writes reach this worker only through its watch.
@@ -66,10 +79,18 @@ struct Options {
 class Store : public Interface {
 public:
     // Loads the replica with blocking reads (at worker start, before the
-    // loop serves anything) and opens the watch; null with `*error` set when
-    // etcd cannot be read within the timeout.
+    // loop serves anything; at most `startTimeout`) and opens the watch.
+    // When etcd cannot be read then, the store is returned unloaded with
+    // `*error` saying why, and loads in the background, retrying with
+    // backoff: meanwhile every read and write fails Unavailable. Null with
+    // `*error` set for options that can never work.
     static std::unique_ptr<Store> open(const Options& options, util::EventLoop& loop,
                                        std::function<void()> notify, std::string* error);
+
+    // Whether the replica was loaded; `cb` runs on the loop once it is (at
+    // once when it is already).
+    bool loaded() const { return loaded_; }
+    void whenLoaded(std::function<void()> cb);
 
     ~Store() override;
     Store(const Store&) = delete;
@@ -91,6 +112,9 @@ public:
     // the feed below `revision`.
     void compact(Revision revision, CompactCallback cb) override;
     Revision compactedRevision() override;
+    // Empty while etcd answers; why not once the watch fails or before the
+    // replica is loaded (kube-apiserver's "etcd" health check).
+    std::string health() override;
 
     // The etcd key of a registry key, and back.
     std::string etcdKey(std::string_view key) const;
@@ -101,6 +125,9 @@ private:
         std::string value;
         Revision modRevision = 0;
         Revision createRevision = 0;
+        // Why etcd's value could not be decoded; the entry then fails its
+        // reads and is left out of lists.
+        std::string corrupt;
     };
     struct LogEntry {
         Event::Type type = Event::Put;
@@ -132,8 +159,16 @@ private:
     void advanceTo(Revision revision);
     void committed(Waiting& w);
     void trimLog();
+    // The registry's form of a value etcd holds, at its mod revision; empty
+    // with `*corrupt` set when the codec cannot decode it.
+    std::string decoded(std::string_view key, std::string_view stored, Revision modRevision,
+                        std::string* corrupt = nullptr) const;
+    Entry entryOf(const std::string& key, const mvccpb::KeyValue& kv) const;
+    // What reads and writes fail with before the replica is loaded.
+    Error notLoaded() const;
 
     Options options_;
+    KeyLayout layout_;
     util::EventLoop& loop_;
     std::string rangeEnd_;
     std::unique_ptr<Client> client_;
@@ -148,6 +183,11 @@ private:
     std::unique_ptr<util::EventLoop::Timer> retry_;
     std::chrono::milliseconds backoff_{100};
     bool reloading_ = false;
+    bool loaded_ = false;
+    std::vector<std::function<void()>> whenLoaded_;
+    // Why etcd is not answering (the last failure of the load or the watch);
+    // cleared by the next answer.
+    std::string down_;
     // Cleared by the destructor; timers and posted tasks check it.
     std::shared_ptr<bool> alive_;
 };

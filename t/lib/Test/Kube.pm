@@ -219,10 +219,12 @@ environment.
         max_time} answered by {status, body, headers} in the same order; a
         transfer cut at max_time (a watch) keeps the status it had
     free_port()                 a loopback port nobody listens on
-    start_etcd() -> {url, pid, dir, stop => sub}: a real etcd (Debian's
-        /usr/bin/etcd) on two free loopback ports with its data under the
-        server root, ready to serve; stopped by its pid with stop->(), or
-        when the file ends; undef (and a note) when etcd is not installed
+    start_etcd() -> {url, pid, dir, stop => sub, start => sub}: a real etcd
+        (Debian's /usr/bin/etcd) on two free loopback ports with its data
+        under the server root, ready to serve; stopped by its pid with
+        stop->(), or when the file ends; start->() runs it again on the same
+        ports and data once stopped; undef (and a note) when etcd is not
+        installed
     json_of($text)              its JSON value, or {} when it is not JSON
     slurp($file)                its bytes, '' when unreadable
     spew($file, $data) -> path  write it (a relative name: under scratch_dir())
@@ -607,31 +609,36 @@ sub start_etcd {
     make_path($dir);
     my ($client, $peer) = (_free_port(), _free_port());
     my $url = "http://127.0.0.1:$client";
-    my $pid = fork;
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        open STDOUT, '>', "$dir/etcd.log";
-        open STDERR, '>&', \*STDOUT;
-        { exec $bin, '--name', 'test', '--data-dir', "$dir/data",
-            '--listen-client-urls', $url, '--advertise-client-urls', $url,
-            '--listen-peer-urls', "http://127.0.0.1:$peer",
-            '--initial-advertise-peer-urls', "http://127.0.0.1:$peer",
-            '--initial-cluster', "test=http://127.0.0.1:$peer" };
-        POSIX::_exit(127);
-    }
-    my $e = { url => $url, pid => $pid, dir => $dir, port => $client };
+    my $e = { url => $url, dir => $dir, port => $client };
+    $e->{start} = sub {
+        my $pid = fork;
+        die "fork: $!" unless defined $pid;
+        if ($pid == 0) {
+            open STDOUT, '>>', "$dir/etcd.log";
+            open STDERR, '>&', \*STDOUT;
+            { exec $bin, '--name', 'test', '--data-dir', "$dir/data",
+                '--listen-client-urls', $url, '--advertise-client-urls', $url,
+                '--listen-peer-urls', "http://127.0.0.1:$peer",
+                '--initial-advertise-peer-urls', "http://127.0.0.1:$peer",
+                '--initial-cluster', "test=http://127.0.0.1:$peer" };
+            POSIX::_exit(127);
+        }
+        $e->{pid} = $pid;
+        my $ready = wait_until(sub {
+            my $r = HTTP::Tiny->new(timeout => 2)->get("$url/health");
+            $r->{status} == 200 && $r->{content} =~ /"health":\s*"true"/;
+        }, 20);
+        die "etcd did not start: " . _slurp("$dir/etcd.log") unless $ready;
+    };
     $e->{stop} = sub {
+        my $pid = $e->{pid};
         return unless _alive($pid);
         kill 'TERM', $pid;
         wait_until(sub { !_alive($pid) }, 10) or kill 'KILL', $pid;
         waitpid($pid, 0);
     };
     push @Etcds, $e;
-    my $ready = wait_until(sub {
-        my $r = HTTP::Tiny->new(timeout => 2)->get("$url/health");
-        $r->{status} == 200 && $r->{content} =~ /"health":\s*"true"/;
-    }, 20);
-    die "etcd did not start: " . _slurp("$dir/etcd.log") unless $ready;
+    $e->{start}->();
     return $e;
 }
 
