@@ -325,14 +325,16 @@ void Server::startFlowControl() {
     flowMaintainer_->start([synced](authz::BootstrapSummary) { synced(); });
 }
 
-// The garbage collector follows the watch cache of every stored resource
-// (once per resource, whichever versions serve it).
+// The garbage collector and the quota controller follow the watch cache of
+// every stored resource (once per resource, whichever versions serve it).
 void Server::startGarbageCollector() {
     garbageCollector_ = std::make_unique<garbagecollector::GarbageCollector>(
         loop_, scheme_, [this](const registry::KindInfo& kind) -> registry::Store* {
             auto it = stores_.find(&kind);
             return it == stores_.end() || kind.review ? nullptr : it->second.get();
         });
+    quotaController_ = std::make_unique<resourcequota::ResourceQuotaController>(
+        loop_, storage_, *scheme_.find("", "v1", "resourcequotas"));
     std::set<std::string> followed;
     for (auto& [kind, store] : stores_) {
         if (kind->review || !kind->servedAtStorageVersion() ||
@@ -342,6 +344,7 @@ void Server::startGarbageCollector() {
         meta::Status err;
         if (storage::cacher::WatchCache* cache = store->watchCache(&err)) {
             garbageCollector_->follow(*kind, *cache);
+            quotaController_->follow(*kind, *cache);
         }
     }
 }

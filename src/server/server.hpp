@@ -17,6 +17,7 @@
 #include "authz/escalation.hpp"
 #include "authz/rule_resolver.hpp"
 #include "controller/garbagecollector/garbage_collector.hpp"
+#include "controller/resourcequota/resource_quota_controller.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "flowcontrol/controller.hpp"
@@ -189,6 +190,7 @@ class Server {
     std::unique_ptr<flowcontrol::Maintainer> flowMaintainer_;
     // On the owner worker; after cacher_, as rbac_.
     std::unique_ptr<garbagecollector::GarbageCollector> garbageCollector_;
+    std::unique_ptr<resourcequota::ResourceQuotaController> quotaController_;
     // Finish the PostStartHooks once this worker's caches hold the bootstrap.
     std::unique_ptr<BootstrapSync> rbacSync_;
     std::unique_ptr<BootstrapSync> flowControlSync_;
