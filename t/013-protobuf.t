@@ -224,7 +224,8 @@ sub workload_generators {
     my $ns = 'pb-1-32';
     my $age = qr/\d+s/;
     my $out = $s->kc_ok(undef, 'get quota', '-n', $ns, 'get', 'quota');
-    like($out, qr/\ANAME\s+AGE\s+REQUEST\s+LIMIT\nq\s+$age\s*\n\z/,
+    # The quota controller has filled status.hard and status.used.
+    like($out, qr{\ANAME\s+AGE\s+REQUEST\s+LIMIT\nq\s+$age\s+cpu: 0/1, memory: 0/1G, pods: 0/2\s*\n\z},
         'get quota: Name, Age, Request, Limit (kube 1.32 order)');
     $out = $s->kc_ok(undef, 'get pc', 'get', 'pc', 'high-1-32');
     like($out, qr/\ANAME\s+VALUE\s+GLOBAL-DEFAULT\s+AGE\s+PREEMPTIONPOLICY\n

@@ -9,7 +9,9 @@
 # Deployment that owns a ReplicaSet that owns Pods (made here with
 # ownerReferences: no controllers run) is carried out by the server's garbage
 # collector, which also collects dependents whose owner (by uid) is gone;
-# deletecollection with label and field selectors honours finalizers.
+# deletecollection with label and field selectors honours finalizers; a
+# deleted namespace stays Terminating, with kube's namespace controller's
+# conditions, while objects in it hold finalizers, and goes once they are gone.
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
@@ -269,6 +271,58 @@ is(status_of("$cms/col-b"), 404, 'col-b goes with its finalizer');
 
 ($st, $list) = $s->call(DELETE => "$pods?labelSelector=app%3Dnone");
 is($st, 200, 'deletecollection of pods matching nothing: 200');
+
+# --- a namespace waits for its contents' finalizers ----------------------------
+
+my $doomed = 'doomed-held';
+$s->call(POST => '/api/v1/namespaces', { metadata => { name => $doomed } });
+my $dcms = "/api/v1/namespaces/$doomed/configmaps";
+$s->call(POST => $dcms, { metadata => { name => 'held', finalizers => ['example.com/hold'] } });
+$s->call(POST => $dcms, { metadata => { name => 'free' } });
+$s->call(POST => "/apis/apps/v1/namespaces/$doomed/deployments", { metadata => { name => 'd' },
+    spec => { selector => { matchLabels => { app => 'a' } }, template => {
+        metadata => { labels => { app => 'a' } },
+        spec => { containers => [ { name => 'c', image => 'x' } ] } } } });
+($st, my $nsObj) = $s->call(DELETE => "/api/v1/namespaces/$doomed");
+is($st, 200, 'DELETE of a namespace: 200');
+is($nsObj->{status}{phase}, 'Terminating', '... answers it Terminating');
+ok($nsObj->{metadata}{deletionTimestamp}, '... with a deletionTimestamp');
+is_deeply($nsObj->{spec}{finalizers}, ['kubernetes'], '... and its kubernetes finalizer');
+gone_ok("$dcms/free", 'a configmap without finalizers in it');
+gone_ok("/apis/apps/v1/namespaces/$doomed/deployments/d", 'a deployment in it');
+my (undef, $heldNow) = $s->call(GET => "$dcms/held");
+ok($heldNow->{metadata}{deletionTimestamp}, 'the configmap with a finalizer is marked and kept');
+my %cond;
+ok(wait_until(sub {
+    my (undef, $n) = $s->call(GET => "/api/v1/namespaces/$doomed");
+    %cond = map { $_->{type} => $_ } @{ $n->{status}{conditions} || [] };
+    $cond{NamespaceContentRemaining} }, 20), 'the namespace gets deletion conditions');
+my (undef, $n) = $s->call(GET => "/api/v1/namespaces/$doomed");
+is($n->{status}{phase}, 'Terminating', '... stays Terminating');
+is_deeply($n->{spec}{finalizers}, ['kubernetes'], '... keeps its kubernetes finalizer');
+is_deeply([ map { $_->{type} } @{ $n->{status}{conditions} } ],
+    [ qw(NamespaceDeletionDiscoveryFailure NamespaceDeletionGroupVersionParsingFailure
+         NamespaceDeletionContentFailure NamespaceContentRemaining NamespaceFinalizersRemaining) ],
+    "... kube's five conditions in kube's order");
+json_subset_ok(\%cond, {
+    NamespaceDeletionDiscoveryFailure => { status => 'False', reason => 'ResourcesDiscovered',
+        message => 'All resources successfully discovered' },
+    NamespaceDeletionGroupVersionParsingFailure => { status => 'False',
+        reason => 'ParsedGroupVersions', message => 'All legacy kube types successfully parsed' },
+    NamespaceDeletionContentFailure => { status => 'False', reason => 'ContentDeleted',
+        message => 'All content successfully deleted, may be waiting on finalization' },
+    NamespaceContentRemaining => { status => 'True', reason => 'SomeResourcesRemain',
+        message => 'Some resources are remaining: configmaps. has 1 resource instances' },
+    NamespaceFinalizersRemaining => { status => 'True', reason => 'SomeFinalizerRemain',
+        message => 'Some finalizers are remaining: example.com/hold in 1 resource instances' },
+}, "... with kube's reasons and messages");
+like($cond{NamespaceContentRemaining}{lastTransitionTime} // '', qr/^\d{4}-\d\d-\d\dT[\d:]+Z$/,
+    '... and transition times');
+($st, my $late) = $s->call(POST => $dcms, { metadata => { name => 'late' } });
+is($st, 403, 'no new content in the terminating namespace');
+merge_patch("$dcms/held", { metadata => { finalizers => undef } });
+gone_ok("$dcms/held", 'the configmap, its finalizer removed,');
+gone_ok("/api/v1/namespaces/$doomed", 'then the namespace');
 
 $s->fatal_free_ok($s->error_log_since_start, 'deletion');
 done_testing();

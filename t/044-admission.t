@@ -1,5 +1,5 @@
 # One admission chain (NamespaceLifecycle, LimitRanger, ServiceAccount,
-# Priority), as kube-apiserver's default plugins answer: a pod runs as the
+# Priority, ResourceQuota), as kube-apiserver's default plugins answer: a pod runs as the
 # namespace's default ServiceAccount and mounts the projected token volume;
 # a missing account, a LimitRange's max and a claim's storage max are 403
 # Forbidden with kube's messages; LimitRange defaults fill containers. And
@@ -119,6 +119,90 @@ is($st, 403, 'default may not be deleted');
 is($o->{message}, 'namespaces "default" is forbidden: this namespace may not be deleted', '... message');
 ($st, $o) = $s->call(POST => '/api/v1/namespaces/nowhere/configmaps', { metadata => { name => 'x' } });
 is("$st $o->{message}", '404 namespaces "nowhere" not found', 'no create in a missing namespace');
+
+# --- ResourceQuota ------------------------------------------------------------------
+
+$s->create_namespace('quota');
+my $qapi = '/api/v1/namespaces/quota';
+my $hard = { pods => '1', configmaps => '2', 'limits.cpu' => '1', 'requests.memory' => '1Gi',
+             'count/secrets' => '3' };
+($st) = $s->call(POST => "$qapi/resourcequotas", { metadata => { name => 'q' }, spec => { hard => $hard } });
+is($st, 201, 'quota q');
+my $used = sub { ($s->call(GET => "$qapi/resourcequotas/q"))[1]{status}{used} || {} };
+ok(wait_until(sub { ($s->call(GET => "$qapi/resourcequotas/q"))[1]{status}{hard} }),
+    'the quota controller fills its status');
+($st, $o) = $s->call(GET => "$qapi/resourcequotas/q");
+is_deeply($o->{status}{hard}, $hard, 'status.hard mirrors spec.hard');
+is_deeply($o->{status}{used}, { pods => '0', configmaps => '0', 'limits.cpu' => '0',
+    'requests.memory' => '0', 'count/secrets' => '0' }, 'status.used counts the namespace');
+
+for my $cm (qw(a b)) {
+    is(($s->call(POST => "$qapi/configmaps", { metadata => { name => $cm } }))[0], 201, "configmap $cm");
+}
+is($used->()->{configmaps}, '2', 'admission charged status.used at once');
+($st, $o) = $s->call(POST => "$qapi/configmaps", { metadata => { name => 'c' } });
+is($st, 403, 'a third configmap exceeds the quota');
+is($o->{message}, 'configmaps "c" is forbidden: exceeded quota: q, requested: configmaps=1, '
+    . 'used: configmaps=2, limited: configmaps=2', "... kube's message");
+is($o->{reason}, 'Forbidden', '... reason Forbidden');
+is(($s->call(GET => "$qapi/configmaps/c"))[0], 404, '... and it is not created');
+
+my $res = sub { my ($name, %r) = @_; return { name => $name, image => 'x', resources => { %r } } };
+($st, $o) = $s->call(POST => "$qapi/pods", pod('p'));
+is("$st $o->{message}", '403 pods "p" is forbidden: failed quota: q: must specify limits.cpu for: c; '
+    . 'requests.memory for: c', 'a pod without limits.cpu or requests.memory');
+($st, $o) = $s->call(POST => "$qapi/pods", { metadata => { name => 'p' }, spec => { containers => [
+    $res->('c', limits => { cpu => '500m' }), $res->('d') ] } });
+is("$st $o->{message}", '403 pods "p" is forbidden: failed quota: q: must specify limits.cpu for: d; '
+    . 'requests.memory for: c,d', '... every container must set them');
+($st, $o) = $s->call(POST => "$qapi/pods", { metadata => { name => 'p' }, spec => { containers => [
+    $res->('c', limits => { cpu => '500m', memory => '2Gi' }) ] } });
+is("$st $o->{message}", '403 pods "p" is forbidden: exceeded quota: q, requested: requests.memory=2Gi, '
+    . 'used: requests.memory=0, limited: requests.memory=1Gi', 'a pod asking too much memory');
+($st) = $s->call(POST => "$qapi/pods?dryRun=All", { metadata => { name => 'p' }, spec => { containers => [
+    $res->('c', limits => { cpu => '500m', memory => '512Mi' }) ] } });
+is($st, 201, 'a dry run is admitted');
+is($used->()->{pods}, '0', '... and not charged');
+($st) = $s->call(POST => "$qapi/pods", { metadata => { name => 'p' }, spec => { containers => [
+    $res->('c', limits => { cpu => '500m', memory => '512Mi' }) ] } });
+is($st, 201, 'a pod within the quota');
+is_deeply([ @{ $used->() }{qw(pods limits.cpu requests.memory)} ], [ '1', '500m', '512Mi' ],
+    '... is charged its pod, limits.cpu and requests.memory');
+($st, $o) = $s->call(POST => "$qapi/pods", { metadata => { name => 'p2' }, spec => { containers => [
+    $res->('c', limits => { cpu => '100m', memory => '100Mi' }) ] } });
+is("$st $o->{message}", '403 pods "p2" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, '
+    . 'limited: pods=1', 'a second pod exceeds pods=1');
+
+is(($s->call(DELETE => "$qapi/configmaps/a"))[0], 200, 'a configmap deleted');
+ok(wait_until(sub { $used->()->{configmaps} eq '1' }), '... the quota controller recounts status.used');
+is(($s->call(POST => "$qapi/configmaps", { metadata => { name => 'c' } }))[0], 201,
+    '... and a configmap fits again');
+is(($s->call(POST => "$qapi/secrets", { metadata => { name => 's' } }))[0], 201, 'a secret');
+is($used->()->{'count/secrets'}, '1', '... counted under count/secrets');
+
+$s->create_namespace('quota2');
+my $q2 = '/api/v1/namespaces/quota2';
+$s->call(POST => "$q2/resourcequotas", { metadata => { name => 'be' },
+    spec => { hard => { pods => '1' }, scopes => ['BestEffort'] } });
+$s->call(POST => "$q2/resourcequotas", { metadata => { name => 'svc' },
+    spec => { hard => { 'services.loadbalancers' => '0', 'services.nodeports' => '1' } } });
+ok(wait_until(sub { my $l = ($s->call(GET => "$q2/resourcequotas"))[1];
+    2 == grep { $_->{status}{used} } @{ $l->{items} } }), 'scoped quotas filled');
+is(($s->call(POST => "$q2/pods", pod('b1')))[0], 201, 'a BestEffort pod');
+($st, $o) = $s->call(POST => "$q2/pods", pod('b2'));
+is("$st $o->{message}", '403 pods "b2" is forbidden: exceeded quota: be, requested: pods=1, used: pods=1, '
+    . 'limited: pods=1', 'a second BestEffort pod exceeds the BestEffort quota');
+is(($s->call(POST => "$q2/pods", { metadata => { name => 'nb' }, spec => { containers => [
+    $res->('c', requests => { cpu => '1m' }) ] } }))[0], 201, 'a NotBestEffort pod is not counted by it');
+($st, $o) = $s->call(POST => "$q2/services", { metadata => { name => 'lb' },
+    spec => { type => 'LoadBalancer', ports => [ { port => 80 } ] } });
+is("$st $o->{message}", '403 services "lb" is forbidden: exceeded quota: svc, requested: '
+    . 'services.loadbalancers=1, used: services.loadbalancers=0, limited: services.loadbalancers=0',
+    'a LoadBalancer service exceeds services.loadbalancers=0');
+is(($s->call(POST => "$q2/services", { metadata => { name => 'np1' },
+    spec => { type => 'NodePort', ports => [ { port => 80 } ] } }))[0], 201, 'a NodePort service');
+is(($s->call(POST => "$q2/services", { metadata => { name => 'ci' },
+    spec => { ports => [ { port => 80 } ] } }))[0], 201, 'a ClusterIP service uses no node port');
 
 # --- immutable fields -----------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 #include "admission/limit_ranger.hpp"
 #include "admission/namespace_lifecycle.hpp"
 #include "admission/priority.hpp"
+#include "admission/resource_quota.hpp"
 
 namespace kube::admission {
 
@@ -19,6 +20,7 @@ std::unique_ptr<Chain> defaultChain(storage::Interface& storage, const registry:
     chain->add(std::make_shared<ServiceAccount>(storage, *kind("", "serviceaccounts"), pods,
                                                 std::move(ensureDefault)));
     chain->add(std::make_shared<Priority>(storage, *kind("scheduling.k8s.io", "priorityclasses")));
+    chain->add(std::make_shared<ResourceQuota>(storage, *kind("", "resourcequotas")));
     return chain;
 }
 

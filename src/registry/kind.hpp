@@ -150,15 +150,9 @@ struct KindInfo {
     bool returnDeletedObject = false;
     GarbageCollectionPolicy gcPolicy = GarbageCollectionPolicy::DeleteDependents;
     // A kind whose objects terminate (namespaces): a delete marks the object
-    // (deletionTimestamp, then this hook's terminating state), runs
-    // `finalize`, and then removes the object unless finalizers remain.
+    // (deletionTimestamp, then this hook's terminating state) and answers;
+    // the store's terminator removes what it holds and then the object.
     std::function<void(json::Value& obj, json::Allocator& a)> beginTerminating;
-    // What a terminating object waits for (a namespace's contents), given the
-    // scheme and storage of the server; `done` with a Status stops the delete.
-    using FinalizeFn = std::function<void(const Scheme& scheme, storage::Interface& storage,
-                                          std::string_view name,
-                                          std::function<void(const meta::Status*)> done)>;
-    FinalizeFn finalize;
 
     // "v1" or "apps/v1".
     std::string apiVersion() const { return group.empty() ? version : group + "/" + version; }

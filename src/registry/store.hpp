@@ -171,9 +171,16 @@ class Store {
                                        std::function<void(const meta::Status* denied)> done)>;
     void setWriteGuard(GuardFn guard) { guard_ = std::move(guard); }
 
-    // The scheme the kind's finalize hook is handed (a namespace's contents
-    // are every namespaced kind's objects); outlives the store.
+    // The scheme of the server; outlives the store.
     void setScheme(const Scheme* scheme) { scheme_ = scheme; }
+
+    // For a kind whose objects terminate (KindInfo::beginTerminating): told
+    // the name of each object a delete has marked terminating (on the loop,
+    // before the delete answers); it removes what the object holds and then
+    // the object (the namespace controller). Unset: marked objects stay.
+    void setTerminator(std::function<void(const std::string& name)> fn) {
+        terminator_ = std::move(fn);
+    }
 
     // Watches are served from `cacher`'s watch cache of this kind, and so
     // are lists when `lists` is set (kube's cacher in front of etcd);
@@ -289,6 +296,7 @@ class Store {
     const Scheme* scheme_ = nullptr;
     admission::Chain* admission_ = nullptr;
     GuardFn guard_;
+    std::function<void(const std::string& name)> terminator_;
     std::string prefix_;
     storage::cacher::Cacher* cacher_ = nullptr;
     bool listsFromCache_ = false;

@@ -59,13 +59,12 @@ void Store::remove(std::string_view ns, std::string_view name, const DeleteOptio
         }
         auto obj = parseObject(cur->value);
         const json::Value& metadata = ensureMetadata(*obj);
-        if (auto failed = preconditionFailure(state->opts, state->name,
-                                              json::stringMember(metadata, "uid"),
-                                              cur->modRevision)) {
+        if (auto failed = preconditionFailure(
+                state->opts, state->name, json::stringMember(metadata, "uid"), cur->modRevision)) {
             state->cb(&*failed, {});
             return;
         }
-        if (kind_.finalize) {
+        if (kind_.beginTerminating) {
             terminate(state, *cur);
             return;
         }
@@ -94,8 +93,8 @@ bool Store::deletesAtOnce(const json::Value& obj, const DeleteOptions& opts) con
 // it stays (finalizers, a grace period) or goes.
 void Store::updateForDeletion(std::shared_ptr<DeleteState> state) {
     storage_.get(objectKey(kind_, state->ns, state->name), [this, state](
-                                                             const storage::Error& err,
-                                                             const storage::ObjectView* cur) {
+                                                               const storage::Error& err,
+                                                               const storage::ObjectView* cur) {
         if (!err.ok()) {
             meta::Status s = statusFromStorage(err, state->name);
             state->cb(&s, {});
@@ -103,9 +102,8 @@ void Store::updateForDeletion(std::shared_ptr<DeleteState> state) {
         }
         auto obj = parseObject(cur->value);
         json::Value& metadata = ensureMetadata(*obj);
-        if (auto failed = preconditionFailure(state->opts, state->name,
-                                              json::stringMember(metadata, "uid"),
-                                              cur->modRevision)) {
+        if (auto failed = preconditionFailure(
+                state->opts, state->name, json::stringMember(metadata, "uid"), cur->modRevision)) {
             state->cb(&*failed, {});
             return;
         }
@@ -144,7 +142,8 @@ void Store::updateForDeletion(std::shared_ptr<DeleteState> state) {
             deleteNow(state, out.modRevision, out.value, true);
         };
         EncodedObject enc = encodeObject(*obj);
-        std::string marked = storage::spliceRevision(enc.bytes, enc.revisionOffset, cur->modRevision);
+        std::string marked =
+            storage::spliceRevision(enc.bytes, enc.revisionOffset, cur->modRevision);
         if (marked == cur->value || state->opts.dryRun) {
             after(storage::Object{std::string(cur->key), std::move(marked), cur->modRevision,
                                   cur->createRevision});
@@ -192,9 +191,9 @@ void Store::deleteNow(std::shared_ptr<DeleteState> state, storage::Revision expe
             ++state->attempt < kMaxDeleteAttempts && !res.objects.empty()) {
             const storage::Object& cur = res.objects.at(0);
             auto obj = parseObject(cur.value);
-            if (auto failed = preconditionFailure(
-                    state->opts, state->name, json::stringMember(ensureMetadata(*obj), "uid"),
-                    cur.modRevision)) {
+            if (auto failed = preconditionFailure(state->opts, state->name,
+                                                  json::stringMember(ensureMetadata(*obj), "uid"),
+                                                  cur.modRevision)) {
                 state->cb(&*failed, {});
                 return;
             }
@@ -228,9 +227,9 @@ DeleteResult Store::finalizeDelete(std::string_view object, bool deleted) const 
     return DeleteResult{false, {}, meta::Status::successful(std::move(d)), deleted};
 }
 
-// A kind that terminates (namespaces): the object is marked, the kind's
-// finalize hook removes what it holds, then the object goes unless
-// finalizers remain on it.
+// A kind that terminates (namespaces): the object is marked and answered
+// with; its terminator (the namespace controller) removes what it holds and
+// then the object, off the request path.
 void Store::terminate(std::shared_ptr<DeleteState> state, const storage::ObjectView& cur) {
     auto doc = parseObject(cur.value);
     auto& a = doc->GetAllocator();
@@ -239,56 +238,42 @@ void Store::terminate(std::shared_ptr<DeleteState> state, const storage::ObjectV
         json::setMember(metadata, "deletionTimestamp",
                         json::stringValue(util::time::formatRFC3339(loop_.now()), a), a);
     }
-    if (kind_.beginTerminating) {
-        kind_.beginTerminating(*doc, a);
-    }
+    kind_.beginTerminating(*doc, a);
     EncodedObject enc = encodeObject(*doc);
+    std::string marked = storage::spliceRevision(enc.bytes, enc.revisionOffset, cur.modRevision);
     if (state->opts.dryRun) {
-        state->cb(nullptr, DeleteResult{true,
-                                        storage::spliceRevision(enc.bytes, enc.revisionOffset,
-                                                                cur.modRevision),
-                                        {}, false});
+        state->cb(nullptr, DeleteResult{true, std::move(marked), {}, false});
         return;
     }
-    // The terminating state is written first so that readers see it while
-    // the contents go; then the finalizer; then the object itself.
+    if (marked == cur.value) {
+        // Already terminating: nothing to write; the terminator looks again.
+        if (terminator_) {
+            terminator_(state->name);
+        }
+        state->cb(nullptr, DeleteResult{true, std::move(marked), {}, false});
+        return;
+    }
     storage::WriteOp op;
     op.type = storage::WriteOp::Type::Update;
     op.key = std::string(cur.key);
+    op.expectedModRevision = cur.modRevision;
     op.value = std::move(enc.bytes);
     op.revisionOffset = enc.revisionOffset;
     storage_.write({std::move(op)}, [this, state](storage::WriteResult&& res) {
+        if (res.error.code == storage::ErrorCode::Conflict &&
+            ++state->attempt < kMaxDeleteAttempts) {
+            remove(state->ns, state->name, state->opts, state->cb);
+            return;
+        }
         if (!res.error.ok()) {
             meta::Status s = statusFromStorage(res.error, state->name);
             state->cb(&s, {});
             return;
         }
-        storage::Object marked = std::move(res.objects.at(0));
-        auto finished = [this, state, marked](const meta::Status* err) {
-            if (err) {
-                state->cb(err, {});
-                return;
-            }
-            if (!finalizersOf(*parseObject(marked.value)).empty()) {
-                state->cb(nullptr, DeleteResult{true, marked.value, {}, false});
-                return;
-            }
-            std::string last = marked.value;
-            auto inner = std::make_shared<DeleteState>(*state);
-            inner->cb = [state, last](const meta::Status* e, const DeleteResult&) {
-                if (e) {
-                    state->cb(e, {});
-                    return;
-                }
-                state->cb(nullptr, DeleteResult{true, last, {}, true});
-            };
-            deleteNow(inner, marked.modRevision, marked.value, true);
-        };
-        if (!scheme_) {
-            finished(nullptr);
-            return;
+        if (terminator_) {
+            terminator_(state->name);
         }
-        kind_.finalize(*scheme_, storage_, state->name, finished);
+        state->cb(nullptr, DeleteResult{true, std::move(res.objects.at(0).value), {}, false});
     });
 }
 
@@ -410,9 +395,9 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts,
         for (const storage::ObjectView& item : page.items) {
             auto obj = parseObject(item.value);
             const json::Value& metadata = ensureMetadata(*obj);
-            if (auto failed = preconditionFailure(deleteOpts, json::stringMember(metadata, "name"),
-                                                  json::stringMember(metadata, "uid"),
-                                                  item.modRevision)) {
+            if (auto failed =
+                    preconditionFailure(deleteOpts, json::stringMember(metadata, "name"),
+                                        json::stringMember(metadata, "uid"), item.modRevision)) {
                 cb(&*failed, {});
                 return;
             }
@@ -442,25 +427,25 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts,
             startOneByOne();
             return;
         }
-        storage_.write(std::move(ops), [this, c, batched, startOneByOne](
-                                           storage::WriteResult&& res) {
-            if (!res.error.ok()) {
-                meta::Status s = statusFromStorage(res.error, "");
-                if (res.error.code == storage::ErrorCode::Conflict) {
-                    s = meta::Status::conflict(kind_.groupResource(), "",
-                                               "the collection changed while it was deleted; "
-                                               "please try again");
+        storage_.write(
+            std::move(ops), [this, c, batched, startOneByOne](storage::WriteResult&& res) {
+                if (!res.error.ok()) {
+                    meta::Status s = statusFromStorage(res.error, "");
+                    if (res.error.code == storage::ErrorCode::Conflict) {
+                        s = meta::Status::conflict(kind_.groupResource(), "",
+                                                   "the collection changed while it was deleted; "
+                                                   "please try again");
+                    }
+                    c->failed = s;
+                    answer(*c);
+                    return;
                 }
-                c->failed = s;
-                answer(*c);
-                return;
-            }
-            for (size_t k = 0; k < batched.size() && k < res.objects.size(); ++k) {
-                c->items[batched[k]] = std::move(res.objects[k]);
-                c->revision = std::max(c->revision, c->items[batched[k]].modRevision);
-            }
-            startOneByOne();
-        });
+                for (size_t k = 0; k < batched.size() && k < res.objects.size(); ++k) {
+                    c->items[batched[k]] = std::move(res.objects[k]);
+                    c->revision = std::max(c->revision, c->items[batched[k]].modRevision);
+                }
+                startOneByOne();
+            });
     });
 }
 

@@ -115,6 +115,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     for (auto& [kind, store] : stores_) {
         store->setAdmission(admission_.get());
     }
+    startNamespaceController();
     setAuthentication(std::make_shared<authn::AuthenticationConfig>());
     addHealthChecks();
 }
@@ -327,14 +328,29 @@ void Server::startFlowControl() {
     flowMaintainer_->start([synced](authz::BootstrapSummary) { synced(); });
 }
 
-// The garbage collector follows the watch cache of every stored resource
-// (once per resource, whichever versions serve it).
+// Every worker finishes the namespace deletes it answered; the owner also
+// follows the namespaces (startGarbageCollector) to finish any left.
+void Server::startNamespaceController() {
+    const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
+    namespaceController_ = std::make_unique<namespacecontroller::NamespaceController>(
+        loop_, storage_, scheme_, *ns, [this](const registry::KindInfo& kind) -> registry::Store* {
+            auto it = stores_.find(&kind);
+            return it == stores_.end() || kind.review ? nullptr : it->second.get();
+        });
+    stores_.at(ns)->setTerminator(
+        [this](const std::string& name) { namespaceController_->enqueue(name); });
+}
+
+// The garbage collector and the quota controller follow the watch cache of
+// every stored resource (once per resource, whichever versions serve it).
 void Server::startGarbageCollector() {
     garbageCollector_ = std::make_unique<garbagecollector::GarbageCollector>(
         loop_, scheme_, [this](const registry::KindInfo& kind) -> registry::Store* {
             auto it = stores_.find(&kind);
             return it == stores_.end() || kind.review ? nullptr : it->second.get();
         });
+    quotaController_ = std::make_unique<resourcequota::ResourceQuotaController>(
+        loop_, storage_, *scheme_.find("", "v1", "resourcequotas"));
     std::set<std::string> followed;
     for (auto& [kind, store] : stores_) {
         if (kind->review || !kind->servedAtStorageVersion() ||
@@ -344,6 +360,10 @@ void Server::startGarbageCollector() {
         meta::Status err;
         if (storage::cacher::WatchCache* cache = store->watchCache(&err)) {
             garbageCollector_->follow(*kind, *cache);
+            quotaController_->follow(*kind, *cache);
+            if (kind == scheme_.find("", "v1", "namespaces")) {
+                namespaceController_->follow(*cache);
+            }
         }
     }
 }

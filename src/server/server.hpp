@@ -18,6 +18,8 @@
 #include "authz/rule_resolver.hpp"
 #include "controller/garbagecollector/garbage_collector.hpp"
 #include "controller/serviceaccount/default_service_accounts.hpp"
+#include "controller/namespace/namespace_controller.hpp"
+#include "controller/resourcequota/resource_quota_controller.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "flowcontrol/controller.hpp"
@@ -167,6 +169,7 @@ class Server {
     void startRbacPolicy();
     void startGarbageCollector();
     void startServiceAccountsController();
+    void startNamespaceController();
     void addHealthChecks();
     std::unique_ptr<BootstrapSync> syncBootstrap(std::string_view group,
                                                  const std::vector<authz::BootstrapObject>& objects,
@@ -192,6 +195,9 @@ class Server {
     // On the owner worker; after cacher_, as rbac_.
     std::unique_ptr<garbagecollector::GarbageCollector> garbageCollector_;
     std::unique_ptr<controller::serviceaccount::DefaultServiceAccounts> serviceAccounts_;
+    std::unique_ptr<resourcequota::ResourceQuotaController> quotaController_;
+    // On every worker; after cacher_ and stores_ (it holds their callbacks' targets).
+    std::unique_ptr<namespacecontroller::NamespaceController> namespaceController_;
     // Finish the PostStartHooks once this worker's caches hold the bootstrap.
     std::unique_ptr<BootstrapSync> rbacSync_;
     std::unique_ptr<BootstrapSync> flowControlSync_;

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "controller/namespace/namespace_controller.hpp"
 #include "fake_loop.hpp"
-#include "registry/namespace_finalizer.hpp"
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
 #include "storage/memory/memory_store.hpp"
@@ -125,7 +125,7 @@ std::string rv(std::string_view object) {
 }
 
 // A scheme, the memory backend and one generic store per built-in kind, with
-// the namespace finalizer wired as the server wires it.
+// the namespace controller wired as the server wires it.
 struct Fixture {
     FakeLoop loop;
     storage::memory::Store memory{loop};
@@ -133,6 +133,7 @@ struct Fixture {
     storage::Interface& backend;
     registry::Scheme scheme;
     std::map<std::string, std::unique_ptr<registry::Store>> stores;
+    std::unique_ptr<kube::namespacecontroller::NamespaceController> namespaces;
 
     explicit Fixture(bool deferWrites = false)
         : backend(deferWrites ? static_cast<storage::Interface&>(deferred) : memory) {
@@ -144,6 +145,14 @@ struct Fixture {
         for (auto& [name, store] : stores) {
             store->setScheme(&scheme);
         }
+        namespaces = std::make_unique<kube::namespacecontroller::NamespaceController>(
+            loop, backend, scheme, store("", "namespaces").kind(),
+            [this](const registry::KindInfo& k) -> registry::Store* {
+                return stores.at(k.group + "/" + k.resource).get();
+            });
+        store("", "namespaces").setTerminator([this](const std::string& name) {
+            namespaces->enqueue(name);
+        });
     }
 
     registry::Store& store(std::string_view group, std::string_view resource) {
@@ -843,6 +852,68 @@ void namespace_deletion_removes_its_contents_and_answers_terminating(void**) {
     assert_int_equal(f.list(roles, "kept").items.size(), 1);
 }
 
+void a_namespace_waits_for_the_finalizers_of_its_contents(void**) {
+    Fixture f;
+    registry::Store& nss = f.store("", "namespaces");
+    registry::Store& cms = f.store("", "configmaps");
+    f.mustCreate(nss, "", R"({"metadata":{"name":"held"}})");
+    f.mustCreate(cms, "held", R"({"metadata":{"name":"a","finalizers":["example.com/x"]}})");
+    f.mustCreate(cms, "held", R"({"metadata":{"name":"b"}})");
+    Deleted d = f.remove(nss, "", "held");
+    assert_false(d.error.has_value());
+    assert_false(d.result.deleted);
+    Result ns = f.get(nss, "", "held");
+    assert_false(ns.error.has_value());
+    assert_string_equal(at(ns.object, {"status", "phase"}).c_str(), "Terminating");
+    assert_string_equal(at(ns.object, {"spec", "finalizers"}).c_str(), R"(["kubernetes"])");
+    json::Document doc;
+    doc.Parse(ns.object.data(), ns.object.size());
+    const json::Value& conds = doc["status"]["conditions"];
+    assert_int_equal(conds.Size(), 5);
+    assert_string_equal(json::serialize(conds[3]).c_str(),
+                        R"({"type":"NamespaceContentRemaining","status":"True",)"
+                        R"("lastTransitionTime":"2026-09-21T14:13:20Z","reason":)"
+                        R"("SomeResourcesRemain","message":"Some resources are remaining: )"
+                        R"(configmaps. has 1 resource instances"})");
+    assert_string_equal(std::string(json::stringMember(conds[4], "message")).c_str(),
+                        "Some finalizers are remaining: example.com/x in 1 resource instances");
+    assert_string_equal(std::string(json::stringMember(conds[2], "reason")).c_str(),
+                        "ContentDeleted");
+    // The object without finalizers went through its store; the other is marked.
+    expectStatus(f.get(cms, "held", "b").error, 404, "NotFound", "configmaps \"b\" not found");
+    assert_string_not_equal(
+        at(f.get(cms, "held", "a").object, {"metadata", "deletionTimestamp"}).c_str(), "<absent>");
+    // Passes go on while it is held; a second delete changes nothing.
+    f.loop.advance(kube::namespacecontroller::NamespaceController::kRequeueDelay);
+    f.loop.run();
+    assert_false(f.get(nss, "", "held").error.has_value());
+    Deleted again = f.remove(nss, "", "held");
+    assert_false(again.error.has_value());
+    assert_string_equal(at(again.result.object, {"status", "conditions"}).c_str(),
+                        json::serialize(conds).c_str());
+    // Its finalizer removed, the configmap goes, and at the next pass the namespace.
+    auto patched = std::make_shared<Result>();
+    cms.patch(
+        "held", "a",
+        [](const json::Value& cur, json::Document& out) {
+            out.CopyFrom(cur, out.GetAllocator());
+            json::removeMember(out["metadata"], "finalizers");
+            return std::optional<Status>();
+        },
+        {},
+        [patched](const Status* err, std::string_view) {
+            patched->called = true;
+            if (err) {
+                patched->error = *err;
+            }
+        });
+    f.loop.run();
+    assert_true(patched->called && !patched->error);
+    f.loop.advance(kube::namespacecontroller::NamespaceController::kRequeueDelay);
+    f.loop.run();
+    expectStatus(f.get(nss, "", "held").error, 404, "NotFound", "namespaces \"held\" not found");
+}
+
 void namespace_dry_run_delete_answers_terminating_and_keeps_everything(void**) {
     Fixture f;
     registry::Store& nss = f.store("", "namespaces");
@@ -951,6 +1022,7 @@ int main() {
         cmocka_unit_test(a_malformed_continue_token_is_a_bad_request),
         cmocka_unit_test(name_filter_selects_that_object_in_every_namespace),
         cmocka_unit_test(namespace_deletion_removes_its_contents_and_answers_terminating),
+        cmocka_unit_test(a_namespace_waits_for_the_finalizers_of_its_contents),
         cmocka_unit_test(namespace_dry_run_delete_answers_terminating_and_keeps_everything),
         cmocka_unit_test(racing_unconditional_updates_both_succeed_by_retrying),
         cmocka_unit_test(racing_conditional_updates_do_not_retry),

@@ -2,7 +2,6 @@
 
 #include "apis/core/defaulting.hpp"
 #include "apis/core/kinds.hpp"
-#include "registry/namespace_finalizer.hpp"
 #include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 #include "registry/validation.hpp"
@@ -68,17 +67,12 @@ std::vector<meta::StatusCause> validateNamespaceStatus(const json::Value& obj, c
     return {};
 }
 
-// A namespace being deleted is Terminating until its contents are gone.
+// A namespace being deleted is Terminating until its contents are gone (the
+// namespace controller's work, controller/namespace).
+// Its status conditions (the controller's) stay.
 void markTerminating(json::Value& obj, json::Allocator& a) {
-    json::Value status(rapidjson::kObjectType);
-    status.AddMember("phase", "Terminating", a);
-    json::setMember(obj, "status", std::move(status), a);
-}
-
-// The namespace controller's work: the namespace's contents go, then it does.
-void deleteContents(const registry::Scheme& scheme, storage::Interface& storage,
-                    std::string_view name, std::function<void(const meta::Status*)> done) {
-    registry::deleteNamespaceContents(scheme, storage, std::string(name), std::move(done));
+    json::Value& status = defaulting::ensureObject(obj, "status", a);
+    json::setMember(status, "phase", json::Value("Terminating", a), a);
 }
 
 }  // namespace
@@ -107,7 +101,6 @@ registry::KindInfo namespaceKind() {
     k.validateStatusUpdate = validateNamespaceStatus;
     k.selectableFields = {{"metadata.name"}, {"status.phase"}};
     k.beginTerminating = markTerminating;
-    k.finalize = deleteContents;
     k.gcPolicy = registry::GarbageCollectionPolicy::Unsupported;
     return k;
 }

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "registry/kind.hpp"
+#include "storage/cacher/watch_cache.hpp"
+#include "storage/interface.hpp"
+#include "util/event_loop.hpp"
+
+namespace kube::resourcequota {
+
+// The quota controller kube runs in kube-controller-manager, run inside the
+// server; mirrors pkg/controller/resourcequota: every ResourceQuota's
+// status.hard mirrors its spec.hard, and its status.used is the usage of
+// the objects of its namespace that it matches (admission/quota_evaluator).
+//
+// Design: it follows the watch caches of every namespaced kind; an event in
+// a namespace that has quotas (and a quota whose spec.hard is not yet its
+// status.hard) marks the namespace dirty. A posted task recounts at most
+// kNamespacesPerPass dirty namespaces per pass from the watch caches (in
+// memory, no storage read) and writes a quota's status only when it
+// differs, as a compare-and-swap on the revision it read: a concurrent
+// write (admission charging the quota) marks the namespace dirty again.
+// Admission charges a quota before the object is written, so a recount in
+// between counts one object too few until the object's own event recounts;
+// a charge whose write failed is undone by the next recount, at the latest
+// by the full resync every kResyncPeriod. Runs on one worker of a host (the
+// server's owner worker); loop thread only.
+class ResourceQuotaController {
+  public:
+    static constexpr size_t kNamespacesPerPass = 16;
+    static constexpr std::chrono::milliseconds kResyncPeriod{5 * 60 * 1000};
+
+    ResourceQuotaController(util::EventLoop& loop, storage::Interface& storage,
+                            const registry::KindInfo& quotas);
+    ~ResourceQuotaController();
+    ResourceQuotaController(const ResourceQuotaController&) = delete;
+    ResourceQuotaController& operator=(const ResourceQuotaController&) = delete;
+
+    // Counts the objects `cache` (of namespaced `kind`) holds and follows it.
+    void follow(const registry::KindInfo& kind, storage::cacher::WatchCache& cache);
+
+    struct Stats {
+        uint64_t recounts = 0;
+        uint64_t statusWrites = 0;
+    };
+    Stats stats() const { return stats_; }
+
+  private:
+    class Follower;
+
+    void observe(const registry::KindInfo& kind, storage::cacher::WatchCache& cache,
+                 const storage::cacher::WatchEvent& event);
+    void markDirty(const std::string& ns);
+    void schedule();
+    void pump();
+    void recount(const std::string& ns);
+    void resync();
+
+    util::EventLoop& loop_;
+    storage::Interface& storage_;
+    const registry::KindInfo& quotas_;
+    storage::cacher::WatchCache* quotaCache_ = nullptr;
+    std::vector<std::unique_ptr<Follower>> followers_;
+    std::set<std::string> dirty_;
+    bool scheduled_ = false;
+    std::unique_ptr<util::EventLoop::Timer> resyncTimer_;
+    Stats stats_;
+    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace kube::resourcequota
