@@ -1,3 +1,4 @@
+#include "apis/apiextensions/kinds.hpp"
 #include "apis/apps/kinds.hpp"
 #include "apis/authentication/kinds.hpp"
 #include "apis/authorization/kinds.hpp"
@@ -15,11 +16,11 @@ namespace kube::registry {
 
 // Groups in kube-apiserver's discovery priority order (the aggregator's
 // apiVersionPriorities: "" 18000, apps 17800, authentication.k8s.io 17700,
-// authorization.k8s.io 17600,
-// batch 17400, networking.k8s.io
-// 17200, policy 17100, rbac 17000, scheduling.k8s.io 16600, coordination
-// 16500, flowcontrol.apiserver.k8s.io 16100, v1 before v1beta3); resources alphabetical inside a group-version, as kube's discovery
-// lists them.
+// authorization.k8s.io 17600, batch 17400, networking.k8s.io 17200, policy
+// 17100, rbac 17000, apiextensions.k8s.io 16700, scheduling.k8s.io 16600,
+// coordination 16500, flowcontrol.apiserver.k8s.io 16100, v1 before
+// v1beta3); resources alphabetical inside a group-version, as kube's
+// discovery lists them.
 void addBuiltinKinds(Scheme& scheme) {
     namespace core = apis::core;
     namespace apps = apis::apps;
@@ -59,6 +60,7 @@ void addBuiltinKinds(Scheme& scheme) {
              rbac::clusterRoleKind,
              rbac::roleBindingKind,
              rbac::roleKind,
+             apis::apiextensions::customResourceDefinitionKind,
              apis::scheduling::priorityClassKind,
              apis::coordination::leaseKind,
          }) {

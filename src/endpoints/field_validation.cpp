@@ -131,7 +131,12 @@ std::string join(const std::string& base, std::string_view name) {
 
 class Walker {
   public:
-    explicit Walker(json::Allocator& a) : a_(a) {}
+    // `unionAt`: the walk is inside a JSON-schema union (a UNION message),
+    // which Go decodes with a plain json.Unmarshal of its own: unknown and
+    // duplicate fields are dropped without a word, and a type error names
+    // the union's place in the outer walk.
+    explicit Walker(json::Allocator& a, const Place* unionAt = nullptr)
+        : a_(a), unionAt_(unionAt) {}
 
     void object(json::Value& obj, const pb::Descriptor* d, const Place& at, bool topLevel) {
         const auto& fields = registry::schemaFields(d).byName;
@@ -190,8 +195,9 @@ class Walker {
         if (withLiteral) {
             value += " " + numberText(v);
         }
-        fail("json: cannot unmarshal " + value + " into Go struct field " + at.goStruct + "." +
-             at.goPath + " of type " + goType);
+        const Place& where = unionAt_ ? *unionAt_ : at;
+        fail("json: cannot unmarshal " + value + " into Go struct field " + where.goStruct + "." +
+             where.goPath + " of type " + goType);
     }
 
     void field(json::Value& v, const pb::FieldDescriptor* f, const Place& at) {
@@ -344,6 +350,10 @@ class Walker {
                 quantity(v);
                 return;
             case kapi::opt::RAW_JSON:
+            case kapi::opt::ANY_JSON:
+                return;
+            case kapi::opt::UNION:
+                unionValue(v, f->message_type(), at);
                 return;
             case kapi::opt::STRING_LIST:
                 if (!v.IsArray()) {
@@ -365,6 +375,43 @@ class Walker {
             return;
         }
         object(v, f->message_type(), at, false);
+    }
+
+    // JSONSchemaPropsOrBool, OrArray, OrStringArray: the UnmarshalJSON of
+    // each picks the field by the value's first byte. A value of no
+    // alternative is an error for OrBool and decodes to nothing (null) for
+    // the others.
+    void unionValue(json::Value& v, const pb::Descriptor* d, const Place& at) {
+        const pb::FieldDescriptor* list = nullptr;
+        const pb::FieldDescriptor* object = nullptr;
+        const pb::FieldDescriptor* flag = nullptr;
+        for (int i = 0; i < d->field_count(); ++i) {
+            const pb::FieldDescriptor* f = d->field(i);
+            if (f->is_repeated()) {
+                list = f;
+            } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+                object = f;
+            } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_BOOL) {
+                flag = f;
+            }
+        }
+        Walker inner(a_, unionAt_ ? unionAt_ : &at);
+        if (v.IsObject() && object) {
+            inner.object(v, object->message_type(), at, false);
+        } else if (v.IsArray() && list) {
+            inner.field(v, list, at);
+        } else if (v.IsBool() && flag) {
+            return;
+        } else if (flag) {
+            fail("boolean or JSON schema expected");
+            return;
+        } else {
+            v.SetNull();
+            return;
+        }
+        if (inner.typeError_) {
+            fail(*inner.typeError_);
+        }
     }
 
     // metav1.Time and MicroTime read a string and parse it as RFC 3339;
@@ -436,6 +483,7 @@ class Walker {
     json::Allocator& a_;
     std::vector<std::string> strict_;
     std::optional<std::string> typeError_;
+    const Place* unionAt_;
 };
 
 }  // namespace

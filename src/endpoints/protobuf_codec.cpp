@@ -179,9 +179,12 @@ class JsonWriter {
             case kapi::opt::QUANTITY:
                 return quantity(m);
             case kapi::opt::RAW_JSON:
+            case kapi::opt::ANY_JSON:
                 return rawJson(m);
             case kapi::opt::STRING_LIST:
                 return stringList(m);
+            case kapi::opt::UNION:
+                return oneOf(m);
             case kapi::opt::OBJECT:
                 break;
         }
@@ -420,6 +423,40 @@ class JsonWriter {
             out.PushBack(text(r->GetRepeatedString(m, d->field(0), i)), a_);
         }
         return out;
+    }
+
+    // A UNION: the list when it has items, else the message when set, else
+    // the boolean (false when unset), else null.
+    json::Value oneOf(const pb::Message& m) {
+        const pb::Descriptor* d = m.GetDescriptor();
+        const pb::Reflection* r = m.GetReflection();
+        const pb::FieldDescriptor* list = nullptr;
+        const pb::FieldDescriptor* object = nullptr;
+        const pb::FieldDescriptor* flag = nullptr;
+        for (int i = 0; i < d->field_count(); ++i) {
+            const pb::FieldDescriptor* f = d->field(i);
+            if (f->is_repeated()) {
+                list = f;
+            } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+                object = f;
+            } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_BOOL) {
+                flag = f;
+            }
+        }
+        if (list && r->FieldSize(m, list) > 0) {
+            json::Value out(rapidjson::kArrayType);
+            for (int i = 0; i < r->FieldSize(m, list); ++i) {
+                out.PushBack(repeatedItem(m, list, i), a_);
+            }
+            return out;
+        }
+        if (object && r->HasField(m, object)) {
+            return message(r->GetMessage(m, object));
+        }
+        if (flag) {
+            return json::Value(r->GetBool(m, flag));
+        }
+        return json::Value();
     }
 
     json::Value rawJson(const pb::Message& m) {

@@ -62,9 +62,12 @@ class ProtoWriter {
             case kapi::opt::QUANTITY:
                 return quantity(v, m);
             case kapi::opt::RAW_JSON:
+            case kapi::opt::ANY_JSON:
                 return rawJson(v, m);
             case kapi::opt::STRING_LIST:
                 return stringList(v, m);
+            case kapi::opt::UNION:
+                return oneOf(v, m);
             case kapi::opt::OBJECT:
                 break;
         }
@@ -360,6 +363,45 @@ class ProtoWriter {
             m.GetReflection()->AddString(&m, d->field(0), std::string(json::view(item)));
         }
         return true;
+    }
+
+    // A UNION: an array fills the repeated field, an object the message
+    // field (and sets the boolean true), a boolean the bool field. The
+    // boolean, a plain Go bool, is written in every case.
+    bool oneOf(const json::Value* v, pb::Message& m) {
+        const pb::Descriptor* d = m.GetDescriptor();
+        const pb::Reflection* r = m.GetReflection();
+        const Field* list = nullptr;
+        const Field* object = nullptr;
+        const Field* flag = nullptr;
+        for (int i = 0; i < d->field_count(); ++i) {
+            const Field* f = d->field(i);
+            if (f->is_repeated()) {
+                list = f;
+            } else if (f->cpp_type() == Field::CPPTYPE_MESSAGE) {
+                object = f;
+            } else if (f->cpp_type() == Field::CPPTYPE_BOOL) {
+                flag = f;
+            }
+        }
+        bool allows = false;
+        bool ok = true;
+        if (isAbsent(v)) {
+            ok = true;
+        } else if (v->IsArray() && list) {
+            ok = repeated(v, m, list);
+        } else if (v->IsObject() && object) {
+            allows = true;
+            ok = message(v, *r->MutableMessage(&m, object));
+        } else if (v->IsBool() && flag) {
+            allows = v->GetBool();
+        } else {
+            return wrongType(*v, flag ? "a boolean or an object" : "a list or an object");
+        }
+        if (flag) {
+            r->SetBool(&m, flag, allows);
+        }
+        return ok;
     }
 
     bool rawJson(const json::Value* v, pb::Message& m) {

@@ -40,10 +40,6 @@ json::Value typeOnly(const char* type, json::Allocator& a) {
     return v;
 }
 
-bool isObjectForm(const pb::Descriptor* message) {
-    return message->options().GetExtension(kapi::opt::form) == kapi::opt::OBJECT;
-}
-
 }  // namespace
 
 Definitions::Definitions(const SchemaPool& pool, Flavor flavor, json::Allocator& a)
@@ -159,6 +155,10 @@ json::Value Definitions::render(const pb::Descriptor* message) {
             return s;
         case kapi::opt::RAW_JSON:
             s.AddMember("type", "object", a_);
+            return s;
+        case kapi::opt::ANY_JSON:
+        case kapi::opt::UNION:
+            // Any value, or one of several types: kube gives no type.
             return s;
         case kapi::opt::STRING_LIST: {
             s.AddMember("type", "array", a_);
@@ -320,7 +320,10 @@ json::Value Definitions::valueSchema(const pb::FieldDescriptor* f, bool element)
         case pb::FieldDescriptor::TYPE_MESSAGE:
         case pb::FieldDescriptor::TYPE_GROUP: {
             json::Value siblings(rapidjson::kObjectType);
-            if (element && isObjectForm(f->message_type())) {
+            auto form = f->message_type()->options().GetExtension(kapi::opt::form);
+            // A Go struct value (JSON and the schema unions are structs too).
+            if (element && (form == kapi::opt::OBJECT || form == kapi::opt::ANY_JSON ||
+                            form == kapi::opt::UNION)) {
                 siblings.AddMember("default", json::Value(rapidjson::kObjectType), a_);
             }
             return reference(f->message_type(), std::move(siblings));

@@ -41,6 +41,8 @@ const char* kTableAccept =
     "g=meta.k8s.io,application/json";
 const char* kNamespace = "conf";
 const char* kName = "conf-obj";
+// A CustomResourceDefinition's name is <spec.names.plural>.<spec.group>.
+const char* kCrdName = "confobjs.conf.example.com";
 
 #define POD_TEMPLATE(restart)                                              \
     R"("template":{"metadata":{"labels":{"app":"conf"}},"spec":{)" restart \
@@ -88,6 +90,10 @@ const std::map<std::string, std::string> kMinimalBodies = {
      R"({"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"r"}})"},
     {"rbac.authorization.k8s.io/roles", "{}"},
     {"scheduling.k8s.io/priorityclasses", R"({"value":1000})"},
+    {"apiextensions.k8s.io/customresourcedefinitions",
+     R"({"spec":{"group":"conf.example.com","names":{"plural":"confobjs","kind":"ConfObj"},)"
+     R"("scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,)"
+     R"("schema":{"openAPIV3Schema":{"type":"object"}}}]}})"},
     {"coordination.k8s.io/leases", "{}"},
     {"flowcontrol.apiserver.k8s.io/flowschemas",
      R"({"spec":{"priorityLevelConfiguration":{"name":"x"},"rules":[]}})"},
@@ -228,15 +234,16 @@ const json::Value* checkTable(const KindInfo& k, const json::Value& table, std::
 
 void runConformance(Fixture& f, const KindInfo& k) {
     const std::string collection = collectionUrl(k);
-    const std::string item = collection + "/" + kName;
+    const std::string name = k.kind == "CustomResourceDefinition" ? kCrdName : kName;
+    const std::string item = collection + "/" + name;
 
     // create: 201 with the server's fields, the namespace from the path.
-    HttpResponse created = f.send("POST", collection, bodyFor(k, kName));
+    HttpResponse created = f.send("POST", collection, bodyFor(k, name));
     expectCode(k, "create", created, 201);
     json::Document obj = parse(created.body);
     expectEqual(k, "kind", at(obj, {"kind"}), k.kind);
     expectEqual(k, "apiVersion", at(obj, {"apiVersion"}), k.apiVersion());
-    expectEqual(k, "name", at(obj, {"metadata", "name"}), kName);
+    expectEqual(k, "name", at(obj, {"metadata", "name"}), name);
     expectEqual(k, "namespace", at(obj, {"metadata", "namespace"}),
                 k.namespaced ? kNamespace : "<absent>");
     expectEqual(k, "uid length", std::to_string(at(obj, {"metadata", "uid"}).size()), "36");
@@ -248,7 +255,7 @@ void runConformance(Fixture& f, const KindInfo& k) {
                 k.tracksGeneration ? "1" : "<absent>");
     assert_true(created.body.starts_with("{\"kind\":\"" + k.kind + "\",\"apiVersion\":\"" +
                                          k.apiVersion() + "\",\"metadata\":{\"name\":"));
-    expectCode(k, "create again", f.send("POST", collection, bodyFor(k, kName)), 409);
+    expectCode(k, "create again", f.send("POST", collection, bodyFor(k, name)), 409);
 
     // get: the same bytes.
     HttpResponse got = f.send("GET", item);
@@ -302,7 +309,7 @@ void runConformance(Fixture& f, const KindInfo& k) {
     HttpResponse table = f.send("GET", collection, "", kTableAccept);
     expectCode(k, "table list", table, 200);
     json::Document t = parse(table.body);
-    const json::Value* row = checkTable(k, t, kName);
+    const json::Value* row = checkTable(k, t, name);
     if (!row) {
         fail_msg("%s: the table lacks the object's row", k.kind.c_str());
     }
@@ -311,7 +318,7 @@ void runConformance(Fixture& f, const KindInfo& k) {
     expectCode(k, "table get", one, 200);
     json::Document t1 = parse(one.body);
     expectEqual(k, "one row", std::to_string(t1["rows"].Size()), "1");
-    assert_non_null(checkTable(k, t1, kName));
+    assert_non_null(checkTable(k, t1, name));
 
     // delete: gone afterwards.
     HttpResponse deleted = f.send("DELETE", item);
@@ -328,14 +335,14 @@ void runConformance(Fixture& f, const KindInfo& k) {
         expectEqual(k, "delete status", at(d, {"status"}), "Success");
         expectEqual(k, "delete details", at(d, {"details"}),
                     json::serialize(parse(
-                        "{\"name\":\"" + std::string(kName) + "\"" +
+                        "{\"name\":\"" + name + "\"" +
                         (k.group.empty() ? "" : ",\"group\":\"" + k.group + "\"") + ",\"kind\":\"" +
                         k.resource + "\",\"uid\":\"" + at(obj, {"metadata", "uid"}) + "\"}")));
     }
     HttpResponse gone = f.send("GET", item);
     expectCode(k, "get after delete", gone, 404);
     expectEqual(k, "not found message", at(parse(gone.body), {"message"}),
-                qualified(k) + " \"" + kName + "\" not found");
+                qualified(k) + " \"" + name + "\" not found");
     expectCode(k, "delete again", f.send("DELETE", item), 404);
 }
 

@@ -102,6 +102,8 @@ TypeRef TypeRef::ofValue(const pb::FieldDescriptor* f) {
             t = forMessage(m);
             break;
         case kapi::opt::RAW_JSON:
+        case kapi::opt::ANY_JSON:
+        case kapi::opt::UNION:
             break;
         case kapi::opt::STRING_LIST:
             t.kind_ = Kind::List;
