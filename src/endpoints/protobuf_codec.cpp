@@ -12,6 +12,7 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
 
+#include "kapi/apiextensions.pb.h"
 #include "kapi/apps.pb.h"
 #include "kapi/authentication.pb.h"
 #include "kapi/authorization.pb.h"
@@ -55,7 +56,8 @@ FileList schemaFiles() {
             kapi::flowcontrol::v1beta3::FlowSchema::descriptor()->file(),
             kapi::autoscaling::v1::Scale::descriptor()->file(),
             kapi::authentication::v1::TokenReview::descriptor()->file(),
-            kapi::authorization::v1::SubjectAccessReview::descriptor()->file()};
+            kapi::authorization::v1::SubjectAccessReview::descriptor()->file(),
+            kapi::apiextensions::v1::CustomResourceDefinition::descriptor()->file()};
 }
 
 void indexMessage(const pb::Descriptor* d, std::map<std::string, const pb::Descriptor*>& index) {
