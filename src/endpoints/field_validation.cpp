@@ -241,8 +241,8 @@ class Walker {
                 return;
             }
             for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
-                single(v[i], f, Place{at.path + "[" + std::to_string(i) + "]", at.goPath,
-                                      at.goStruct});
+                single(v[i], f,
+                       Place{at.path + "[" + std::to_string(i) + "]", at.goPath, at.goStruct});
             }
             return;
         }
@@ -382,19 +382,7 @@ class Walker {
     // alternative is an error for OrBool and decodes to nothing (null) for
     // the others.
     void unionValue(json::Value& v, const pb::Descriptor* d, const Place& at) {
-        const pb::FieldDescriptor* list = nullptr;
-        const pb::FieldDescriptor* object = nullptr;
-        const pb::FieldDescriptor* flag = nullptr;
-        for (int i = 0; i < d->field_count(); ++i) {
-            const pb::FieldDescriptor* f = d->field(i);
-            if (f->is_repeated()) {
-                list = f;
-            } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
-                object = f;
-            } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_BOOL) {
-                flag = f;
-            }
-        }
+        auto [list, object, flag] = unionFields(d);
         Walker inner(a_, unionAt_ ? unionAt_ : &at);
         if (v.IsObject() && object) {
             inner.object(v, object->message_type(), at, false);

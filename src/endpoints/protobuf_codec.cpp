@@ -19,9 +19,9 @@
 #include "kapi/autoscaling.pb.h"
 #include "kapi/batch.pb.h"
 #include "kapi/coordination.pb.h"
+#include "kapi/core.pb.h"
 #include "kapi/flowcontrol.pb.h"
 #include "kapi/flowcontrol_v1beta3.pb.h"
-#include "kapi/core.pb.h"
 #include "kapi/networking.pb.h"
 #include "kapi/opts.pb.h"
 #include "kapi/policy.pb.h"
@@ -432,19 +432,7 @@ class JsonWriter {
     json::Value oneOf(const pb::Message& m) {
         const pb::Descriptor* d = m.GetDescriptor();
         const pb::Reflection* r = m.GetReflection();
-        const pb::FieldDescriptor* list = nullptr;
-        const pb::FieldDescriptor* object = nullptr;
-        const pb::FieldDescriptor* flag = nullptr;
-        for (int i = 0; i < d->field_count(); ++i) {
-            const pb::FieldDescriptor* f = d->field(i);
-            if (f->is_repeated()) {
-                list = f;
-            } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
-                object = f;
-            } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_BOOL) {
-                flag = f;
-            }
-        }
+        auto [list, object, flag] = unionFields(d);
         if (list && r->FieldSize(m, list) > 0) {
             json::Value out(rapidjson::kArrayType);
             for (int i = 0; i < r->FieldSize(m, list); ++i) {
@@ -521,6 +509,21 @@ void prepareProtobufSchemas() {
     }
     registry::prepareSchemaFields(roots);
     messagesByKind();
+}
+
+UnionFields unionFields(const pb::Descriptor* d) {
+    UnionFields u;
+    for (int i = 0; i < d->field_count(); ++i) {
+        const pb::FieldDescriptor* f = d->field(i);
+        if (f->is_repeated()) {
+            u.list = f;
+        } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+            u.object = f;
+        } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_BOOL) {
+            u.flag = f;
+        }
+    }
+    return u;
 }
 
 bool hasProtobufSchema(std::string_view apiVersion, std::string_view kind) {

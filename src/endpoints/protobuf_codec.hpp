@@ -8,6 +8,7 @@
 
 namespace google::protobuf {
 class Descriptor;
+class FieldDescriptor;
 class Message;
 }
 
@@ -31,6 +32,16 @@ struct ProtobufEnvelope {
 // "provided data does not appear to be a protobuf message, expected prefix
 // [107 56 115 0]", "unexpected EOF", ...).
 std::optional<std::string> parseProtobufEnvelope(std::string_view body, ProtobufEnvelope* out);
+
+// The fields of a UNION message (src/apis/proto/kapi/opts.proto), each null
+// when the union has none: the repeated one (a JSON array), the message one
+// (an object) and the bool one (a boolean).
+struct UnionFields {
+    const google::protobuf::FieldDescriptor* list = nullptr;
+    const google::protobuf::FieldDescriptor* object = nullptr;
+    const google::protobuf::FieldDescriptor* flag = nullptr;
+};
+UnionFields unionFields(const google::protobuf::Descriptor* d);
 
 // Builds, once, the tables the codec and the schema walkers read lazily
 // otherwise (messages by kind, each message's members): called at start-up,

@@ -371,19 +371,7 @@ class ProtoWriter {
     bool oneOf(const json::Value* v, pb::Message& m) {
         const pb::Descriptor* d = m.GetDescriptor();
         const pb::Reflection* r = m.GetReflection();
-        const Field* list = nullptr;
-        const Field* object = nullptr;
-        const Field* flag = nullptr;
-        for (int i = 0; i < d->field_count(); ++i) {
-            const Field* f = d->field(i);
-            if (f->is_repeated()) {
-                list = f;
-            } else if (f->cpp_type() == Field::CPPTYPE_MESSAGE) {
-                object = f;
-            } else if (f->cpp_type() == Field::CPPTYPE_BOOL) {
-                flag = f;
-            }
-        }
+        auto [list, object, flag] = unionFields(d);
         bool allows = false;
         bool ok = true;
         if (isAbsent(v)) {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "apis/apiextensions/json_members.hpp"
 #include "cel/regex.hpp"
 
 namespace kube::apis::apiextensions {
@@ -17,36 +18,6 @@ namespace json = util::json;
 namespace field = core::field;
 using field::BadValue;
 using field::Causes;
-
-// Schema members, tolerant of a node that is not an object; null counts as
-// absent (Go leaves the pointer nil).
-const json::Value* get(const json::Value& s, std::string_view name) {
-    if (!s.IsObject()) {
-        return nullptr;
-    }
-    const json::Value* v = json::member(s, name);
-    return v && !v->IsNull() ? v : nullptr;
-}
-
-std::string_view text(const json::Value& s, std::string_view name) {
-    const json::Value* v = get(s, name);
-    return v && v->IsString() ? json::view(*v) : std::string_view();
-}
-
-bool isTrue(const json::Value& s, std::string_view name) {
-    const json::Value* v = get(s, name);
-    return v && v->IsBool() && v->GetBool();
-}
-
-const json::Value* objectAt(const json::Value& s, std::string_view name) {
-    const json::Value* v = get(s, name);
-    return v && v->IsObject() ? v : nullptr;
-}
-
-const json::Value* arrayAt(const json::Value& s, std::string_view name) {
-    const json::Value* v = get(s, name);
-    return v && v->IsArray() ? v : nullptr;
-}
 
 // Members of an object or elements of an array; 0 otherwise.
 size_t count(const json::Value* v) {
@@ -89,7 +60,7 @@ void forEachChild(const json::Value& s, const std::function<void(const json::Val
     if (!s.IsObject()) {
         return;
     }
-    if (const json::Value* items = get(s, "items")) {
+    if (const json::Value* items = member(s, "items")) {
         if (items->IsArray()) {
             for (const json::Value& item : items->GetArray()) {
                 f(item);
@@ -144,9 +115,9 @@ bool isOpenAPIV3Type(std::string_view type) {
 // What NewStructural cannot turn into a structural schema; the OpenAPI
 // rules report each of these, and the structural checks are then skipped.
 bool convertible(const json::Value& s) {
-    bool ok = !get(s, "$ref") && text(s, "id").empty() && !get(s, "additionalItems") &&
-              count(get(s, "patternProperties")) == 0 && count(get(s, "definitions")) == 0 &&
-              !get(s, "dependencies") && !arrayAt(s, "items");
+    bool ok = !member(s, "$ref") && text(s, "id").empty() && !member(s, "additionalItems") &&
+              count(member(s, "patternProperties")) == 0 && count(member(s, "definitions")) == 0 &&
+              !member(s, "dependencies") && !arrayAt(s, "items");
     forEachChild(s, [&](const json::Value& child) { ok = ok && convertible(child); });
     return ok;
 }
@@ -163,7 +134,7 @@ class StructuralCheck {
             return;
         }
         std::string_view type = text(s, "type");
-        if (type == "array" && !get(s, "items")) {
+        if (type == "array" && !member(s, "items")) {
             out_.push_back(field::required(childPath(path, "items"), "must be specified"));
         }
         if (const json::Value* items = objectAt(s, "items")) {
@@ -173,7 +144,7 @@ class StructuralCheck {
         for (const auto& [name, v] : sortedMembers(objectAt(s, "properties"))) {
             invariants(*v, Level::Field, field::key(properties, name));
         }
-        if (const json::Value* ap = get(s, "additionalProperties")) {
+        if (const json::Value* ap = member(s, "additionalProperties")) {
             if (level == Level::Root) {
                 out_.push_back(field::forbidden(childPath(path, "additionalProperties"),
                                                 "must not be used at the root"));
@@ -200,7 +171,7 @@ class StructuralCheck {
                                   : "must not be empty for specified object fields";
             out_.push_back(field::required(typePath, why));
         }
-        if (embedded && get(s, "additionalProperties")) {
+        if (embedded && member(s, "additionalProperties")) {
             out_.push_back(
                 field::forbidden(childPath(path, "additionalProperties"),
                                  "must not be used if x-kubernetes-embedded-resource is set"));
@@ -210,17 +181,17 @@ class StructuralCheck {
         }
         const json::Value* props = objectAt(s, "properties");
         for (std::string_view name : {"kind", "apiVersion"}) {
-            const json::Value* p = props ? get(*props, name) : nullptr;
+            const json::Value* p = props ? member(*props, name) : nullptr;
             if (p && checkMetadata && text(*p, "type") != "string") {
                 out_.push_back(field::invalid(childPath(field::key(properties, name), "type"),
                                               text(*p, "type"), "must be string"));
             }
         }
-        if (const json::Value* metadata = props ? get(*props, "metadata") : nullptr) {
+        if (const json::Value* metadata = props ? member(*props, "metadata") : nullptr) {
             metadataInvariants(*metadata, checkMetadata, level, field::key(properties, "metadata"));
         }
         if (embedded && !isTrue(s, "x-kubernetes-preserve-unknown-fields") &&
-            count(get(s, "properties")) == 0) {
+            count(member(s, "properties")) == 0) {
             out_.push_back(field::required(properties,
                                            "must not be empty if x-kubernetes-embedded-resource is "
                                            "true without x-kubernetes-preserve-unknown-fields"));
@@ -358,10 +329,10 @@ class StructuralCheck {
         if (!text(v, "type").empty()) {
             forbid("type", "must be empty to be structural");
         }
-        if (get(v, "additionalProperties")) {
+        if (member(v, "additionalProperties")) {
             forbid("additionalProperties", "must be undefined to be structural");
         }
-        if (get(v, "default")) {
+        if (member(v, "default")) {
             forbid("default", "must be undefined to be structural");
         }
         if (!text(v, "title").empty()) {
@@ -373,7 +344,7 @@ class StructuralCheck {
         if (isTrue(v, "nullable")) {
             forbid("nullable", "must be false to be structural");
         }
-        if (get(v, "externalDocs")) {
+        if (member(v, "externalDocs")) {
             forbid("externalDocs", "must be undefined to be structural");
         }
         for (std::string_view x :
@@ -383,20 +354,20 @@ class StructuralCheck {
                 forbid(x, "must be false to be structural");
             }
         }
-        if (count(get(v, "x-kubernetes-list-map-keys")) > 0) {
+        if (count(member(v, "x-kubernetes-list-map-keys")) > 0) {
             forbid("x-kubernetes-list-map-keys", "must be empty to be structural");
         }
-        if (get(v, "x-kubernetes-list-type")) {
+        if (member(v, "x-kubernetes-list-type")) {
             forbid("x-kubernetes-list-type", "must be undefined to be structural");
         }
-        if (get(v, "x-kubernetes-map-type")) {
+        if (member(v, "x-kubernetes-map-type")) {
             forbid("x-kubernetes-map-type", "must be undefined to be structural");
         }
-        if (count(get(v, "x-kubernetes-validations")) > 0) {
+        if (count(member(v, "x-kubernetes-validations")) > 0) {
             forbid("x-kubernetes-validations", "must be empty to be structural");
         }
         const json::Value* props = objectAt(v, "properties");
-        if (props && get(*props, "metadata")) {
+        if (props && member(*props, "metadata")) {
             out_.push_back(field::forbidden(field::key(properties, "metadata"),
                                             "must not be specified in a nested context"));
         }
@@ -433,20 +404,6 @@ std::string_view trimSpace(std::string_view s) {
     return s.substr(from, to - from + 1);
 }
 
-// Go's %#v of a []string.
-BadValue goStrings(const json::Value* list) {
-    if (!list || !list->IsArray()) {
-        return BadValue::raw("[]string(nil)");
-    }
-    std::string out = "[]string{";
-    for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
-        out += i ? ", " : "";
-        out +=
-            (*list)[i].IsString() ? registry::validation::goQuote(json::view((*list)[i])) : "\"\"";
-    }
-    return BadValue::raw(out + "}");
-}
-
 // Mirrors ValidateCustomResourceDefinitionOpenAPISchema.
 class OpenAPICheck {
   public:
@@ -463,8 +420,8 @@ class OpenAPICheck {
                                             "complexity becomes quadratic"));
         }
         std::string_view type = text(s, "type");
-        if (const json::Value* ap = get(s, "additionalProperties")) {
-            if (count(get(s, "properties")) != 0 &&
+        if (const json::Value* ap = member(s, "additionalProperties")) {
+            if (count(member(s, "properties")) != 0 &&
                 ((ap->IsBool() && !ap->GetBool()) || ap->IsObject())) {
                 out_.push_back(
                     field::forbidden(childPath(path, "additionalProperties"),
@@ -506,7 +463,7 @@ class OpenAPICheck {
         for (const auto& [name, d] : sortedMembers(objectAt(s, "definitions"))) {
             schema(*d, field::key(definitions, name), ctx, false);
         }
-        if (const json::Value* items = get(s, "items")) {
+        if (const json::Value* items = member(s, "items")) {
             if (items->IsArray()) {
                 for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
                     schema((*items)[i], field::index(childPath(path, "items"), i), ctx, false);
@@ -519,7 +476,7 @@ class OpenAPICheck {
         for (const auto& [name, d] : sortedMembers(objectAt(s, "dependencies"))) {
             schema(*d, field::key(dependencies, name), ctx, false);
         }
-        if (const json::Value* p = get(s, "x-kubernetes-preserve-unknown-fields");
+        if (const json::Value* p = member(s, "x-kubernetes-preserve-unknown-fields");
             p && p->IsBool() && !p->GetBool()) {
             out_.push_back(field::invalid(childPath(path, "x-kubernetes-preserve-unknown-fields"),
                                           false, "must be true or undefined"));
@@ -539,7 +496,7 @@ class OpenAPICheck {
         if (ctx.requireValidPropertyType && !type.empty() && !isOpenAPIV3Type(type)) {
             out_.push_back(field::notSupported(childPath(path, "type"), type, openAPIV3Types()));
         }
-        if (get(s, "default") && !ctx.allowDefaults) {
+        if (member(s, "default") && !ctx.allowDefaults) {
             std::string detail = "must not be set";
             if (!ctx.disallowDefaultsReason.empty()) {
                 detail += " " + ctx.disallowDefaultsReason;
@@ -549,19 +506,19 @@ class OpenAPICheck {
         if (!text(s, "id").empty()) {
             forbid("id", "id is not supported");
         }
-        if (get(s, "additionalItems")) {
+        if (member(s, "additionalItems")) {
             forbid("additionalItems", "additionalItems is not supported");
         }
-        if (count(get(s, "patternProperties")) != 0) {
+        if (count(member(s, "patternProperties")) != 0) {
             forbid("patternProperties", "patternProperties is not supported");
         }
-        if (count(get(s, "definitions")) != 0) {
+        if (count(member(s, "definitions")) != 0) {
             forbid("definitions", "definitions is not supported");
         }
-        if (get(s, "dependencies")) {
+        if (member(s, "dependencies")) {
             forbid("dependencies", "dependencies is not supported");
         }
-        if (get(s, "$ref")) {
+        if (member(s, "$ref")) {
             forbid("$ref", "$ref is not supported");
         }
         if (type == "null") {
@@ -576,7 +533,7 @@ class OpenAPICheck {
     }
 
     void mapType(const json::Value& s, const std::string& path, std::string_view type) {
-        const json::Value* mt = get(s, "x-kubernetes-map-type");
+        const json::Value* mt = member(s, "x-kubernetes-map-type");
         if (!mt) {
             return;
         }
@@ -594,9 +551,9 @@ class OpenAPICheck {
     }
 
     void listType(const json::Value& s, const std::string& path, std::string_view type) {
-        const json::Value* lt = get(s, "x-kubernetes-list-type");
+        const json::Value* lt = member(s, "x-kubernetes-list-type");
         std::string_view listType = lt && lt->IsString() ? json::view(*lt) : std::string_view();
-        const json::Value* items = get(s, "items");
+        const json::Value* items = member(s, "items");
         const json::Value* itemSchema = items && items->IsObject() ? items : nullptr;
         std::string typePath = childPath(path, "type");
         std::string ltPath = childPath(path, "x-kubernetes-list-type");
@@ -609,7 +566,7 @@ class OpenAPICheck {
             std::string_view itemType = text(*itemSchema, "type");
             const char* why = "must be atomic as item of a list with x-kubernetes-list-type=set";
             if (itemType == "array") {
-                const json::Value* inner = get(*itemSchema, "x-kubernetes-list-type");
+                const json::Value* inner = member(*itemSchema, "x-kubernetes-list-type");
                 if (inner && !(inner->IsString() && json::view(*inner) == "atomic")) {
                     out_.push_back(field::invalid(childPath(itemsPath, "x-kubernetes-list-type"),
                                                   BadValue(*inner), why));
@@ -618,7 +575,7 @@ class OpenAPICheck {
                        text(*itemSchema, "x-kubernetes-map-type") != "atomic") {
                 // kube shows the items' list type here, which an object has
                 // not: a nil *string, printed as the string "null".
-                const json::Value* shown = get(*itemSchema, "x-kubernetes-list-type");
+                const json::Value* shown = member(*itemSchema, "x-kubernetes-list-type");
                 out_.push_back(field::invalid(childPath(itemsPath, "x-kubernetes-map-type"),
                                               shown ? BadValue(*shown) : BadValue("null"), why));
             }
@@ -677,7 +634,7 @@ class OpenAPICheck {
         std::set<std::string_view> seen;
         for (const json::Value& k : keys->GetArray()) {
             std::string_view key = k.IsString() ? json::view(k) : std::string_view();
-            if (const json::Value* p = props ? get(*props, key) : nullptr) {
+            if (const json::Value* p = props ? member(*props, key) : nullptr) {
                 std::string_view t = text(*p, "type");
                 if (t == "array" || t == "object") {
                     // kube shows the items' type ("object") as the bad value.
@@ -687,11 +644,11 @@ class OpenAPICheck {
                         "must be a scalar type if parent array's x-kubernetes-list-type is map"));
                 }
             } else {
-                out_.push_back(field::invalid(keysPath, goStrings(keys),
+                out_.push_back(field::invalid(keysPath, field::goStringList(keys),
                                               "entries must all be names of item properties"));
             }
             if (!seen.insert(key).second) {
-                out_.push_back(field::invalid(keysPath, goStrings(keys),
+                out_.push_back(field::invalid(keysPath, field::goStringList(keys),
                                               "must not contain duplicate entries"));
             }
         }
@@ -721,12 +678,12 @@ class OpenAPICheck {
         const json::Value* props = objectAt(itemSchema, "properties");
         for (const json::Value& k : keys->GetArray()) {
             std::string_view key = k.IsString() ? json::view(k) : std::string_view();
-            const json::Value* p = props ? get(*props, key) : nullptr;
+            const json::Value* p = props ? member(*props, key) : nullptr;
             if (!p) {
                 continue;
             }
             std::string at = field::key(childPath(itemsPath, "properties"), key);
-            if (!required.count(key) && !get(*p, "default")) {
+            if (!required.count(key) && !member(*p, "default")) {
                 out_.push_back(field::required(childPath(at, "default"),
                                                "this property is in x-kubernetes-list-map-keys, so "
                                                "it must have a default or be a required property"));
@@ -772,7 +729,7 @@ class OpenAPICheck {
                 out_.push_back(field::required(childPath(rulePath, "messageExpression"),
                                                "messageExpression must be non-empty if specified"));
             }
-            if (const json::Value* reason = get(r, "reason")) {
+            if (const json::Value* reason = member(r, "reason")) {
                 std::string_view value =
                     reason->IsString() ? json::view(*reason) : std::string_view();
                 if (value != "FieldValueDuplicate" && value != "FieldValueForbidden" &&
@@ -857,7 +814,7 @@ constexpr RootField kRootFields[] = {
 // properties["status"]: the root may not validate anything that would be lost.
 void statusRoot(const json::Value& schema, const std::string& path, Causes& out) {
     for (const RootField& f : kRootFields) {
-        const json::Value* v = get(schema, f.json);
+        const json::Value* v = member(schema, f.json);
         if (!v || isZero(*v)) {
             continue;
         }
@@ -911,7 +868,7 @@ void validateSchema(const json::Value& schema, const std::string& path, const Sc
 }
 
 bool schemaHasDefaults(const json::Value& schema) {
-    return schemaHas(schema, [](const json::Value& s) { return get(s, "default") != nullptr; });
+    return schemaHas(schema, [](const json::Value& s) { return member(s, "default") != nullptr; });
 }
 
 bool schemaHasValidTypes(const json::Value& schema) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apis/apiextensions/json_members.hpp"
 #include "apis/apiextensions/schema_validation.hpp"
 
 namespace kube::apis::apiextensions {
@@ -21,29 +22,6 @@ using field::Causes;
 using registry::validation::goQuote;
 
 constexpr std::string_view kApprovalAnnotation = "api-approved.kubernetes.io";
-
-const json::Value* get(const json::Value* v, std::string_view name) {
-    if (!v || !v->IsObject()) {
-        return nullptr;
-    }
-    const json::Value* m = json::member(*v, name);
-    return m && !m->IsNull() ? m : nullptr;
-}
-
-std::string_view text(const json::Value* v, std::string_view name) {
-    const json::Value* m = get(v, name);
-    return m && m->IsString() ? json::view(*m) : std::string_view();
-}
-
-bool isTrue(const json::Value* v, std::string_view name) {
-    const json::Value* m = get(v, name);
-    return m && m->IsBool() && m->GetBool();
-}
-
-const json::Value* arrayAt(const json::Value* v, std::string_view name) {
-    const json::Value* m = get(v, name);
-    return m && m->IsArray() ? m : nullptr;
-}
 
 std::string joinErrors(const std::vector<std::string>& errs) {
     std::string out;
@@ -75,9 +53,9 @@ Hoisted hoisted(const json::Value* versions) {
     }
     const json::Value& first = (*versions)[0];
     auto same = [&](std::string_view name, bool nonEmptyList) {
-        const json::Value* value = get(&first, name);
+        const json::Value* value = member(&first, name);
         for (const json::Value& v : versions->GetArray()) {
-            const json::Value* mine = get(&v, name);
+            const json::Value* mine = member(&v, name);
             if (!mine || (nonEmptyList && (!mine->IsArray() || mine->Empty())) || !value ||
                 *mine != *value) {
                 return false;
@@ -103,7 +81,7 @@ std::string goColumns(const json::Value* columns) {
     std::string out = "[]apiextensions.CustomResourceColumnDefinition{";
     for (rapidjson::SizeType i = 0; i < columns->Size(); ++i) {
         const json::Value* c = &(*columns)[i];
-        const json::Value* priority = get(c, "priority");
+        const json::Value* priority = member(c, "priority");
         out += i ? ", " : "";
         out += "apiextensions.CustomResourceColumnDefinition{Name:" + goQuote(text(c, "name")) +
                ", Type:" + goQuote(text(c, "type")) + ", Format:" + goQuote(text(c, "format")) +
@@ -120,15 +98,15 @@ std::string goVersion(const json::Value& v, const Hoisted& h) {
     return "apiextensions.CustomResourceDefinitionVersion{Name:" + goQuote(text(&v, "name")) +
            ", Served:" + flag("served") + ", Storage:" + flag("storage") +
            ", Deprecated:" + flag("deprecated") +
-           ", DeprecationWarning:" + goPointer("string", get(&v, "deprecationWarning")) +
+           ", DeprecationWarning:" + goPointer("string", member(&v, "deprecationWarning")) +
            ", Schema:" +
            goPointer("apiextensions.CustomResourceValidation",
-                     h.schema ? nullptr : get(&v, "schema")) +
+                     h.schema ? nullptr : member(&v, "schema")) +
            ", Subresources:" +
            goPointer("apiextensions.CustomResourceSubresources",
-                     h.subresources ? nullptr : get(&v, "subresources")) +
+                     h.subresources ? nullptr : member(&v, "subresources")) +
            ", AdditionalPrinterColumns:" +
-           goColumns(h.columns ? nullptr : get(&v, "additionalPrinterColumns")) + "}";
+           goColumns(h.columns ? nullptr : member(&v, "additionalPrinterColumns")) + "}";
 }
 
 BadValue goVersions(const json::Value* spec, const Hoisted& h) {
@@ -139,18 +117,6 @@ BadValue goVersions(const json::Value* spec, const Hoisted& h) {
     std::string out = "[]apiextensions.CustomResourceDefinitionVersion{";
     for (rapidjson::SizeType i = 0; i < versions->Size(); ++i) {
         out += (i ? ", " : "") + goVersion((*versions)[i], h);
-    }
-    return BadValue::raw(out + "}");
-}
-
-BadValue goStrings(const json::Value* list) {
-    if (!list || !list->IsArray()) {
-        return BadValue::raw("[]string(nil)");
-    }
-    std::string out = "[]string{";
-    for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
-        out += i ? ", " : "";
-        out += goQuote((*list)[i].IsString() ? json::view((*list)[i]) : std::string_view());
     }
     return BadValue::raw(out + "}");
 }
@@ -219,7 +185,7 @@ bool simpleJSONPath(std::string_view s, const std::string& path, Causes& out) {
 
 // Mirrors ValidateCustomResourceDefinitionSubresources.
 void validateSubresources(const json::Value* subresources, const std::string& path, Causes& out) {
-    const json::Value* scale = get(subresources, "scale");
+    const json::Value* scale = member(subresources, "scale");
     if (!scale) {
         return;
     }
@@ -286,7 +252,7 @@ void validateColumns(const json::Value* columns, const std::string& path, Causes
 // CustomResourceValidation (`path` names it).
 void validateValidation(const json::Value* validation, bool statusEnabled, const Options& opts,
                         const std::string& path, Causes& out) {
-    const json::Value* schema = get(validation, "openAPIV3Schema");
+    const json::Value* schema = member(validation, "openAPIV3Schema");
     if (!schema) {
         return;
     }
@@ -297,12 +263,12 @@ void validateValidation(const json::Value* validation, bool statusEnabled, const
 }
 
 bool statusEnabled(const json::Value* subresources) {
-    return get(subresources, "status") != nullptr;
+    return member(subresources, "status") != nullptr;
 }
 
 // ValidateDeprecationWarning.
 void validateDeprecationWarning(const json::Value& version, const std::string& path, Causes& out) {
-    const json::Value* warning = get(&version, "deprecationWarning");
+    const json::Value* warning = member(&version, "deprecationWarning");
     if (!warning || !warning->IsString()) {
         return;
     }
@@ -403,12 +369,12 @@ void validateWebhookService(const json::Value* service, const std::string& path,
         out.push_back(
             field::required(field::child(path, "namespace"), "service namespace is required"));
     }
-    const json::Value* port = get(service, "port");
+    const json::Value* port = member(service, "port");
     if (port && !validPort(port)) {
         out.push_back(field::invalid(field::child(path, "port"), BadValue(*port),
                                      "port is not valid: must be between 1 and 65535, inclusive"));
     }
-    const json::Value* p = get(service, "path");
+    const json::Value* p = member(service, "path");
     if (!p || !p->IsString()) {
         return;
     }
@@ -456,7 +422,7 @@ bool acceptedReviewVersion(std::string_view v) {
 // webhookClientConfig and conversionReviewVersions are v1's
 // webhook.clientConfig and webhook.conversionReviewVersions.
 void validateConversion(const json::Value* spec, const Options& opts, Causes& out) {
-    const json::Value* conversion = get(spec, "conversion");
+    const json::Value* conversion = member(spec, "conversion");
     if (!conversion) {
         return;
     }
@@ -471,8 +437,8 @@ void validateConversion(const json::Value* spec, const Options& opts, Causes& ou
     } else if (strategy != "None" && strategy != "Webhook") {
         out.push_back(field::notSupported(path + ".strategy", strategy, {"None", "Webhook"}));
     }
-    const json::Value* webhook = get(conversion, "webhook");
-    const json::Value* clientConfig = get(webhook, "clientConfig");
+    const json::Value* webhook = member(conversion, "webhook");
+    const json::Value* clientConfig = member(webhook, "clientConfig");
     const json::Value* reviewVersions = arrayAt(webhook, "conversionReviewVersions");
     std::string configPath = path + ".webhookClientConfig";
     std::string versionsPath = path + ".conversionReviewVersions";
@@ -490,8 +456,8 @@ void validateConversion(const json::Value* spec, const Options& opts, Causes& ou
     if (!clientConfig) {
         out.push_back(field::required(configPath, "required when strategy is set to Webhook"));
     } else {
-        const json::Value* url = get(clientConfig, "url");
-        const json::Value* service = get(clientConfig, "service");
+        const json::Value* url = member(clientConfig, "url");
+        const json::Value* service = member(clientConfig, "service");
         if (!url == !service) {
             out.push_back(field::required(configPath, "exactly one of url or service is required"));
         } else if (url) {
@@ -520,7 +486,7 @@ void validateConversion(const json::Value* spec, const Options& opts, Causes& ou
         accepted = accepted || acceptedReviewVersion(v);
     }
     if (opts.requireRecognizedConversionReviewVersion && !accepted) {
-        out.push_back(field::invalid(versionsPath, goStrings(reviewVersions),
+        out.push_back(field::invalid(versionsPath, field::goStringList(reviewVersions),
                                      "must include at least one of v1, v1beta1"));
     }
 }
@@ -548,7 +514,7 @@ void validateSpec(const json::Value* spec, const Options& opts, Causes& out) {
     rapidjson::SizeType n = versions ? versions->Size() : 0;
     if (opts.requireOpenAPISchema && !h.schema) {
         for (rapidjson::SizeType i = 0; i < n; ++i) {
-            if (!get(get(&(*versions)[i], "schema"), "openAPIV3Schema")) {
+            if (!member(member(&(*versions)[i], "schema"), "openAPIV3Schema")) {
                 out.push_back(field::required(
                     "spec.versions[" + std::to_string(i) + "].schema.openAPIV3Schema",
                     "schemas are required"));
@@ -557,7 +523,7 @@ void validateSpec(const json::Value* spec, const Options& opts, Causes& out) {
     }
     bool hasDefaults = false;
     for (rapidjson::SizeType i = 0; i < n; ++i) {
-        const json::Value* schema = get(get(&(*versions)[i], "schema"), "openAPIV3Schema");
+        const json::Value* schema = member(member(&(*versions)[i], "schema"), "openAPIV3Schema");
         hasDefaults = hasDefaults || (schema && schemaHasDefaults(*schema));
     }
     if (hasDefaults && isTrue(spec, "preserveUnknownFields")) {
@@ -578,17 +544,19 @@ void validateSpec(const json::Value* spec, const Options& opts, Causes& out) {
         if (auto errs = registry::validation::isDNS1035Label(name); !errs.empty()) {
             out.push_back(field::invalid(field::child(path, "name"), name, joinErrors(errs)));
         }
-        bool status = statusEnabled(get(&v, "subresources"));
+        bool status = statusEnabled(member(&v, "subresources"));
         anyStatus = anyStatus || status;
         validateDeprecationWarning(v, path, out);
         if (!h.schema) {
-            validateValidation(get(&v, "schema"), status, opts, field::child(path, "schema"), out);
+            validateValidation(member(&v, "schema"), status, opts, field::child(path, "schema"),
+                               out);
         }
         if (!h.subresources) {
-            validateSubresources(get(&v, "subresources"), field::child(path, "subresources"), out);
+            validateSubresources(member(&v, "subresources"), field::child(path, "subresources"),
+                                 out);
         }
         if (!h.columns) {
-            validateColumns(get(&v, "additionalPrinterColumns"),
+            validateColumns(member(&v, "additionalPrinterColumns"),
                             field::child(path, "additionalPrinterColumns"), out);
         }
     }
@@ -609,7 +577,7 @@ void validateSpec(const json::Value* spec, const Options& opts, Causes& out) {
         }
     }
 
-    const json::Value* specNames = get(spec, "names");
+    const json::Value* specNames = member(spec, "names");
     for (std::string_view required : {"plural", "singular", "kind", "listKind"}) {
         if (text(specNames, required).empty()) {
             out.push_back(field::required("spec.names." + std::string(required)));
@@ -617,13 +585,14 @@ void validateSpec(const json::Value* spec, const Options& opts, Causes& out) {
     }
     validateNames(specNames, "spec.names", out);
     if (h.schema) {
-        validateValidation(get(&(*versions)[0], "schema"), anyStatus, opts, "spec.validation", out);
+        validateValidation(member(&(*versions)[0], "schema"), anyStatus, opts, "spec.validation",
+                           out);
     }
     if (h.subresources) {
-        validateSubresources(get(&(*versions)[0], "subresources"), "spec.subresources", out);
+        validateSubresources(member(&(*versions)[0], "subresources"), "spec.subresources", out);
     }
     if (h.columns) {
-        validateColumns(get(&(*versions)[0], "additionalPrinterColumns"),
+        validateColumns(member(&(*versions)[0], "additionalPrinterColumns"),
                         "spec.additionalPrinterColumns", out);
     }
     validateConversion(spec, opts, out);
@@ -631,12 +600,12 @@ void validateSpec(const json::Value* spec, const Options& opts, Causes& out) {
 
 // Mirrors ValidateCustomResourceDefinitionStoredVersions.
 void validateStoredVersions(const json::Value& crd, Causes& out) {
-    const json::Value* spec = get(&crd, "spec");
-    const json::Value* stored = arrayAt(get(&crd, "status"), "storedVersions");
+    const json::Value* spec = member(&crd, "spec");
+    const json::Value* stored = arrayAt(member(&crd, "status"), "storedVersions");
     const std::string path = "status.storedVersions";
     if (!stored || stored->Empty()) {
-        out.push_back(
-            field::invalid(path, goStrings(stored), "must have at least one stored version"));
+        out.push_back(field::invalid(path, field::goStringList(stored),
+                                     "must have at least one stored version"));
         return;
     }
     std::map<std::string_view, size_t> remaining;
@@ -674,7 +643,8 @@ void validateStoredVersions(const json::Value& crd, Causes& out) {
 enum class Approval { Missing, Invalid, Bypassed, Approved };
 
 Approval approvalState(const json::Value& crd) {
-    const json::Value* value = get(get(get(&crd, "metadata"), "annotations"), kApprovalAnnotation);
+    const json::Value* value =
+        member(member(member(&crd, "metadata"), "annotations"), kApprovalAnnotation);
     if (!value) {
         return Approval::Missing;
     }
@@ -694,7 +664,7 @@ Approval approvalState(const json::Value& crd) {
 }
 
 void validateAPIApproval(const json::Value& crd, const json::Value* old, Causes& out) {
-    std::string_view group = text(get(&crd, "spec"), "group");
+    std::string_view group = text(member(&crd, "spec"), "group");
     bool isProtected = group == "k8s.io" || group.ends_with(".k8s.io") ||
                        group == "kubernetes.io" || group.ends_with(".kubernetes.io");
     if (!isProtected) {
@@ -707,7 +677,7 @@ void validateAPIApproval(const json::Value& crd, const json::Value* old, Causes&
     std::string path = "metadata.annotations[" + std::string(kApprovalAnnotation) + "]";
     if (state == Approval::Invalid) {
         out.push_back(field::invalid(
-            path, text(get(get(&crd, "metadata"), "annotations"), kApprovalAnnotation),
+            path, text(member(member(&crd, "metadata"), "annotations"), kApprovalAnnotation),
             "protected groups must have approval annotation \"api-approved.kubernetes.io\" with "
             "either a URL or a reason starting with \"unapproved\", see "
             "https://github.com/kubernetes/enhancements/pull/1111"));
@@ -721,8 +691,8 @@ void validateAPIApproval(const json::Value& crd, const json::Value* old, Causes&
 
 // Mirrors validatePreserveUnknownFields for v1: it may not become true.
 void validatePreserveUnknownFields(const json::Value& crd, const json::Value* old, Causes& out) {
-    if (isTrue(get(&crd, "spec"), "preserveUnknownFields") &&
-        (!old || !isTrue(get(old, "spec"), "preserveUnknownFields"))) {
+    if (isTrue(member(&crd, "spec"), "preserveUnknownFields") &&
+        (!old || !isTrue(member(old, "spec"), "preserveUnknownFields"))) {
         out.push_back(field::invalid("spec.preserveUnknownFields", true,
                                      "cannot set to true, set x-kubernetes-preserve-unknown-fields "
                                      "to true in spec.versions[*].schema instead"));
@@ -730,7 +700,7 @@ void validatePreserveUnknownFields(const json::Value& crd, const json::Value* ol
 }
 
 bool established(const json::Value& crd) {
-    const json::Value* conditions = arrayAt(get(&crd, "status"), "conditions");
+    const json::Value* conditions = arrayAt(member(&crd, "status"), "conditions");
     if (!conditions) {
         return false;
     }
@@ -743,13 +713,13 @@ bool established(const json::Value& crd) {
 }
 
 void immutable(const json::Value* spec, const json::Value* oldSpec,
-               std::initializer_list<std::string_view> member, Causes& out) {
+               std::initializer_list<std::string_view> members, Causes& out) {
     const json::Value* now = spec;
     const json::Value* before = oldSpec;
     std::string path = "spec";
-    for (std::string_view m : member) {
-        now = get(now, m);
-        before = get(before, m);
+    for (std::string_view m : members) {
+        now = member(now, m);
+        before = member(before, m);
         path += "." + std::string(m);
     }
     std::string_view a = now && now->IsString() ? json::view(*now) : "";
@@ -765,7 +735,7 @@ bool allVersionsHaveSchemas(const json::Value* spec) {
         return true;
     }
     for (const json::Value& v : versions->GetArray()) {
-        if (!get(get(&v, "schema"), "openAPIV3Schema")) {
+        if (!member(member(&v, "schema"), "openAPIV3Schema")) {
             return false;
         }
     }
@@ -778,7 +748,7 @@ bool allSchemasHaveValidTypes(const json::Value* spec) {
         return true;
     }
     for (const json::Value& v : versions->GetArray()) {
-        const json::Value* schema = get(get(&v, "schema"), "openAPIV3Schema");
+        const json::Value* schema = member(member(&v, "schema"), "openAPIV3Schema");
         if (schema && !schemaHasValidTypes(*schema)) {
             return false;
         }
@@ -790,15 +760,15 @@ bool allSchemasHaveValidTypes(const json::Value* spec) {
 
 Causes validateCustomResourceDefinition(const json::Value& crd) {
     Causes out;
-    const json::Value* spec = get(&crd, "spec");
-    const json::Value* names = get(spec, "names");
-    std::string_view name = text(get(&crd, "metadata"), "name");
+    const json::Value* spec = member(&crd, "spec");
+    const json::Value* names = member(spec, "names");
+    std::string_view name = text(member(&crd, "metadata"), "name");
     if (name != std::string(text(names, "plural")) + "." + std::string(text(spec, "group"))) {
         out.push_back(
             field::invalid("metadata.name", name, "must be spec.names.plural+\".\"+spec.group"));
     }
     validateSpec(spec, Options{}, out);
-    validateNames(get(get(&crd, "status"), "acceptedNames"), "status.acceptedNames", out);
+    validateNames(member(member(&crd, "status"), "acceptedNames"), "status.acceptedNames", out);
     validateStoredVersions(crd, out);
     validateAPIApproval(crd, nullptr, out);
     validatePreserveUnknownFields(crd, nullptr, out);
@@ -807,13 +777,13 @@ Causes validateCustomResourceDefinition(const json::Value& crd) {
 
 Causes validateCustomResourceDefinitionUpdate(const json::Value& crd, const json::Value& old) {
     Causes out;
-    const json::Value* spec = get(&crd, "spec");
-    const json::Value* oldSpec = get(&old, "spec");
+    const json::Value* spec = member(&crd, "spec");
+    const json::Value* oldSpec = member(&old, "spec");
     Options opts;
     opts.requireOpenAPISchema = allVersionsHaveSchemas(oldSpec);
     opts.requireValidPropertyType = allSchemasHaveValidTypes(oldSpec);
     if (const json::Value* reviewVersions =
-            arrayAt(get(get(oldSpec, "conversion"), "webhook"), "conversionReviewVersions")) {
+            arrayAt(member(member(oldSpec, "conversion"), "webhook"), "conversionReviewVersions")) {
         bool ok = reviewVersions->Empty();
         for (const json::Value& v : reviewVersions->GetArray()) {
             ok = ok || (v.IsString() && acceptedReviewVersion(json::view(v)));
@@ -827,7 +797,7 @@ Causes validateCustomResourceDefinitionUpdate(const json::Value& crd, const json
     }
     immutable(spec, oldSpec, {"group"}, out);
     immutable(spec, oldSpec, {"names", "plural"}, out);
-    validateNames(get(get(&crd, "status"), "acceptedNames"), "status.acceptedNames", out);
+    validateNames(member(member(&crd, "status"), "acceptedNames"), "status.acceptedNames", out);
     validateStoredVersions(crd, out);
     validateAPIApproval(crd, &old, out);
     validatePreserveUnknownFields(crd, &old, out);
@@ -836,7 +806,7 @@ Causes validateCustomResourceDefinitionUpdate(const json::Value& crd, const json
 
 Causes validateCustomResourceDefinitionStatus(const json::Value& crd) {
     Causes out;
-    validateNames(get(get(&crd, "status"), "acceptedNames"), "status.acceptedNames", out);
+    validateNames(member(member(&crd, "status"), "acceptedNames"), "status.acceptedNames", out);
     return out;
 }
 

@@ -24,6 +24,18 @@ BadValue goStringMap(const json::Value* map) {
     return BadValue::raw(out + "}");
 }
 
+BadValue goStringList(const json::Value* list) {
+    if (!list || !list->IsArray()) {
+        return BadValue::raw("[]string(nil)");
+    }
+    std::string out = "[]string{";
+    for (rapidjson::SizeType i = 0; i < list->Size(); i++) {
+        const json::Value& item = (*list)[i];
+        out += (i ? ", " : "") + goQuote(item.IsString() ? json::view(item) : std::string_view());
+    }
+    return BadValue::raw(out + "}");
+}
+
 void validatePortNumber(const json::Value* v, const std::string& path, Causes& out) {
     if (!v || !v->IsInt64()) {
         return;

@@ -33,6 +33,8 @@ inline meta::StatusCause required(std::string_view path) {
 // Go's %#v of a map[string]string (keys sorted), "map[string]string(nil)"
 // when absent: the bad value of label mismatches.
 BadValue goStringMap(const util::json::Value* map);
+// Go's %#v of a []string ([]string{"a", "b"}), "[]string(nil)" when absent.
+BadValue goStringList(const util::json::Value* list);
 
 // Adds "must be between 1 and 65535, inclusive" when the integer at `v` is
 // out of range.
