@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -257,6 +258,15 @@ class JsonWriter {
         obj.AddMember(json::stringValue(name.empty() ? f->name() : name, a_), v, a_);
     }
 
+    // Go's encoding/json writes a whole float64 without a fraction ("10",
+    // not "10.0").
+    static json::Value number(double d) {
+        if (d == std::trunc(d) && std::fabs(d) < 9e18) {
+            return json::Value(static_cast<int64_t>(d));
+        }
+        return json::Value(d);
+    }
+
     static bool isZero(const json::Value& v) {
         return (v.IsString() && v.GetStringLength() == 0) || (v.IsBool() && !v.GetBool()) ||
                (v.IsNumber() && v.GetDouble() == 0) || v.IsNull();
@@ -291,7 +301,7 @@ class JsonWriter {
             case pb::FieldDescriptor::CPPTYPE_UINT64:
                 return json::Value(static_cast<uint64_t>(r->GetUInt64(m, f)));
             case pb::FieldDescriptor::CPPTYPE_DOUBLE:
-                return json::Value(r->GetDouble(m, f));
+                return number(r->GetDouble(m, f));
             case pb::FieldDescriptor::CPPTYPE_FLOAT:
                 return json::Value(static_cast<double>(r->GetFloat(m, f)));
             case pb::FieldDescriptor::CPPTYPE_BOOL:
@@ -318,7 +328,7 @@ class JsonWriter {
             case pb::FieldDescriptor::CPPTYPE_UINT64:
                 return json::Value(static_cast<uint64_t>(r->GetRepeatedUInt64(m, f, i)));
             case pb::FieldDescriptor::CPPTYPE_DOUBLE:
-                return json::Value(r->GetRepeatedDouble(m, f, i));
+                return number(r->GetRepeatedDouble(m, f, i));
             case pb::FieldDescriptor::CPPTYPE_FLOAT:
                 return json::Value(static_cast<double>(r->GetRepeatedFloat(m, f, i)));
             case pb::FieldDescriptor::CPPTYPE_BOOL:

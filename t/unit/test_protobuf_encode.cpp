@@ -16,6 +16,7 @@
 #include "endpoints/responses.hpp"
 #include "endpoints/watch_stream.hpp"
 #include "fake_loop.hpp"
+#include "kapi/apiextensions.pb.h"
 #include "kapi/apps.pb.h"
 #include "kapi/coordination.pb.h"
 #include "kapi/core.pb.h"
@@ -293,6 +294,44 @@ void times_are_whole_seconds_and_micro_times_keep_microseconds(void**) {
     assert_int_equal(lease.spec().acquiretime().seconds(), 1700000000);
     assert_int_equal(lease.spec().acquiretime().nanos(), 123456000);
     assert_false(lease.spec().has_renewtime());
+}
+
+// apiextensions' JSON (any value) and the schema unions: each JSON form a
+// union can take comes back as it went in (fields in the schema's order, map
+// keys sorted, as Go writes them), and takes kube's wire form.
+void schema_unions_and_free_form_json_keep_their_json_form(void**) {
+    const std::string crd =
+        R"({"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1",)"
+        R"("metadata":{"name":"u","creationTimestamp":null},"spec":{"group":"","names":)"
+        R"({"plural":"","kind":""},)"
+        R"("scope":"","versions":[{"name":"v1","served":true,"storage":true,"schema":)"
+        R"({"openAPIV3Schema":{"type":"object","properties":{)"
+        R"("a":{"additionalProperties":true},"b":{"additionalProperties":false},)"
+        R"("c":{"additionalProperties":{"type":"string"}},)"
+        R"("d":{"items":{"type":"string"}},"e":{"items":[{"type":"string"},{}]},)"
+        R"("f":{"dependencies":{"w":{"required":["v"]},"x":["y","z"]}},)"
+        R"("g":{"default":"s","enum":[1,2.5,"t",true,null,[1],{"k":"v"}],"example":{"k":[]}},)"
+        R"("h":{"$ref":"#/r","maximum":0,"x-kubernetes-preserve-unknown-fields":true}}}}}]},)"
+        R"("status":{"conditions":null,"acceptedNames":{"plural":"","kind":""},)"
+        R"("storedVersions":null}})";
+    assertSame(roundTrip(crd, "apiextensions.k8s.io/v1", "CustomResourceDefinition"), crd,
+               "CustomResourceDefinition");
+    kapi::apiextensions::v1::CustomResourceDefinition m;
+    assert_true(
+        m.ParseFromString(encodeRaw(crd, "apiextensions.k8s.io/v1", "CustomResourceDefinition")));
+    const auto& props = m.spec().versions(0).schema().openapiv3schema().properties();
+    // Go's JSONSchemaPropsOrBool always writes `allows`, the schema when set.
+    assert_string_equal(hex(props.at("a").additionalproperties().SerializeAsString()).c_str(),
+                        "0801");
+    assert_string_equal(hex(props.at("b").additionalproperties().SerializeAsString()).c_str(),
+                        "0800");
+    assert_true(props.at("c").additionalproperties().allows());
+    assert_true(props.at("c").additionalproperties().has_schema());
+    assert_int_equal(props.at("e").items().jsonschemas_size(), 2);
+    assert_int_equal(props.at("f").dependencies().at("x").property_size(), 2);
+    // Free-form values are their JSON text on the wire.
+    assert_string_equal(props.at("g").default_().raw().c_str(), "\"s\"");
+    assert_string_equal(props.at("g").enum_(6).raw().c_str(), R"({"k":"v"})");
 }
 
 void int_or_string_writes_all_three_fields(void**) {
@@ -835,6 +874,7 @@ int main() {
         cmocka_unit_test(every_kind_with_a_schema_reaches_a_fixed_point),
         cmocka_unit_test(kinds_without_a_schema_and_wrong_types_are_reported_by_field),
         cmocka_unit_test(times_are_whole_seconds_and_micro_times_keep_microseconds),
+        cmocka_unit_test(schema_unions_and_free_form_json_keep_their_json_form),
         cmocka_unit_test(int_or_string_writes_all_three_fields),
         cmocka_unit_test(quantities_are_strings_and_a_missing_one_is_zero),
         cmocka_unit_test(bytes_are_base64_in_json_and_raw_on_the_wire),
