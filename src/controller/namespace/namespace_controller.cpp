@@ -184,44 +184,6 @@ struct NamespaceController::Pass {
     std::map<std::string, int64_t> finalizers;
 };
 
-class NamespaceController::Follower : public cacher::CacheWatcher {
-  public:
-    Follower(NamespaceController& c, cacher::WatchCache& cache) : c_(c), cache_(cache) {
-        cache_.addWatcher(this);
-    }
-    ~Follower() override { cache_.removeWatcher(this); }
-
-    void scan() {
-        cacher::WatchCache::Page page;
-        if (!cache_.list(cache_.prefix(), "", 0, nullptr, 0, &page)) {
-            return;
-        }
-        for (const cacher::ObjectRef& obj : page.items) {
-            seen(obj->bytes);
-        }
-    }
-    void onEvent(const cacher::EventRef& event) override {
-        if (event && event->object && event->type != cacher::WatchEvent::Type::Deleted) {
-            seen(event->object->bytes);
-        }
-    }
-    void onReset() override { scan(); }
-
-  private:
-    void seen(std::string_view bytes) {
-        if (bytes.find("\"deletionTimestamp\"") == std::string_view::npos) {
-            return;
-        }
-        json::Document ns = parse(bytes);
-        if (deleting(ns)) {
-            c_.enqueue(std::string(json::stringMember(ns["metadata"], "name")));
-        }
-    }
-
-    NamespaceController& c_;
-    cacher::WatchCache& cache_;
-};
-
 NamespaceController::NamespaceController(util::EventLoop& loop, storage::Interface& storage,
                                          const registry::Scheme& scheme,
                                          const registry::KindInfo& namespaces, StoreFor stores)
@@ -239,9 +201,21 @@ NamespaceController::~NamespaceController() {
     *alive_ = false;
 }
 
+// Every namespace the cache holds or an event brings that is being deleted
+// is worked on; deleted namespaces need nothing.
 void NamespaceController::follow(cacher::WatchCache& cache) {
-    follower_ = std::make_unique<Follower>(*this, cache);
-    follower_->scan();
+    cacher::Follower::Handlers h;
+    h.put = [this](const cacher::CachedObject& obj) {
+        if (obj.bytes.find("\"deletionTimestamp\"") == std::string_view::npos) {
+            return false;
+        }
+        json::Document ns = parse(obj.bytes);
+        if (deleting(ns)) {
+            enqueue(std::string(json::stringMember(ns["metadata"], "name")));
+        }
+        return false;
+    };
+    follower_ = std::make_unique<cacher::Follower>(cache, std::move(h));
 }
 
 void NamespaceController::enqueue(const std::string& name) {

@@ -11,7 +11,7 @@
 
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
-#include "storage/cacher/watch_cache.hpp"
+#include "storage/cacher/follower.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
 
@@ -66,7 +66,6 @@ class NamespaceController {
     void follow(storage::cacher::WatchCache& cache);
 
   private:
-    class Follower;
     struct Pass;
 
     void pump();
@@ -89,7 +88,7 @@ class NamespaceController {
     std::set<std::string> running_;
     std::set<std::string> rerun_;  // enqueued again while running
     std::map<std::string, std::unique_ptr<util::EventLoop::Timer>> waiting_;
-    std::unique_ptr<Follower> follower_;
+    std::unique_ptr<storage::cacher::Follower> follower_;
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
