@@ -14,6 +14,7 @@
 #include "storage/cacher/follower.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
+#include "util/json.hpp"
 
 namespace kube::namespacecontroller {
 
@@ -74,6 +75,8 @@ class NamespaceController {
     void listContent(std::shared_ptr<Pass> p, size_t kind);
     void deleteContent(std::shared_ptr<Pass> p);
     void countRemaining(std::shared_ptr<Pass> p, size_t kind);
+    void readNamespace(std::shared_ptr<Pass> p,
+                       std::function<void(util::json::Document& ns, storage::Revision)> then);
     void writeConditions(std::shared_ptr<Pass> p);
     void finalize(std::shared_ptr<Pass> p);
 
