@@ -171,6 +171,14 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
     /* values in kube-apiserver's encoding, so that it shares the etcd */
     opts.codec = kube::server::kubeValueCodec();
 
+    /* the worker serves meanwhile (503 for the API) */
+    ngx_log_t *log = cycle->log;
+    opts.loadFailed = [log, urls](const std::string &why) {
+        ngx_log_error(NGX_LOG_WARN, log, 0,
+                      "kube-apiserver: etcd:%s cannot be read yet, retrying: %s",
+                      urls.c_str(), why.c_str());
+    };
+
     std::string error;
     auto etcd = kube::storage::etcd::Store::open(opts, *w->loop,
         [fd] {

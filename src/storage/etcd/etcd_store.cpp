@@ -223,6 +223,10 @@ void Store::reloadPage(Revision at, std::string from,
         if (!status.ok()) {
             // A page at a revision compacted meanwhile starts over.
             down_ = grpcError(status, "read of \"" + options_.prefix + "/\"").message;
+            if (!loaded_ && !loadFailureTold_ && options_.loadFailed) {
+                loadFailureTold_ = true;
+                options_.loadFailed(down_);
+            }
             retryLater([this] { reload(); });
             return;
         }

@@ -39,6 +39,9 @@ struct Options {
     std::string prefix = "/registry";
     // Deadline of each etcd call.
     std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+    // Told why the first read of the replica at start failed (the load goes
+    // on, retrying); on the loop.
+    std::function<void(const std::string& why)> loadFailed;
     // Change-feed entries kept for history(); older ones answer Compacted.
     size_t maxLogEvents = 100 * 1024;
     // How values are stored (kube's encoding when the server sets it).
@@ -183,6 +186,7 @@ private:
     std::chrono::milliseconds backoff_{100};
     bool reloading_ = false;
     bool loaded_ = false;
+    bool loadFailureTold_ = false;
     std::vector<std::function<void()>> whenLoaded_;
     // Why etcd is not answering (the last failure of the load or the watch);
     // cleared by the next answer.
