@@ -108,7 +108,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
             std::make_unique<storage::Compactor>(storage_, loop_, options_.compactionInterval);
     }
     admission_ = admission::defaultChain(
-        storage_, scheme_,
+        storage_, cacher_, scheme_,
         [this](const std::string& ns, std::function<void(const meta::Status*)> done) {
             ensureDefaultServiceAccount(ns, std::move(done));
         });
