@@ -6,11 +6,11 @@
 #include <stdexcept>
 
 #include "apis/meta/status.hpp"
+#include "endpoints/http.hpp"
 #include "endpoints/negotiation.hpp"
 #include "openapi/documents.hpp"
 #include "openapi/schema_pool.hpp"
 #include "openapi/v2_protobuf.hpp"
-#include "server/http.hpp"
 #include "util/json.hpp"
 #include "util/query.hpp"
 
@@ -41,7 +41,7 @@ std::string sha512Hex(std::string_view s) {
 bool noneMatchHits(std::string_view header, std::string_view hash) {
     while (!header.empty()) {
         size_t comma = header.find(',');
-        std::string_view tag = server::trimOws(header.substr(0, comma));
+        std::string_view tag = endpoints::trimOws(header.substr(0, comma));
         header = comma == std::string_view::npos ? std::string_view() : header.substr(comma + 1);
         if (tag == "*") {
             return true;
@@ -69,7 +69,7 @@ enum class Form { Json, Protobuf, None };
 // The first form the Accept header takes, JSON before protobuf for a
 // wildcard, as kube-openapi's handlers pick; v3 documents are JSON only.
 Form negotiate(std::string_view accept, bool protobuf) {
-    if (server::trimOws(accept).empty()) {
+    if (endpoints::trimOws(accept).empty()) {
         return Form::Json;
     }
     for (const endpoints::MediaRange& r : endpoints::parseAccept(accept)) {

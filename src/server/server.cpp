@@ -41,8 +41,8 @@ bool pathIs(std::string_view path, std::string_view root) {
            (path.starts_with(root) && path.size() > root.size() && path[root.size()] == '/');
 }
 
-HttpResponse text(int status, std::string body) {
-    HttpResponse r;
+endpoints::HttpResponse text(int status, std::string body) {
+    endpoints::HttpResponse r;
     r.status = status;
     r.contentType = "text/plain; charset=utf-8";
     r.body = std::move(body);
@@ -190,15 +190,16 @@ void Server::StoreGetter::get(
 // Mirrors serviceaccount's openidmetadata.go: the issuer's discovery
 // document and its keys, public and cacheable for an hour; 404 without an
 // issuer or keys.
-void Server::serveOpenIdMetadata(const HttpRequest& req, const Responder& respond) {
+void Server::serveOpenIdMetadata(const endpoints::HttpRequest& req,
+                                 const endpoints::Responder& respond) {
     const authn::ServiceAccountOptions& sa = authentication_->serviceAccounts();
     if (sa.issuers.empty() || sa.keys.empty()) {
-        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        respond(endpoints::HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
         return;
     }
     json::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
-    HttpResponse r;
+    endpoints::HttpResponse r;
     if (req.path == "/openid/v1/jwks") {
         json::Value keys(rapidjson::kArrayType);
         for (const authn::KeyRef& k : sa.keys) {
@@ -473,10 +474,11 @@ void Server::pollChanges() {
 
 // Mirrors WithPanicRecovery: an unexpected exception while handling the
 // request becomes a 500 InternalError, unless an answer already went out.
-void Server::serve(const HttpRequest& req, Responder respond) {
+void Server::serve(const endpoints::HttpRequest& req, endpoints::Responder respond) {
     auto answered = std::make_shared<bool>(false);
     // Exactly one answer per request: a late one after a recovered failure is dropped.
-    Responder once = [answered, respond = std::move(respond)](HttpResponse&& r) {
+    endpoints::Responder once = [answered,
+                                 respond = std::move(respond)](endpoints::HttpResponse&& r) {
         if (*answered) {
             return;
         }
@@ -492,12 +494,12 @@ void Server::serve(const HttpRequest& req, Responder respond) {
                 serveNonResource(req, once);
                 return;
             case Route::None:
-                once(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+                once(endpoints::HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
                 return;
         }
     } catch (const std::exception& e) {
         if (!*answered) {
-            once(HttpResponse::fromStatus(meta::Status::internalError(e.what())));
+            once(endpoints::HttpResponse::fromStatus(meta::Status::internalError(e.what())));
         }
     }
 }
@@ -505,12 +507,12 @@ void Server::serve(const HttpRequest& req, Responder respond) {
 // As kube-apiserver's mux: the health checks, /metrics and the OpenAPI
 // documents answer whatever the method; /version and the issuer's
 // documents (go-restful routes) answer 405 to anything but GET.
-void Server::serveNonResource(const HttpRequest& req, Responder respond) {
+void Server::serveNonResource(const endpoints::HttpRequest& req, endpoints::Responder respond) {
     std::string_view path = req.path;
     bool restful = path.starts_with("/version") || path == "/.well-known/openid-configuration" ||
                    path == "/openid/v1/jwks";
     if (restful && req.method != "GET" && req.method != "HEAD") {
-        respond(HttpResponse::fromStatus(meta::Status::methodNotSupported()));
+        respond(endpoints::HttpResponse::fromStatus(meta::Status::methodNotSupported()));
         return;
     }
     if (path == "/.well-known/openid-configuration" || path == "/openid/v1/jwks") {
@@ -518,7 +520,7 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
         return;
     }
     if (path == "/metrics") {
-        HttpResponse r = text(200, (metricsSource_ ? metricsSource_() : std::string()) +
+        endpoints::HttpResponse r = text(200, (metricsSource_ ? metricsSource_() : std::string()) +
                                        storage::cacher::metricsText(cacher_));
         r.contentType = "text/plain; version=0.0.4; charset=utf-8";
         respond(std::move(r));
@@ -527,7 +529,7 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
     if (openapi::Service::handles(path)) {
         openapi::Response o =
             openapi_.serve({req.path, req.query, req.accept, req.ifNoneMatch, loop_.now()});
-        HttpResponse r;
+        endpoints::HttpResponse r;
         r.status = o.status;
         r.contentType = std::move(o.contentType);
         r.body = std::move(o.body);
@@ -536,17 +538,18 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
         return;
     }
     if (path.starts_with("/version")) {
-        respond(HttpResponse::json(200, versionDocument()));
+        respond(endpoints::HttpResponse::json(200, versionDocument()));
         return;
     }
     if (HealthChecks::handles(path)) {
         respond(health_.serve(path, req.query));
         return;
     }
-    respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+    respond(endpoints::HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
 }
 
-bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
+bool Server::serveDiscovery(const endpoints::HttpRequest& req,
+                            const endpoints::Responder& respond) {
     std::string_view path = req.path;
     while (path.size() > 1 && path.back() == '/') {
         path.remove_suffix(1);
@@ -572,7 +575,7 @@ bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
     // answer whatever the method; the rest are go-restful routes (GET only).
     bool anyMethod = path == "/apis" || group;
     if (!anyMethod && req.method != "GET" && req.method != "HEAD") {
-        respond(HttpResponse::fromStatus(meta::Status::methodNotSupported()));
+        respond(endpoints::HttpResponse::fromStatus(meta::Status::methodNotSupported()));
         return true;
     }
     const endpoints::DiscoveryDocument* doc = nullptr;
@@ -581,7 +584,7 @@ bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
         meta::Status err;
         auto form = endpoints::negotiateDiscovery(req.accept, &err);
         if (!form) {
-            respond(HttpResponse::fromStatus(err));
+            respond(endpoints::HttpResponse::fromStatus(err));
             return true;
         }
         if (path == "/api") {
@@ -598,10 +601,10 @@ bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
         doc = discovery_.resources(segments[0], segments[1]);
     }
     if (!doc) {
-        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        respond(endpoints::HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
         return true;
     }
-    HttpResponse r;
+    endpoints::HttpResponse r;
     r.contentType = doc->contentType;
     r.body = doc->body;
     if (!doc->etag.empty()) {
@@ -612,18 +615,18 @@ bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
     return true;
 }
 
-void Server::serveApi(const HttpRequest& req, Responder respond) {
+void Server::serveApi(const endpoints::HttpRequest& req, endpoints::Responder respond) {
     if (serveDiscovery(req, respond)) {
         return;
     }
     if (!req.info->isResourceRequest) {
-        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        respond(endpoints::HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
         return;
     }
     serveResource(req, std::move(respond));
 }
 
-void Server::serveResource(const HttpRequest& req, Responder respond) {
+void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Responder respond) {
     const endpoints::RequestInfo& info = *req.info;
     const registry::KindInfo* kind = scheme_.find(info.apiGroup, info.apiVersion, info.resource);
     // The subresource the path names, as the kind lists it (status, scale).
@@ -666,7 +669,7 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
     util::Query query = util::Query::parse(req.query);
     bool pretty = endpoints::wantsPretty(req.userAgent, query.get("pretty").value_or(""));
     if (!output) {
-        respond(HttpResponse::fromStatus(err, pretty));
+        respond(endpoints::HttpResponse::fromStatus(err, pretty));
         return;
     }
     endpoints::RenderOptions render;

@@ -10,18 +10,19 @@
 
 #include "admission/plugins.hpp"
 #include "authn/authentication.hpp"
-#include "authz/rbac.hpp"
 #include "authz/aggregation.hpp"
 #include "authz/authorizer.hpp"
 #include "authz/bootstrap.hpp"
 #include "authz/escalation.hpp"
+#include "authz/rbac.hpp"
 #include "authz/rule_resolver.hpp"
 #include "controller/garbagecollector/garbage_collector.hpp"
-#include "controller/serviceaccount/default_service_accounts.hpp"
 #include "controller/namespace/namespace_controller.hpp"
 #include "controller/resourcequota/resource_quota_controller.hpp"
+#include "controller/serviceaccount/default_service_accounts.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
+#include "endpoints/http.hpp"
 #include "flowcontrol/controller.hpp"
 #include "flowcontrol/maintainer.hpp"
 #include "openapi/service.hpp"
@@ -29,7 +30,6 @@
 #include "registry/store.hpp"
 #include "server/bootstrap_sync.hpp"
 #include "server/health.hpp"
-#include "server/http.hpp"
 #include "storage/cacher/cacher.hpp"
 #include "storage/compactor.hpp"
 #include "storage/interface.hpp"
@@ -84,7 +84,7 @@ class Server {
     // Answers one request the director routed here. `req.info` and
     // `req.user` are set (authentication and authorization already ran).
     // `respond` is called exactly once, inline or later on the loop.
-    void serve(const HttpRequest& req, Responder respond);
+    void serve(const endpoints::HttpRequest& req, endpoints::Responder respond);
 
     // Builds the OpenAPI documents, fills the watch caches, and creates
     // default, kube-system, kube-public and kube-node-lease if missing; the
@@ -145,14 +145,15 @@ class Server {
   private:
     void ensureDefaultServiceAccount(const std::string& ns,
                                      std::function<void(const meta::Status*)> done);
-    void serveApi(const HttpRequest& req, Responder respond);
-    void serveResource(const HttpRequest& req, Responder respond);
-    void serveNonResource(const HttpRequest& req, Responder respond);
-    bool serveDiscovery(const HttpRequest& req, const Responder& respond);
+    void serveApi(const endpoints::HttpRequest& req, endpoints::Responder respond);
+    void serveResource(const endpoints::HttpRequest& req, endpoints::Responder respond);
+    void serveNonResource(const endpoints::HttpRequest& req, endpoints::Responder respond);
+    bool serveDiscovery(const endpoints::HttpRequest& req, const endpoints::Responder& respond);
     void followRbac();
     void startFlowControl();
     void serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope);
-    void serveOpenIdMetadata(const HttpRequest& req, const Responder& respond);
+    void serveOpenIdMetadata(const endpoints::HttpRequest& req,
+                             const endpoints::Responder& respond);
 
     // Reads ServiceAccounts, Pods, Secrets and Nodes for token checks.
     class StoreGetter : public authn::ObjectGetter {

@@ -26,8 +26,8 @@ extern "C" {
 // clang-format on
 
 namespace json = kube::util::json;
-using kube::server::HttpRequest;
-using kube::server::HttpResponse;
+using kube::endpoints::HttpRequest;
+using kube::endpoints::HttpResponse;
 using kube::testing::FakeLoop;
 
 namespace {
