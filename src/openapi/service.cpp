@@ -108,8 +108,16 @@ Response notModified(std::vector<std::pair<std::string, std::string>> headers) {
 
 }  // namespace
 
-Service::Service(const registry::Scheme& scheme, std::string serverVersion)
-    : scheme_(scheme), serverVersion_(std::move(serverVersion)) {}
+Service::Service(std::string serverVersion) : serverVersion_(std::move(serverVersion)) {}
+
+void Service::setRoutes(std::shared_ptr<const endpoints::RouteTable> routes) {
+    routes_ = std::move(routes);
+    built_ = false;
+    v2_ = {};
+    v2Protobuf_.reset();
+    v3Index_ = {};
+    v3_.clear();
+}
 
 bool Service::handles(std::string_view path) {
     return path == kV2 || path == kV3 || path.starts_with(std::string(kV3) + "/");
@@ -120,12 +128,12 @@ void Service::build() {
         return;
     }
     const SchemaPool& pool = SchemaPool::builtin();
-    v2_.body = buildV2(scheme_, pool, serverVersion_);
+    v2_.body = buildV2(*routes_, pool, serverVersion_);
     v2_.hash = sha512Hex(v2_.body);
     json::Document index(rapidjson::kObjectType);
     auto& a = index.GetAllocator();
     json::Value paths(rapidjson::kObjectType);
-    for (auto& [path, body] : buildV3(scheme_, pool)) {
+    for (auto& [path, body] : buildV3(*routes_, pool)) {
         Document doc{std::move(body), ""};
         doc.hash = sha512Hex(doc.body);
         json::Value entry(rapidjson::kObjectType);

@@ -4,7 +4,14 @@
 
 namespace kube::registry {
 
-void Scheme::add(KindInfo kind) {
+const KindInfo& Scheme::add(KindInfo kind) {
+    addGroupVersion(kind);
+    kinds_.push_back(std::make_shared<const KindInfo>(std::move(kind)));
+    ++generation_;
+    return *kinds_.back();
+}
+
+void Scheme::addGroupVersion(const KindInfo& kind) {
     auto g = std::find_if(groups_.begin(), groups_.end(),
                           [&](const GroupInfo& gi) { return gi.name == kind.group; });
     if (g == groups_.end()) {
@@ -13,7 +20,6 @@ void Scheme::add(KindInfo kind) {
                g->versions.end()) {
         g->versions.push_back(kind.version);
     }
-    kinds_.push_back(std::make_unique<KindInfo>(std::move(kind)));
 }
 
 const KindInfo* Scheme::find(std::string_view group, std::string_view version,

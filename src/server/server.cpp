@@ -3,16 +3,14 @@
 #include <algorithm>
 #include <set>
 
-#include "apis/authentication/kinds.hpp"
+#include "authz/policy_json.hpp"
 #include "endpoints/field_managers.hpp"
 #include "endpoints/handlers/authentication.hpp"
 #include "endpoints/handlers/authorization.hpp"
-#include "authz/policy_json.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/protobuf_codec.hpp"
 #include "flowcontrol/bootstrap.hpp"
 #include "registry/encoding.hpp"
-#include "registry/scale.hpp"
 #include "server/version.hpp"
 #include "storage/cacher/metrics.hpp"
 #include "util/json.hpp"
@@ -22,10 +20,6 @@ namespace kube::server {
 namespace json = util::json;
 
 namespace {
-
-// The verbs this server implements; discovery advertises no others.
-const std::vector<std::string> kServedVerbs = {"create", "delete", "deletecollection", "get",
-                                               "list",   "patch",  "update",           "watch"};
 
 // How long one pass of the loop spends on the worker's large responses, all
 // of them together, before it serves its other connections again. Short: a
@@ -49,26 +43,6 @@ endpoints::HttpResponse text(int status, std::string body) {
     return r;
 }
 
-// Routes by the kind's SubresourceInfo: its verbs, and the scale mapping or
-// the kind's own handlers (which read the status subresource off the scope).
-void serveSubresource(const registry::SubresourceInfo& sub, const endpoints::Scope& scope) {
-    const std::string& verb = scope->info.verb;
-    if (std::find(sub.verbs.begin(), sub.verbs.end(), verb) == sub.verbs.end()) {
-        scope->fail(meta::Status::methodNotSupported());
-        return;
-    }
-    bool scale = sub.name == "scale";
-    if (verb == "get") {
-        scale ? endpoints::getScale(scope) : endpoints::getResource(scope);
-    } else if (verb == "update") {
-        scale ? endpoints::updateScale(scope) : endpoints::updateResource(scope);
-    } else if (verb == "patch") {
-        scale ? endpoints::patchScale(scope) : endpoints::patchResource(scope);
-    } else {
-        scope->fail(meta::Status::methodNotSupported());
-    }
-}
-
 }  // namespace
 
 Route routeFor(std::string_view path) {
@@ -88,21 +62,13 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     : loop_(loop),
       storage_(storage),
       options_(options),
-      discovery_(scheme_, kServedVerbs),
-      openapi_(scheme_, kGitVersion),
+      openapi_(kGitVersion),
       cacher_(storage, loop, registry::withResourceVersion, options.watchCacheHistory),
       rbac_(std::make_unique<authz::RbacAuthorizer>()),
       flowControl_(std::make_unique<flowcontrol::Controller>()),
       turns_(loop, kLargeResponseSlice) {
     endpoints::prepareProtobufSchemas();
     registry::addBuiltinKinds(scheme_);
-    for (const auto& k : scheme_.all()) {
-        auto store = std::make_unique<registry::Store>(*k, storage_, loop_);
-        store->setCacher(&cacher_, options_.watchCache);
-        store->setScheme(&scheme_);
-        endpoints::installFieldManagers(*store);
-        stores_.emplace(k.get(), std::move(store));
-    }
     if (options_.compactor && options_.compactionInterval.count() > 0) {
         compactor_ =
             std::make_unique<storage::Compactor>(storage_, loop_, options_.compactionInterval);
@@ -112,12 +78,29 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
         [this](const std::string& ns, std::function<void(const meta::Status*)> done) {
             ensureDefaultServiceAccount(ns, std::move(done));
         });
-    for (auto& [kind, store] : stores_) {
-        store->setAdmission(admission_.get());
+    for (const auto& k : scheme_.all()) {
+        installStore(k);
     }
+    routesChanged();
     startNamespaceController();
     setAuthentication(std::make_shared<authn::AuthenticationConfig>());
     addHealthChecks();
+}
+
+void Server::installStore(std::shared_ptr<const registry::KindInfo> kind) {
+    const registry::KindInfo* key = kind.get();
+    auto store = std::make_shared<registry::Store>(*key, storage_, loop_);
+    store->setCacher(&cacher_, options_.watchCache);
+    store->setScheme(&scheme_);
+    store->setAdmission(admission_.get());
+    endpoints::installFieldManagers(*store);
+    stores_.emplace(key, std::move(store));
+}
+
+void Server::routesChanged() {
+    routes_ = std::make_shared<const endpoints::RouteTable>(scheme_);
+    discovery_.setRoutes(routes_);
+    openapi_.setRoutes(routes_);
 }
 
 // What kube's serviceaccounts controller keeps in every namespace: a
@@ -628,18 +611,8 @@ void Server::serveApi(const endpoints::HttpRequest& req, endpoints::Responder re
 
 void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Responder respond) {
     const endpoints::RequestInfo& info = *req.info;
-    const registry::KindInfo* kind = scheme_.find(info.apiGroup, info.apiVersion, info.resource);
-    // The subresource the path names, as the kind lists it (status, scale).
-    const registry::SubresourceInfo* sub =
-        kind && !info.subresource.empty() ? kind->subresource(info.subresource) : nullptr;
-    // Unknown resources and subresources, a namespaced resource's item
-    // without a namespace (a list's name comes from its metadata.name field
-    // selector) and a cluster resource under a namespace are all paths
-    // without a route.
-    if (!kind || (!info.subresource.empty() && !sub) ||
-        (kind->namespaced && info.namespace_.empty() && !info.name.empty() && info.verb != "list" &&
-         info.verb != "watch") ||
-        (!kind->namespaced && !info.namespace_.empty() && kind->resource != "namespaces")) {
+    endpoints::RouteMatch match = routes_->match(info);
+    if (match.outcome == endpoints::RouteMatch::Outcome::NotFound) {
         // kube's not-found handler negotiates as well: protobuf if asked.
         endpoints::RenderOptions generic;
         meta::Status unmet;
@@ -649,22 +622,16 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
         respond(endpoints::statusResponse(meta::Status::notFoundGeneric(), generic));
         return;
     }
+    const registry::KindInfo& kind = *match.kind->kind;
+    const endpoints::ResourceRoute& route = *match.route;
     endpoints::RequestInfo effective = info;
-    if (kind->resource == "namespaces") {
-        // /api/v1/namespaces/<name> names the namespace object itself.
-        effective.namespace_.clear();
-    }
-    bool tableVerb = effective.verb == "get" ||
-                     (!sub && (effective.verb == "list" || effective.verb == "watch"));
-    // What the request reads and writes: the kind, or the subresource's own
-    // kind (a Scale).
-    const registry::KindInfo* responseKind =
-        sub && sub->name == "scale"   ? &registry::scaleKind()
-        : sub && sub->name == "token" ? &apis::authentication::tokenRequestKind()
-                                      : kind;
+    effective.namespace_ = match.namespace_;
+    const std::string& verb = effective.verb;
+    bool tableVerb = verb == "get" || (!route.subresource && (verb == "list" || verb == "watch"));
     meta::Status err;
     endpoints::OutputCapabilities can{
-        tableVerb, endpoints::hasProtobufSchema(responseKind->apiVersion(), responseKind->kind)};
+        tableVerb,
+        endpoints::hasProtobufSchema(route.responseKind->apiVersion(), route.responseKind->kind)};
     auto output = endpoints::negotiateOutput(req.accept, can, &err);
     util::Query query = util::Query::parse(req.query);
     bool pretty = endpoints::wantsPretty(req.userAgent, query.get("pretty").value_or(""));
@@ -672,8 +639,9 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
         respond(endpoints::HttpResponse::fromStatus(err, pretty));
         return;
     }
+    const std::shared_ptr<registry::Store>& store = stores_.at(&kind);
     endpoints::RenderOptions render;
-    render.kind = responseKind;
+    render.kind = route.responseKind;
     render.output = *output;
     render.pretty = pretty;
     render.table.now = loop_.now();
@@ -684,57 +652,54 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
             render.includeObject = endpoints::IncludeObject::Object;
         }
     }
-    auto scope = std::make_shared<endpoints::RequestScope>(
-        endpoints::RequestScope{req, effective, std::move(query), *stores_.at(kind), *admission_,
-                                turns_, render, std::move(respond)});
-    const std::string& verb = effective.verb;
-    bool collection = effective.name.empty();
-    if (sub && sub->name == "token") {
-        if (verb != "create") {
-            scope->fail(meta::Status::methodNotSupported());
+    auto scope = std::make_shared<endpoints::RequestScope>(endpoints::RequestScope{
+        req, effective, std::move(query), *store, *admission_, turns_, render, std::move(respond)});
+    if (match.outcome == endpoints::RouteMatch::Outcome::MethodNotAllowed) {
+        scope->fail(meta::Status::methodNotSupported());
+        return;
+    }
+    switch (route.handlers) {
+        case endpoints::Handlers::TokenRequest:
+            endpoints::createToken(scope, *authentication_, getter_);
             return;
-        }
-        endpoints::createToken(scope, *authentication_, getter_);
-        return;
+        case endpoints::Handlers::Review:
+            serveReview(kind, scope);
+            return;
+        case endpoints::Handlers::Scale:
+            if (verb == "get") {
+                endpoints::getScale(scope);
+            } else if (verb == "update") {
+                endpoints::updateScale(scope);
+            } else {
+                endpoints::patchScale(scope);
+            }
+            return;
+        case endpoints::Handlers::Object:
+            break;
     }
-    if (sub) {
-        serveSubresource(*sub, scope);
-        return;
-    }
-    if (kind->review) {
-        serveReview(*kind, scope);
-        return;
-    }
-    if (verb == "get" && !collection) {
+    // The status subresource too: the handlers read it off the scope.
+    if (verb == "get") {
         endpoints::getResource(scope);
     } else if (verb == "list") {
         endpoints::listResource(scope);
     } else if (verb == "watch") {
         endpoints::watchResource(scope, options_.minRequestTimeout);
-    } else if (verb == "create" && collection && (!kind->namespaced || !info.namespace_.empty())) {
+    } else if (verb == "create") {
         endpoints::createResource(scope);
-    } else if (verb == "update" && !collection) {
+    } else if (verb == "update") {
         endpoints::updateResource(scope);
-    } else if (verb == "patch" && !collection) {
+    } else if (verb == "patch") {
         endpoints::patchResource(scope);
-    } else if (verb == "delete" && !collection) {
+    } else if (verb == "delete") {
         endpoints::deleteResource(scope);
-    } else if (verb == "deletecollection" && collection && kind->resource != "namespaces") {
-        endpoints::deleteCollection(scope);
     } else {
-        scope->fail(meta::Status::methodNotSupported());
+        endpoints::deleteCollection(scope);
     }
 }
 
 // A review is created, answered and forgotten; each group's reviews have
 // their handler.
 void Server::serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope) {
-    const endpoints::RequestInfo& info = scope->info;
-    if (info.verb != "create" || !info.name.empty() ||
-        (kind.namespaced && info.namespace_.empty())) {
-        scope->fail(meta::Status::methodNotSupported());
-        return;
-    }
     if (kind.group == "authentication.k8s.io") {
         if (kind.kind == "TokenReview") {
             endpoints::createTokenReview(scope, *authentication_);

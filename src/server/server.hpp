@@ -23,6 +23,7 @@
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/http.hpp"
+#include "endpoints/route_table.hpp"
 #include "flowcontrol/controller.hpp"
 #include "flowcontrol/maintainer.hpp"
 #include "openapi/service.hpp"
@@ -110,6 +111,8 @@ class Server {
     }
 
     const registry::Scheme& scheme() const { return scheme_; }
+    // The routes dispatch, discovery and the OpenAPI documents read.
+    const endpoints::RouteTable& routes() const { return *routes_; }
 
     // The authenticators kube_token_auth_file, kube_service_account_* and
     // kube_authentication_config configure; they check bound tokens against
@@ -143,6 +146,8 @@ class Server {
     }
 
   private:
+    void installStore(std::shared_ptr<const registry::KindInfo> kind);
+    void routesChanged();
     void ensureDefaultServiceAccount(const std::string& ns,
                                      std::function<void(const meta::Status*)> done);
     void serveApi(const endpoints::HttpRequest& req, endpoints::Responder respond);
@@ -181,9 +186,10 @@ class Server {
     ServerOptions options_;
     std::function<std::string()> metricsSource_;
     registry::Scheme scheme_;
+    std::shared_ptr<const endpoints::RouteTable> routes_;
     endpoints::Discovery discovery_;
     openapi::Service openapi_;
-    std::map<const registry::KindInfo*, std::unique_ptr<registry::Store>> stores_;
+    std::map<const registry::KindInfo*, std::shared_ptr<registry::Store>> stores_;
     // The admission chain every store's writes pass through.
     std::unique_ptr<admission::Chain> admission_;
     StoreGetter getter_{*this};
