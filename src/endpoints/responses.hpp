@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <string_view>
 
 #include "endpoints/http.hpp"
@@ -19,6 +20,9 @@ struct RenderOptions {
     bool pretty = false;
     IncludeObject includeObject = IncludeObject::Metadata;
     registry::TableContext table;
+    // Keeps the kind served and its store alive while the response is made
+    // (a kind removed at run time goes when its last list or watch ends).
+    std::shared_ptr<const void> keepAlive;
 };
 
 // An object as stored (JSON bytes), as JSON, a one-row Table or protobuf.

@@ -22,6 +22,26 @@ void Scheme::addGroupVersion(const KindInfo& kind) {
     }
 }
 
+std::vector<std::shared_ptr<const KindInfo>> Scheme::remove(std::string_view group,
+                                                            std::string_view resource) {
+    std::vector<std::shared_ptr<const KindInfo>> removed;
+    std::vector<std::shared_ptr<const KindInfo>> kept;
+    for (std::shared_ptr<const KindInfo>& k : kinds_) {
+        (k->group == group && k->resource == resource ? removed : kept).push_back(std::move(k));
+    }
+    kinds_ = std::move(kept);
+    if (removed.empty()) {
+        return removed;
+    }
+    // The groups and versions of the kinds left, in the order first seen.
+    groups_.clear();
+    for (const auto& k : kinds_) {
+        addGroupVersion(*k);
+    }
+    ++generation_;
+    return removed;
+}
+
 const KindInfo* Scheme::find(std::string_view group, std::string_view version,
                              std::string_view resource) const {
     for (const auto& k : kinds_) {

@@ -17,13 +17,19 @@ struct GroupInfo {
 };
 
 // The registry of kinds served; the data every route, discovery document and
-// store is derived from. Every kind added bumps the generation, which tells
-// what was derived from an older scheme.
+// store is derived from. The built-in kinds are added at start-up; kinds
+// added and removed later (custom resources) bump the generation, which
+// tells what was derived from an older scheme. Kinds are shared: one removed
+// stays alive for whoever still holds it (a request that is running).
 class Scheme {
 public:
     // Adds a kind; groups and versions are listed in the order first seen.
     const KindInfo& add(KindInfo kind);
-    // Counts the kinds added.
+    // Removes every version of `group`'s `resource`; the kinds removed, in
+    // the order added (none when the scheme has no such resource).
+    std::vector<std::shared_ptr<const KindInfo>> remove(std::string_view group,
+                                                        std::string_view resource);
+    // Counts the changes: add and remove each bump it.
     uint64_t generation() const { return generation_; }
 
     const KindInfo* find(std::string_view group, std::string_view version,

@@ -87,9 +87,13 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     addHealthChecks();
 }
 
+// The store of `kind`; the store refers to its kind, so it holds it: a kind
+// removed at run time lives as long as its store.
 void Server::installStore(std::shared_ptr<const registry::KindInfo> kind) {
     const registry::KindInfo* key = kind.get();
-    auto store = std::make_shared<registry::Store>(*key, storage_, loop_);
+    auto* raw = new registry::Store(*key, storage_, loop_);
+    std::shared_ptr<registry::Store> store(
+        raw, [kind = std::move(kind)](registry::Store* s) { delete s; });
     store->setCacher(&cacher_, options_.watchCache);
     store->setScheme(&scheme_);
     store->setAdmission(admission_.get());
@@ -101,6 +105,45 @@ void Server::routesChanged() {
     routes_ = std::make_shared<const endpoints::RouteTable>(scheme_);
     discovery_.setRoutes(routes_);
     openapi_.setRoutes(routes_);
+}
+
+const registry::KindInfo* Server::addKind(registry::KindInfo kind) {
+    if (scheme_.find(kind.group, kind.version, kind.resource)) {
+        return nullptr;
+    }
+    const registry::KindInfo& added = scheme_.add(std::move(kind));
+    std::shared_ptr<const registry::KindInfo> shared = scheme_.all().back();
+    addedKinds_.insert(&added);
+    installStore(std::move(shared));
+    if (started_ && options_.watchCache && !added.review) {
+        meta::Status ignored;
+        stores_.at(&added)->watchCache(&ignored);
+    }
+    routesChanged();
+    return &added;
+}
+
+size_t Server::removeKind(std::string_view group, std::string_view resource) {
+    const registry::KindInfo* builtin = nullptr;
+    for (const auto& k : scheme_.all()) {
+        if (k->group == group && k->resource == resource && !addedKinds_.count(k.get())) {
+            builtin = k.get();
+        }
+    }
+    if (builtin) {
+        return 0;
+    }
+    std::vector<std::shared_ptr<const registry::KindInfo>> removed =
+        scheme_.remove(group, resource);
+    for (const auto& k : removed) {
+        addedKinds_.erase(k.get());
+        // Requests still running hold the store (and it the kind).
+        stores_.erase(k.get());
+    }
+    if (!removed.empty()) {
+        routesChanged();
+    }
+    return removed.size();
 }
 
 // What kube's serviceaccounts controller keeps in every namespace: a
@@ -645,6 +688,8 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
     render.output = *output;
     render.pretty = pretty;
     render.table.now = loop_.now();
+    // The store holds its kind: both outlive this request if the kind goes.
+    render.keepAlive = store;
     if (auto include = query.get("includeObject")) {
         if (*include == "None") {
             render.includeObject = endpoints::IncludeObject::None;

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -111,8 +112,20 @@ class Server {
     }
 
     const registry::Scheme& scheme() const { return scheme_; }
-    // The routes dispatch, discovery and the OpenAPI documents read.
+    // The routes dispatch, discovery and the OpenAPI documents read, rebuilt
+    // on every change of the scheme.
     const endpoints::RouteTable& routes() const { return *routes_; }
+
+    // Serves `kind` from now on, on this worker (a custom resource's version
+    // once its definition is established): its store, its routes, and its
+    // entries in discovery and the OpenAPI documents, which are rebuilt.
+    // Null when the group, version and resource are served already.
+    const registry::KindInfo* addKind(registry::KindInfo kind);
+    // Stops serving every version of `group`'s `resource` that addKind
+    // added: its paths answer 404, discovery and OpenAPI forget it. Requests
+    // already running keep the kind and its store until they end. The
+    // number of versions removed; 0 for a built-in kind, which stays.
+    size_t removeKind(std::string_view group, std::string_view resource);
 
     // The authenticators kube_token_auth_file, kube_service_account_* and
     // kube_authentication_config configure; they check bound tokens against
@@ -186,9 +199,12 @@ class Server {
     ServerOptions options_;
     std::function<std::string()> metricsSource_;
     registry::Scheme scheme_;
+    // The kinds addKind added: the ones removeKind may remove.
+    std::set<const registry::KindInfo*> addedKinds_;
     std::shared_ptr<const endpoints::RouteTable> routes_;
     endpoints::Discovery discovery_;
     openapi::Service openapi_;
+    // Shared with the requests running on them (RenderOptions::keepAlive).
     std::map<const registry::KindInfo*, std::shared_ptr<registry::Store>> stores_;
     // The admission chain every store's writes pass through.
     std::unique_ptr<admission::Chain> admission_;

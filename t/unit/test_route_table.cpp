@@ -1,6 +1,7 @@
 // The route table: each kind's verbs × subresources from its capabilities
 // (the verbs it declares that its handlers implement), how a request's path
-// and verb meet it (not found, not allowed, found).
+// and verb meet it (not found, not allowed, found), and its generation as
+// kinds come and go.
 #include <string>
 #include <string_view>
 
@@ -172,6 +173,49 @@ void a_namespace_path_names_the_namespace_itself(void**) {
     assert_string_equal(m.namespace_.c_str(), "kube-system");
 }
 
+void kinds_come_and_go_with_the_generation(void**) {
+    Scheme s;
+    kube::registry::addBuiltinKinds(s);
+    uint64_t builtin = s.generation();
+    RouteTable before(s);
+    expectOutcome(match(before, "GET", "/apis/example.com/v1/namespaces/a/widgets"),
+                  Outcome::NotFound, "before");
+
+    s.add(widget("v1"));
+    s.add(widget("v2"));
+    assert_int_equal(s.generation(), builtin + 2);
+    RouteTable added(s);
+    assert_int_equal(added.generation(), s.generation());
+    expectOutcome(match(added, "GET", "/apis/example.com/v1/namespaces/a/widgets"), Outcome::Found,
+                  "added v1");
+    expectOutcome(match(added, "GET", "/apis/example.com/v2/namespaces/a/widgets/w"),
+                  Outcome::Found, "added v2");
+    assert_true(added.hasGroupVersion("example.com", "v2"));
+    assert_string_equal(added.groups().back().name.c_str(), "example.com");
+    assert_int_equal(added.kinds("example.com", "v1").size(), 1);
+    // The old table is unchanged: tables are snapshots.
+    expectOutcome(match(before, "GET", "/apis/example.com/v1/namespaces/a/widgets"),
+                  Outcome::NotFound, "old table");
+
+    // Removed: every version, and the group with them; a kind still held
+    // stays alive.
+    std::shared_ptr<const KindInfo> held = added.find("example.com", "v1", "widgets")->kind;
+    assert_int_equal(s.remove("example.com", "widgets").size(), 2);
+    assert_int_equal(s.generation(), builtin + 3);
+    assert_int_equal(s.remove("example.com", "widgets").size(), 0);
+    assert_int_equal(s.generation(), builtin + 3);
+    RouteTable removed(s);
+    expectOutcome(match(removed, "GET", "/apis/example.com/v1/namespaces/a/widgets"),
+                  Outcome::NotFound, "removed");
+    assert_false(removed.hasGroupVersion("example.com", "v1"));
+    assert_int_equal(removed.groups().size(), before.groups().size());
+    assert_string_equal(held->resource.c_str(), "widgets");
+    // The built-in groups keep their order.
+    for (size_t i = 0; i < before.groups().size(); i++) {
+        assert_string_equal(removed.groups()[i].name.c_str(), before.groups()[i].name.c_str());
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -179,6 +223,7 @@ int main() {
         cmocka_unit_test(verbs_are_the_declared_ones_the_handlers_implement),
         cmocka_unit_test(paths_and_verbs_meet_the_table),
         cmocka_unit_test(a_namespace_path_names_the_namespace_itself),
+        cmocka_unit_test(kinds_come_and_go_with_the_generation),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
