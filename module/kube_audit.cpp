@@ -958,7 +958,7 @@ ngx_http_kube_audit_request_body(ngx_http_request_t *r, std::string_view body)
  * object answered (RequestResponse); streamed answers have none */
 void
 ngx_http_kube_audit_response(ngx_http_request_t *r,
-    const kube::server::HttpResponse &resp)
+    const kube::endpoints::HttpResponse &resp)
 {
     ngx_http_kube_audit_ctx_t  *actx;
 

@@ -71,12 +71,12 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
     ngx_http_kube_metrics_start(r, ctx);
 
     if (server == NULL) {
-        return ngx_http_kube_send(r, kube::server::HttpResponse::fromStatus(
+        return ngx_http_kube_send(r, kube::endpoints::HttpResponse::fromStatus(
             kube::meta::Status::serviceUnavailable(
                 "the API server is not running")));
     }
 
-    kube::server::HttpRequest req;
+    kube::endpoints::HttpRequest req;
     req.method = ngx_http_kube_view(r->method_name);
     req.path = ngx_http_kube_view(r->uri);
     req.query = ngx_http_kube_view(r->args);
@@ -97,7 +97,7 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
     struct Pending {
         bool inline_call = true;
         bool answered = false;
-        kube::server::HttpResponse resp;
+        kube::endpoints::HttpResponse resp;
     };
 
     auto pending = std::make_shared<Pending>();
@@ -105,7 +105,7 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
     std::weak_ptr<ngx_http_request_t *> alive = ctx->alive;
 
     server->serve(req, [pending, alive, body](
-                           kube::server::HttpResponse &&resp)
+                           kube::endpoints::HttpResponse &&resp)
     {
         if (pending->inline_call) {
             pending->answered = true;
@@ -181,7 +181,7 @@ ngx_http_kube_body_handler(ngx_http_request_t *r)
             rc = NGX_HTTP_INTERNAL_SERVER_ERROR;
 
         } else if (!ngx_http_kube_read_body(r, *body)) {
-            rc = ngx_http_kube_send(r, kube::server::HttpResponse::fromStatus(
+            rc = ngx_http_kube_send(r, kube::endpoints::HttpResponse::fromStatus(
                 kube::meta::Status::internalError("reading the request body")));
 
         } else {
@@ -253,7 +253,7 @@ ngx_http_kube_body_timeout_handler(ngx_event_t *ev)
         kube::meta::Status s = kube::meta::Status::timeout(
             "Timeout: request did not complete within the allotted timeout");
         s.details = kube::meta::StatusDetails{};
-        rc = ngx_http_kube_send(r, kube::server::HttpResponse::fromStatus(s));
+        rc = ngx_http_kube_send(r, kube::endpoints::HttpResponse::fromStatus(s));
 
     } catch (...) {
         ngx_log_error(NGX_LOG_ALERT, c->log, 0,
@@ -293,7 +293,7 @@ try {
     if (!ctx->authenticated) {
         /* the filters did not run: this location was entered by a redirect
          * that skipped them; refuse rather than serve unauthenticated */
-        return ngx_http_kube_send(r, kube::server::HttpResponse::fromStatus(
+        return ngx_http_kube_send(r, kube::endpoints::HttpResponse::fromStatus(
             kube::meta::Status::unauthorized(), true));
     }
 
@@ -309,7 +309,7 @@ try {
             if (ngx_http_discard_request_body(r) != NGX_OK) {
                 return NGX_HTTP_INTERNAL_SERVER_ERROR;
             }
-            return ngx_http_kube_send(r, kube::server::HttpResponse::fromStatus(
+            return ngx_http_kube_send(r, kube::endpoints::HttpResponse::fromStatus(
                 kube::meta::Status::requestEntityTooLarge(
                     "Request entity too large: limit is "
                     + std::to_string(klcf->max_body_size))));

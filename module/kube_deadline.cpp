@@ -96,7 +96,7 @@ try {
                 : std::string_view(),
             q.get("pretty").value_or(""));
         return ngx_http_kube_reject(r,
-            kube::server::HttpResponse::fromStatus(*d.error, pretty));
+            kube::endpoints::HttpResponse::fromStatus(*d.error, pretty));
     }
 
     if (d.longRunning) {

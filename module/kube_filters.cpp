@@ -402,7 +402,7 @@ try {
     }
 
     return ngx_http_kube_send(r,
-                              kube::server::HttpResponse::fromStatus(status));
+                              kube::endpoints::HttpResponse::fromStatus(status));
 
 } catch (...) {
     ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,

@@ -600,7 +600,7 @@ try {
 } catch (...) {
     ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
                   "kube-apiserver: flow control: unexpected exception");
-    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
+    return ngx_http_kube_reject(r, kube::endpoints::HttpResponse::fromStatus(
         kube::meta::Status::internalError("unexpected error in flow control")));
 }
 

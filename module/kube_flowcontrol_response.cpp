@@ -70,7 +70,7 @@ ngx_http_kube_fc_too_many(ngx_http_request_t *r, ngx_http_kube_fc_request_t *fc)
 
     ngx_http_kube_metrics_rejected(r);
 
-    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
+    return ngx_http_kube_reject(r, kube::endpoints::HttpResponse::fromStatus(
         kube::meta::Status::tooManyRequests(
             std::string(kube::flowcontrol::kTooManyRequestsMessage),
             kube::flowcontrol::kRetryAfterSeconds),

@@ -13,8 +13,8 @@
 
 #include "authn/authentication.hpp"
 #include "authn/user.hpp"
+#include "endpoints/http.hpp"
 #include "endpoints/request_info.hpp"
-#include "server/http.hpp"
 #include "server/server.hpp"
 
 extern "C" ngx_module_t ngx_http_kube_apiserver_module;
@@ -168,9 +168,9 @@ struct ngx_http_kube_ctx_t {
 ngx_http_kube_ctx_t *ngx_http_kube_get_ctx(ngx_http_request_t *r);
 ngx_http_kube_ctx_t *ngx_http_kube_find_ctx(ngx_http_request_t *r);
 ngx_int_t ngx_http_kube_send(ngx_http_request_t *r,
-    const kube::server::HttpResponse &resp);
+    const kube::endpoints::HttpResponse &resp);
 ngx_int_t ngx_http_kube_reject(ngx_http_request_t *r,
-    const kube::server::HttpResponse &resp);
+    const kube::endpoints::HttpResponse &resp);
 
 /* kube_phases.cpp */
 ngx_int_t ngx_http_kube_authn_handler(ngx_http_request_t *r);
@@ -229,7 +229,7 @@ ngx_int_t ngx_http_kube_paths_add_check(ngx_conf_t *cf);
 /* kube_stream.cpp */
 
 ngx_int_t ngx_http_kube_stream_start(ngx_http_request_t *r,
-    std::shared_ptr<kube::server::StreamSource> source);
+    std::shared_ptr<kube::endpoints::StreamSource> source);
 void ngx_http_kube_streams_release(ngx_cycle_t *cycle);
 
 /* kube_metrics_*.cpp (kube_metrics.hpp) */
@@ -300,7 +300,7 @@ ngx_int_t ngx_http_kube_audit_add_handlers(ngx_conf_t *cf);
 void ngx_http_kube_audit_request_body(ngx_http_request_t *r,
     std::string_view body);
 void ngx_http_kube_audit_response(ngx_http_request_t *r,
-    const kube::server::HttpResponse &resp);
+    const kube::endpoints::HttpResponse &resp);
 void ngx_http_kube_audit_authorized(ngx_http_request_t *r, bool allowed,
     std::string_view reason);
 void ngx_http_kube_audit_impersonated(ngx_http_request_t *r,

@@ -26,7 +26,7 @@ namespace {
 
 /* responsewriters.ErrorNegotiated: a refusal in protobuf when the client
  * accepts it (as kubectl does), else indented JSON */
-kube::server::HttpResponse
+kube::endpoints::HttpResponse
 ngx_http_kube_negotiated_status(ngx_http_request_t *r,
     const kube::meta::Status &status)
 {
@@ -384,7 +384,7 @@ ngx_http_kube_internal_error(ngx_http_request_t *r, const char *what)
     ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
                   "kube-apiserver: %s: unexpected exception", what);
 
-    return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
+    return ngx_http_kube_reject(r, kube::endpoints::HttpResponse::fromStatus(
         kube::meta::Status::internalError("unexpected error in "
                                           + std::string(what))));
 }
@@ -415,7 +415,7 @@ try {
 
     kube::server::Server *server = ngx_http_kube_server();
     if (server == NULL) {
-        return ngx_http_kube_reject(r, kube::server::HttpResponse::fromStatus(
+        return ngx_http_kube_reject(r, kube::endpoints::HttpResponse::fromStatus(
             kube::meta::Status::serviceUnavailable(
                 "the API server is not running")));
     }
@@ -535,7 +535,7 @@ try {
         status.details.reset();
 
         return ngx_http_kube_reject(r,
-            kube::server::HttpResponse::fromStatus(status, true));
+            kube::endpoints::HttpResponse::fromStatus(status, true));
     }
 
     if (parse.requests.empty()) {

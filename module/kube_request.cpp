@@ -64,7 +64,7 @@ ngx_http_kube_set_header(ngx_http_request_t *r, const std::string &name,
 /* The status line and headers of `resp`; the body's length is the caller's. */
 ngx_int_t
 ngx_http_kube_send_header(ngx_http_request_t *r,
-    const kube::server::HttpResponse &resp)
+    const kube::endpoints::HttpResponse &resp)
 {
     r->headers_out.status = resp.status;
 
@@ -172,7 +172,7 @@ ngx_http_kube_find_ctx(ngx_http_request_t *r)
 
 ngx_int_t
 ngx_http_kube_send(ngx_http_request_t *r,
-    const kube::server::HttpResponse &resp)
+    const kube::endpoints::HttpResponse &resp)
 {
     ngx_int_t             rc;
     ngx_buf_t            *b;
@@ -238,7 +238,7 @@ ngx_http_kube_send(ngx_http_request_t *r,
 
 ngx_int_t
 ngx_http_kube_reject(ngx_http_request_t *r,
-    const kube::server::HttpResponse &resp)
+    const kube::endpoints::HttpResponse &resp)
 {
     /* an unread body would spoil the keep-alive connection */
     if (ngx_http_discard_request_body(r) != NGX_OK) {

@@ -45,13 +45,13 @@ void ngx_http_kube_streams_exit_check(ngx_event_t *ev);
 
 // One streamed response: the sink its source writes into. Allocated by
 // ngx_http_kube_stream_start(), freed by the request pool's cleanup.
-class NginxStream : public server::StreamSink {
+class NginxStream : public endpoints::StreamSink {
 public:
     NginxStream(ngx_http_request_t* r,
-                std::shared_ptr<server::StreamSource> source);
+                std::shared_ptr<endpoints::StreamSource> source);
     ~NginxStream() override;
 
-    bool send(std::span<server::StreamPart> parts) override;
+    bool send(std::span<endpoints::StreamPart> parts) override;
     size_t buffered() const override;
     void finish() override;
 
@@ -83,7 +83,7 @@ private:
     void stopSource();
 
     ngx_http_request_t* r_;
-    std::shared_ptr<server::StreamSource> source_;
+    std::shared_ptr<endpoints::StreamSource> source_;
     size_t maxBuffered_;
     ngx_msec_t sendTimeout_;
     size_t sendLowat_;
@@ -105,7 +105,7 @@ private:
 
 
 NginxStream::NginxStream(ngx_http_request_t* r,
-                         std::shared_ptr<server::StreamSource> source)
+                         std::shared_ptr<endpoints::StreamSource> source)
     : r_(r), source_(std::move(source))
 {
     ngx_http_core_loc_conf_t* clcf = static_cast<ngx_http_core_loc_conf_t*>(
@@ -202,7 +202,7 @@ NginxStream::start()
 
 
 bool
-NginxStream::send(std::span<server::StreamPart> parts)
+NginxStream::send(std::span<endpoints::StreamPart> parts)
 {
     ngx_chain_t*   in = NULL;
     ngx_chain_t**  last = &in;
@@ -212,7 +212,7 @@ NginxStream::send(std::span<server::StreamPart> parts)
         return false;
     }
 
-    for (server::StreamPart& part : parts) {
+    for (endpoints::StreamPart& part : parts) {
         if (part.bytes.empty()) {
             continue;
         }
@@ -407,7 +407,7 @@ NginxStream::stopSource()
     stopped_ = true;
 
     /* stop() may drop the last other reference to the source */
-    std::shared_ptr<server::StreamSource> source = std::move(source_);
+    std::shared_ptr<endpoints::StreamSource> source = std::move(source_);
 
     try {
         source->stop();
@@ -601,7 +601,7 @@ using kube::module::ngx_http_kube_exit_check;
 
 ngx_int_t
 ngx_http_kube_stream_start(ngx_http_request_t *r,
-    std::shared_ptr<kube::server::StreamSource> source)
+    std::shared_ptr<kube::endpoints::StreamSource> source)
 {
     ngx_int_t             rc;
     NginxStream          *st;

@@ -116,7 +116,8 @@ ngx_http_kube_etcd_wake_handler(ngx_event_t *rev)
 
 
 /* kube_storage etcd:...: an eventfd gRPC's thread wakes the loop with, and
- * the replica loaded from etcd (blocking, before the worker serves) */
+ * the replica, which loads from etcd in the background (the worker serves
+ * meanwhile: 503 for the API, /readyz fails until it is loaded) */
 ngx_int_t
 ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
     Worker *w)
@@ -170,6 +171,14 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
     /* values in kube-apiserver's encoding, so that it shares the etcd */
     opts.codec = kube::server::kubeValueCodec();
 
+    /* the worker serves meanwhile (503 for the API) */
+    ngx_log_t *log = cycle->log;
+    opts.loadFailed = [log, urls](const std::string &why) {
+        ngx_log_error(NGX_LOG_WARN, log, 0,
+                      "kube-apiserver: etcd:%s cannot be read yet, retrying: %s",
+                      urls.c_str(), why.c_str());
+    };
+
     std::string error;
     auto etcd = kube::storage::etcd::Store::open(opts, *w->loop,
         [fd] {
@@ -183,13 +192,6 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
                       "kube-apiserver: cannot open storage \"etcd:%s\": %s",
                       urls.c_str(), error.c_str());
         return NGX_ERROR;
-    }
-
-    if (!etcd->loaded()) {
-        /* the worker serves (503 for the API) and loads in the background */
-        ngx_log_error(NGX_LOG_WARN, cycle->log, 0,
-                      "kube-apiserver: etcd:%s cannot be read yet, retrying: %s",
-                      urls.c_str(), error.c_str());
     }
 
     w->etcd = etcd.get();
@@ -291,7 +293,8 @@ try {
     w->server->setServerConcurrencyLimit(
         ngx_http_kube_flowcontrol_server_concurrency(cycle));
     if (w->etcd != NULL && !w->etcd->loaded()) {
-        /* bootstrap and watch caches once the replica is there */
+        /* bootstrap and watch caches once the replica is there (always
+         * later: it loads in the background) */
         kube::server::Server *server = w->server.get();
         ngx_log_t *log = cycle->log;
         w->etcd->whenLoaded([server, log] {

@@ -260,6 +260,8 @@ EOF
     my ($rst, undef, $rr) = $c->call(GET => '/readyz?verbose');
     is($rst, 500, '... and /readyz 500');
     like($rr->{body}, qr/^\[-\]etcd failed/m, '... naming etcd');
+    ok(wait_until(sub { $c->error_log_since_start =~ /etcd:\S+ cannot be read yet, retrying/ }, 10),
+        '... and its error log says etcd cannot be read yet');
 
     $etcd->{start}->();
     my $up = wait_until(sub { ($c->call(GET => '/readyz'))[0] == 200 }, 20);

@@ -7,7 +7,8 @@
 
 namespace kube::admission {
 
-std::unique_ptr<Chain> defaultChain(storage::Interface& storage, const registry::Scheme& scheme,
+std::unique_ptr<Chain> defaultChain(storage::Interface& storage, storage::cacher::Cacher& cacher,
+                                    const registry::Scheme& scheme,
                                     ServiceAccount::EnsureDefault ensureDefault) {
     auto kind = [&scheme](std::string_view group, std::string_view resource) {
         return scheme.find(group, "v1", resource);
@@ -20,7 +21,7 @@ std::unique_ptr<Chain> defaultChain(storage::Interface& storage, const registry:
     chain->add(std::make_shared<ServiceAccount>(storage, *kind("", "serviceaccounts"), pods,
                                                 std::move(ensureDefault)));
     chain->add(std::make_shared<Priority>(storage, *kind("scheduling.k8s.io", "priorityclasses")));
-    chain->add(std::make_shared<ResourceQuota>(storage, *kind("", "resourcequotas")));
+    chain->add(std::make_shared<ResourceQuota>(storage, cacher, *kind("", "resourcequotas")));
     return chain;
 }
 

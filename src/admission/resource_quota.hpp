@@ -5,6 +5,7 @@
 
 #include "admission/interface.hpp"
 #include "registry/kind.hpp"
+#include "storage/cacher/cacher.hpp"
 #include "storage/interface.hpp"
 
 namespace kube::admission {
@@ -20,6 +21,12 @@ namespace kube::admission {
 // (a concurrent charge makes the check start over), before the object is
 // written, as kube's quota accessor does. Dry runs are checked, not charged.
 //
+// The quotas are read from this worker's watch cache of them, first brought
+// up to the store's latest revision. kube's accessor reads its informer,
+// looks up live (for 30 s) a namespace the informer shows no quota in, and
+// remembers the quotas it charged until the informer has them; a cache in
+// step with the store needs neither.
+//
 // Who keeps status.used true otherwise: kube's quota controller, here
 // controller/resourcequota on the server's owner worker, which recomputes
 // a namespace's usage from the watch caches after its objects change and
@@ -30,7 +37,10 @@ class ResourceQuota : public ValidationInterface {
   public:
     static constexpr int kMaxAttempts = 5;
 
-    ResourceQuota(storage::Interface& storage, const registry::KindInfo& quotas);
+    // `cacher` is this worker's (the quotas' watch cache); the charges are
+    // written to `storage`.
+    ResourceQuota(storage::Interface& storage, storage::cacher::Cacher& cacher,
+                  const registry::KindInfo& quotas);
 
     std::string_view name() const override { return "ResourceQuota"; }
     bool handles(const Attributes& a) const override;
@@ -41,6 +51,7 @@ class ResourceQuota : public ValidationInterface {
     void attempt(std::shared_ptr<Attempt> at);
 
     storage::Interface& storage_;
+    storage::cacher::Cacher& cacher_;
     const registry::KindInfo& quotas_;
 };
 

@@ -70,17 +70,9 @@ json::Value apiGroup(const registry::GroupInfo& g, json::Allocator& a) {
 
 }  // namespace
 
-Discovery::Discovery(const registry::Scheme& scheme, std::vector<std::string> verbsServed)
-    : scheme_(scheme), verbsServed_(std::move(verbsServed)) {}
-
-std::vector<std::string> Discovery::servedVerbs(const registry::KindInfo& kind) const {
-    std::vector<std::string> out;
-    for (const std::string& v : kind.verbs) {
-        if (std::find(verbsServed_.begin(), verbsServed_.end(), v) != verbsServed_.end()) {
-            out.push_back(v);
-        }
-    }
-    return out;
+void Discovery::setRoutes(std::shared_ptr<const RouteTable> routes) {
+    routes_ = std::move(routes);
+    cache_.clear();
 }
 
 DiscoveryDocument Discovery::coreRoot(DiscoveryForm form, std::string_view serverAddress) {
@@ -126,7 +118,7 @@ const DiscoveryDocument& Discovery::groupsRoot(DiscoveryForm form) {
         d.AddMember("kind", "APIGroupList", a);
         d.AddMember("apiVersion", "v1", a);
         json::Value groups(rapidjson::kArrayType);
-        for (const registry::GroupInfo& g : scheme_.groups()) {
+        for (const registry::GroupInfo& g : routes_->groups()) {
             if (!g.name.empty()) {
                 groups.PushBack(apiGroup(g, a), a);
             }
@@ -142,7 +134,7 @@ const DiscoveryDocument* Discovery::group(std::string_view name) {
     if (auto it = cache_.find(key); it != cache_.end()) {
         return &it->second;
     }
-    for (const registry::GroupInfo& g : scheme_.groups()) {
+    for (const registry::GroupInfo& g : routes_->groups()) {
         if (g.name == name && !name.empty()) {
             json::Document d(rapidjson::kObjectType);
             auto& a = d.GetAllocator();
@@ -160,7 +152,7 @@ const DiscoveryDocument* Discovery::group(std::string_view name) {
 }
 
 const DiscoveryDocument* Discovery::resources(std::string_view group, std::string_view version) {
-    if (!scheme_.hasGroupVersion(group, version)) {
+    if (!routes_->hasGroupVersion(group, version)) {
         return nullptr;
     }
     std::string key = "resources-" + std::string(group) + "/" + std::string(version);
@@ -182,13 +174,14 @@ std::string Discovery::resourceList(std::string_view group, std::string_view ver
     }
     d.AddMember("groupVersion", json::stringValue(gv, a), a);
     json::Value resources(rapidjson::kArrayType);
-    for (const registry::KindInfo* k : scheme_.kinds(group, version)) {
+    for (const KindRoutes* routes : routes_->kinds(group, version)) {
+        const registry::KindInfo* k = routes->kind.get();
         json::Value r(rapidjson::kObjectType);
         r.AddMember("name", json::stringValue(k->resource, a), a);
         r.AddMember("singularName", json::stringValue(k->singular, a), a);
         r.AddMember("namespaced", k->namespaced, a);
         r.AddMember("kind", json::stringValue(k->kind, a), a);
-        r.AddMember("verbs", strings(servedVerbs(*k), a), a);
+        r.AddMember("verbs", strings(routes->resource.verbs, a), a);
         if (!k->shortNames.empty()) {
             r.AddMember("shortNames", strings(k->shortNames, a), a);
         }
@@ -199,7 +192,8 @@ std::string Discovery::resourceList(std::string_view group, std::string_view ver
             r.AddMember("storageVersionHash", json::stringValue(storageVersionHash(*k), a), a);
         }
         resources.PushBack(r, a);
-        for (const registry::SubresourceInfo& s : k->subresources) {
+        for (const ResourceRoute& sub : routes->subresources) {
+            const registry::SubresourceInfo& s = *sub.subresource;
             json::Value sr(rapidjson::kObjectType);
             sr.AddMember("name", json::stringValue(k->resource + "/" + s.name, a), a);
             sr.AddMember("singularName", "", a);
@@ -211,7 +205,7 @@ std::string Discovery::resourceList(std::string_view group, std::string_view ver
                 sr.AddMember("version", json::stringValue(s.version, a), a);
             }
             sr.AddMember("kind", json::stringValue(s.kind.empty() ? k->kind : s.kind, a), a);
-            sr.AddMember("verbs", strings(s.verbs, a), a);
+            sr.AddMember("verbs", strings(sub.verbs, a), a);
             resources.PushBack(sr, a);
         }
     }
@@ -230,7 +224,7 @@ std::string Discovery::aggregated(bool core, DiscoveryForm form) const {
         a);
     d.AddMember("metadata", json::Value(rapidjson::kObjectType), a);
     json::Value items(rapidjson::kArrayType);
-    for (const registry::GroupInfo& g : scheme_.groups()) {
+    for (const registry::GroupInfo& g : routes_->groups()) {
         if (g.name.empty() != core) {
             continue;
         }
@@ -246,7 +240,8 @@ std::string Discovery::aggregated(bool core, DiscoveryForm form) const {
             json::Value ver(rapidjson::kObjectType);
             ver.AddMember("version", json::stringValue(v, a), a);
             json::Value resources(rapidjson::kArrayType);
-            for (const registry::KindInfo* k : scheme_.kinds(g.name, v)) {
+            for (const KindRoutes* routes : routes_->kinds(g.name, v)) {
+                const registry::KindInfo* k = routes->kind.get();
                 json::Value r(rapidjson::kObjectType);
                 r.AddMember("resource", json::stringValue(k->resource, a), a);
                 json::Value rk(rapidjson::kObjectType);
@@ -258,16 +253,17 @@ std::string Discovery::aggregated(bool core, DiscoveryForm form) const {
                 r.AddMember("scope", rapidjson::StringRef(k->namespaced ? "Namespaced" : "Cluster"),
                             a);
                 r.AddMember("singularResource", json::stringValue(k->singular, a), a);
-                r.AddMember("verbs", strings(servedVerbs(*k), a), a);
+                r.AddMember("verbs", strings(routes->resource.verbs, a), a);
                 if (!k->shortNames.empty()) {
                     r.AddMember("shortNames", strings(k->shortNames, a), a);
                 }
                 if (!k->categories.empty()) {
                     r.AddMember("categories", strings(k->categories, a), a);
                 }
-                if (!k->subresources.empty()) {
+                if (!routes->subresources.empty()) {
                     json::Value subs(rapidjson::kArrayType);
-                    for (const registry::SubresourceInfo& s : k->subresources) {
+                    for (const ResourceRoute& sub : routes->subresources) {
+                        const registry::SubresourceInfo& s = *sub.subresource;
                         json::Value sr(rapidjson::kObjectType);
                         sr.AddMember("subresource", json::stringValue(s.name, a), a);
                         json::Value sk(rapidjson::kObjectType);
@@ -276,7 +272,7 @@ std::string Discovery::aggregated(bool core, DiscoveryForm form) const {
                         sk.AddMember("kind",
                                      json::stringValue(s.kind.empty() ? k->kind : s.kind, a), a);
                         sr.AddMember("responseKind", sk, a);
-                        sr.AddMember("verbs", strings(s.verbs, a), a);
+                        sr.AddMember("verbs", strings(sub.verbs, a), a);
                         subs.PushBack(sr, a);
                     }
                     r.AddMember("subresources", subs, a);

@@ -1,12 +1,13 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "endpoints/negotiation.hpp"
-#include "registry/scheme.hpp"
+#include "endpoints/route_table.hpp"
 
 namespace kube::endpoints {
 
@@ -17,15 +18,15 @@ struct DiscoveryDocument {
     std::string etag;  // quoted, for aggregated documents
 };
 
-// The discovery documents of a scheme; mirrors kube-apiserver's discovery
-// handlers (legacy APIVersions/APIGroupList/APIGroup/APIResourceList and
-// aggregated APIGroupDiscoveryList v2 and v2beta1). The scheme is fixed for
-// the server's life, so every document is rendered once, on first use.
+// The discovery documents of a route table; mirrors kube-apiserver's
+// discovery handlers (legacy APIVersions/APIGroupList/APIGroup/APIResourceList
+// and aggregated APIGroupDiscoveryList v2 and v2beta1). Every document is
+// rendered on first use and kept until the routes change.
 class Discovery {
   public:
-    // `verbsServed`: the verbs this server implements; a kind advertises
-    // only those of its verbs that are served.
-    Discovery(const registry::Scheme& scheme, std::vector<std::string> verbsServed);
+    // The routes the documents list from now on; the documents of older
+    // ones are dropped. Call before serving.
+    void setRoutes(std::shared_ptr<const RouteTable> routes);
 
     // GET /api. The legacy form names `serverAddress` (host:port).
     DiscoveryDocument coreRoot(DiscoveryForm form, std::string_view serverAddress);
@@ -37,12 +38,10 @@ class Discovery {
     const DiscoveryDocument* resources(std::string_view group, std::string_view version);
 
   private:
-    std::vector<std::string> servedVerbs(const registry::KindInfo& kind) const;
     std::string aggregated(bool core, DiscoveryForm form) const;
     std::string resourceList(std::string_view group, std::string_view version) const;
 
-    const registry::Scheme& scheme_;
-    std::vector<std::string> verbsServed_;
+    std::shared_ptr<const RouteTable> routes_;
     // Rendered documents by key; node-based so that handed-out pointers stay valid.
     std::map<std::string, DiscoveryDocument> cache_;
 };

@@ -10,7 +10,7 @@ ListStream::ListStream(util::Turns& turns, RenderOptions render, const registry:
     measuring_ = render_.output.form == OutputForm::Protobuf;
 }
 
-void ListStream::start(server::StreamSink& sink) {
+void ListStream::start(StreamSink& sink) {
     sink_ = &sink;
     // A quarter slice now, outside the turns: the head and the first pieces
     // (a list of a few hundred KiB goes out whole); the rest in turns.
@@ -146,7 +146,7 @@ bool ListStream::step() {
     out_.clear();
     size_t n = 0;
     while (pendingAt_ < pending_.size() && n < kChunk) {
-        server::StreamPart& part = pending_[pendingAt_];
+        StreamPart& part = pending_[pendingAt_];
         size_t take = std::min(kChunk - n, part.bytes.size());
         if (take == part.bytes.size()) {
             out_.push_back(std::move(part));

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "endpoints/http.hpp"
 #include "endpoints/responses.hpp"
-#include "server/http.hpp"
 #include "storage/cacher/cached_object.hpp"
 #include "util/turns.hpp"
 
@@ -35,7 +35,7 @@ namespace kube::endpoints {
 // the object); the second pass sends them. Both passes are sliced like the
 // sending. An object that cannot be encoded ends the stream where it is, and
 // the short body fails the client's decoding.
-class ListStream : public server::StreamSource,
+class ListStream : public StreamSource,
                    public util::Turns::Job,
                    public std::enable_shared_from_this<ListStream> {
   public:
@@ -53,7 +53,7 @@ class ListStream : public server::StreamSource,
     ListStream(util::Turns& turns, RenderOptions render, const registry::ListPage& page,
                std::vector<storage::cacher::ObjectRef> items);
 
-    void start(server::StreamSink& sink) override;
+    void start(StreamSink& sink) override;
     void drained() override;
     void stop() override;
     bool runUntil(std::chrono::steady_clock::time_point deadline) override;
@@ -72,11 +72,11 @@ class ListStream : public server::StreamSource,
     bool headSent_ = false;
     // Produced and not yet sent: the parts of the last batch, from
     // pending_[pendingAt_] on (the first may be partly sent).
-    std::vector<server::StreamPart> pending_;
+    std::vector<StreamPart> pending_;
     size_t pendingAt_ = 0;
     // The parts of one write.
-    std::vector<server::StreamPart> out_;
-    server::StreamSink* sink_ = nullptr;
+    std::vector<StreamPart> out_;
+    StreamSink* sink_ = nullptr;
     bool done_ = false;
     // The protobuf first pass: items measured and their total size.
     bool measuring_ = false;

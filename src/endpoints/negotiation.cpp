@@ -4,7 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "server/http.hpp"
+#include "endpoints/http.hpp"
 
 namespace kube::endpoints {
 
@@ -20,17 +20,17 @@ std::string lower(std::string_view s) {
 MediaRange parseRange(std::string_view entry) {
     MediaRange r;
     size_t semi = entry.find(';');
-    r.type = lower(server::trimOws(entry.substr(0, semi)));
+    r.type = lower(trimOws(entry.substr(0, semi)));
     while (semi != std::string_view::npos) {
         entry = entry.substr(semi + 1);
         semi = entry.find(';');
-        std::string_view param = server::trimOws(entry.substr(0, semi));
+        std::string_view param = trimOws(entry.substr(0, semi));
         size_t eq = param.find('=');
         if (eq == std::string_view::npos) {
             continue;
         }
-        std::string key = lower(server::trimOws(param.substr(0, eq)));
-        std::string value(server::trimOws(param.substr(eq + 1)));
+        std::string key = lower(trimOws(param.substr(0, eq)));
+        std::string value(trimOws(param.substr(eq + 1)));
         if (key == "as") {
             r.as = value;
         } else if (key == "v") {
@@ -60,7 +60,7 @@ std::vector<MediaRange> parseAccept(std::string_view accept) {
     std::vector<MediaRange> out;
     while (!accept.empty()) {
         size_t comma = accept.find(',');
-        std::string_view entry = server::trimOws(accept.substr(0, comma));
+        std::string_view entry = trimOws(accept.substr(0, comma));
         if (!entry.empty()) {
             out.push_back(parseRange(entry));
         }
@@ -84,7 +84,7 @@ std::vector<MediaRange> parseAccept(std::string_view accept) {
 
 std::optional<Output> negotiateOutput(std::string_view accept, const OutputCapabilities& can,
                                       meta::Status* error) {
-    if (server::trimOws(accept).empty()) {
+    if (trimOws(accept).empty()) {
         return Output{};
     }
     for (const MediaRange& r : parseAccept(accept)) {
@@ -124,7 +124,7 @@ std::optional<Output> negotiateOutput(std::string_view accept, const OutputCapab
 }
 
 std::optional<DiscoveryForm> negotiateDiscovery(std::string_view accept, meta::Status* error) {
-    if (server::trimOws(accept).empty()) {
+    if (trimOws(accept).empty()) {
         return DiscoveryForm::Legacy;
     }
     for (const MediaRange& r : parseAccept(accept)) {
@@ -149,7 +149,7 @@ std::optional<DiscoveryForm> negotiateDiscovery(std::string_view accept, meta::S
 }
 
 std::optional<InputForm> negotiateInput(std::string_view contentType, meta::Status* error) {
-    std::string type = lower(server::trimOws(contentType.substr(0, contentType.find(';'))));
+    std::string type = lower(trimOws(contentType.substr(0, contentType.find(';'))));
     if (type.empty() || type == "application/json") {
         return InputForm::Json;
     }

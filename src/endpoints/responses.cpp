@@ -9,8 +9,8 @@ namespace json = util::json;
 
 namespace {
 
-server::HttpResponse protobufResponse(int code, std::string body) {
-    server::HttpResponse r;
+HttpResponse protobufResponse(int code, std::string body) {
+    HttpResponse r;
     r.status = code;
     r.contentType = std::string(kProtobufMediaType);
     r.body = std::move(body);
@@ -19,18 +19,18 @@ server::HttpResponse protobufResponse(int code, std::string body) {
 
 // A response that could not be encoded: kube reports the encoder's error
 // as a 500 in the same media type.
-server::HttpResponse encodeFailure(const std::string& why, const RenderOptions& r) {
+HttpResponse encodeFailure(const std::string& why, const RenderOptions& r) {
     return statusResponse(meta::Status::internalError(why), r);
 }
 
-server::HttpResponse jsonResponse(int code, std::string body, bool pretty) {
+HttpResponse jsonResponse(int code, std::string body, bool pretty) {
     if (pretty) {
         json::Document doc;
         if (!json::parse(body, doc)) {
             body = json::serializePretty(doc);
         }
     }
-    return server::HttpResponse::json(code, std::move(body));
+    return HttpResponse::json(code, std::move(body));
 }
 
 json::Value columnDefinitions(const registry::KindInfo& kind, json::Allocator& a) {
@@ -97,9 +97,9 @@ std::string tableJson(const RenderOptions& r, const json::Value& listMeta,
     return pretty ? json::serializePretty(t) : json::serialize(t);
 }
 
-server::HttpResponse tableResponse(const RenderOptions& r, const json::Value& listMeta,
+HttpResponse tableResponse(const RenderOptions& r, const json::Value& listMeta,
                                    std::span<const std::string_view> objects) {
-    return server::HttpResponse::json(200, tableJson(r, listMeta, objects, true, r.pretty));
+    return HttpResponse::json(200, tableJson(r, listMeta, objects, true, r.pretty));
 }
 
 // A one-row table carries the object's resourceVersion.
@@ -117,7 +117,7 @@ json::Document objectTableMeta(std::string_view stored) {
 
 }  // namespace
 
-server::HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r) {
+HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r) {
     // An object read at another version than it is stored at.
     std::string served;
     if (!r.kind->servedAtStorageVersion()) {
@@ -134,18 +134,18 @@ server::HttpResponse objectResponse(int code, std::string_view stored, const Ren
     if (r.output.form == OutputForm::Table) {
         json::Document meta = objectTableMeta(stored);
         std::string_view one[] = {stored};
-        server::HttpResponse resp = tableResponse(r, meta, one);
+        HttpResponse resp = tableResponse(r, meta, one);
         resp.status = code;
         return resp;
     }
     return jsonResponse(code, std::string(stored), r.pretty);
 }
 
-server::HttpResponse statusResponse(const meta::Status& s, const RenderOptions& r) {
+HttpResponse statusResponse(const meta::Status& s, const RenderOptions& r) {
     if (r.output.form != OutputForm::Protobuf) {
-        return server::HttpResponse::fromStatus(s, r.pretty);
+        return HttpResponse::fromStatus(s, r.pretty);
     }
-    server::HttpResponse resp = protobufResponse(s.code, encodeProtobufStatus(s));
+    HttpResponse resp = protobufResponse(s.code, encodeProtobufStatus(s));
     if (s.details && s.details->retryAfterSeconds > 0) {
         resp.headers.emplace_back("Retry-After", std::to_string(s.details->retryAfterSeconds));
     }
@@ -302,7 +302,7 @@ void ListEncoder::tail(std::string& out) const {
     out += "]}";
 }
 
-server::HttpResponse listResponse(const registry::ListPage& page, const RenderOptions& r) {
+HttpResponse listResponse(const registry::ListPage& page, const RenderOptions& r) {
     ListEncoder enc(r, page);
     if (r.output.form == OutputForm::Protobuf) {
         std::string items;

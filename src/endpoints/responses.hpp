@@ -1,11 +1,12 @@
 #pragma once
 
+#include <memory>
 #include <string_view>
 
+#include "endpoints/http.hpp"
 #include "endpoints/negotiation.hpp"
 #include "registry/kind.hpp"
 #include "registry/store.hpp"
-#include "server/http.hpp"
 
 namespace kube::endpoints {
 
@@ -19,14 +20,17 @@ struct RenderOptions {
     bool pretty = false;
     IncludeObject includeObject = IncludeObject::Metadata;
     registry::TableContext table;
+    // Keeps the kind served and its store alive while the response is made
+    // (a kind removed at run time goes when its last list or watch ends).
+    std::shared_ptr<const void> keepAlive;
 };
 
 // An object as stored (JSON bytes), as JSON, a one-row Table or protobuf.
-server::HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r);
+HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r);
 
 // A Status in the form the request negotiated, as kube's ErrorNegotiated
 // writes it: protobuf for protobuf output, else JSON (indented when pretty).
-server::HttpResponse statusResponse(const meta::Status& s, const RenderOptions& r);
+HttpResponse statusResponse(const meta::Status& s, const RenderOptions& r);
 
 // The object of a Table watch event: a one-row Table of `stored`. Only a
 // watch's first event carries the column definitions; later ones have
@@ -76,6 +80,6 @@ private:
 };
 
 // A list page as <Kind>List JSON, a Table, or a <Kind>List in protobuf.
-server::HttpResponse listResponse(const registry::ListPage& page, const RenderOptions& r);
+HttpResponse listResponse(const registry::ListPage& page, const RenderOptions& r);
 
 }  // namespace kube::endpoints

@@ -54,7 +54,7 @@ WatchStream::WatchStream(util::EventLoop& loop, storage::cacher::Cacher& cacher,
     }
 }
 
-void WatchStream::start(server::StreamSink& sink) {
+void WatchStream::start(StreamSink& sink) {
     sink_ = &sink;
     if (metrics::WatchEventSink* events = metrics::watchEventSink()) {
         eventsSeries_ = events->series(kind_.group, kind_.version, kind_.kind);

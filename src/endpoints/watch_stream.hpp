@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "endpoints/http.hpp"
 #include "endpoints/metrics.hpp"
 #include "endpoints/responses.hpp"
 #include "registry/store.hpp"
-#include "server/http.hpp"
 #include "storage/cacher/cacher.hpp"
 #include "util/event_loop.hpp"
 #include "util/fifo.hpp"
@@ -38,7 +38,7 @@ struct WatchStart {
 // Output is paced by the connection: replays pause while much is unsent;
 // live events are passed on and a client that stops reading is cut by the
 // sink.
-class WatchStream : public server::StreamSource,
+class WatchStream : public StreamSource,
                     public storage::cacher::CacheWatcher,
                     public std::enable_shared_from_this<WatchStream> {
   public:
@@ -59,7 +59,7 @@ class WatchStream : public server::StreamSource,
                 std::string scope, registry::ListOptions selectors, RenderOptions render,
                 WatchStart start);
 
-    void start(server::StreamSink& sink) override;
+    void start(StreamSink& sink) override;
     void drained() override;
     void stop() override;
 
@@ -100,7 +100,7 @@ class WatchStream : public server::StreamSource,
     std::chrono::milliseconds left_{0};
     std::chrono::milliseconds timerDelay_{0};
 
-    server::StreamSink* sink_ = nullptr;
+    StreamSink* sink_ = nullptr;
     bool closed_ = false;
     bool live_ = false;
     bool pumpPosted_ = false;

@@ -51,7 +51,7 @@ std::string v3Document(json::Document& d, Paths& paths, Definitions& defs) {
 
 }  // namespace
 
-std::string buildV2(const registry::Scheme& scheme, const SchemaPool& pool,
+std::string buildV2(const endpoints::RouteTable& routes, const SchemaPool& pool,
                     std::string_view serverVersion) {
     json::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
@@ -60,13 +60,13 @@ std::string buildV2(const registry::Scheme& scheme, const SchemaPool& pool,
     paths.coreVersions();
     paths.groups();
     paths.version();
-    for (const registry::GroupInfo& g : scheme.groups()) {
+    for (const registry::GroupInfo& g : routes.groups()) {
         if (!g.name.empty()) {
             paths.group(g.name);
         }
         for (const std::string& v : g.versions) {
             paths.groupVersion(g.name, v);
-            for (const registry::KindInfo* k : scheme.kinds(g.name, v)) {
+            for (const endpoints::KindRoutes* k : routes.kinds(g.name, v)) {
                 paths.resource(*k);
             }
         }
@@ -80,7 +80,8 @@ std::string buildV2(const registry::Scheme& scheme, const SchemaPool& pool,
     return json::serialize(d);
 }
 
-std::map<std::string, std::string> buildV3(const registry::Scheme& scheme, const SchemaPool& pool) {
+std::map<std::string, std::string> buildV3(const endpoints::RouteTable& routes,
+                                           const SchemaPool& pool) {
     std::map<std::string, std::string> docs;
     auto single = [&](const std::string& path, auto&& fill) {
         json::Document d(rapidjson::kObjectType);
@@ -92,7 +93,7 @@ std::map<std::string, std::string> buildV3(const registry::Scheme& scheme, const
     single("api", [](Paths& p) { p.coreVersions(); });
     single("apis", [](Paths& p) { p.groups(); });
     single("version", [](Paths& p) { p.version(); });
-    for (const registry::GroupInfo& g : scheme.groups()) {
+    for (const registry::GroupInfo& g : routes.groups()) {
         if (!g.name.empty()) {
             single("apis/" + g.name, [&](Paths& p) { p.group(g.name); });
         }
@@ -100,7 +101,7 @@ std::map<std::string, std::string> buildV3(const registry::Scheme& scheme, const
             std::string path = g.name.empty() ? "api/" + v : "apis/" + g.name + "/" + v;
             single(path, [&](Paths& p) {
                 p.groupVersion(g.name, v);
-                for (const registry::KindInfo* k : scheme.kinds(g.name, v)) {
+                for (const endpoints::KindRoutes* k : routes.kinds(g.name, v)) {
                     p.resource(*k);
                 }
             });

@@ -171,6 +171,7 @@ Paths::Paths(Definitions& defs, Flavor flavor, json::Allocator& a)
 // The names one kind's paths and operations are built from.
 struct Paths::Resource {
     const registry::KindInfo& kind;
+    const std::vector<std::string>& verbs;  // the verbs its routes serve
     std::string gv = {};                 // "CoreV1", "AppsV1": the operation ids' group-version
     std::string scope = {};              // "Namespaced" or ""
     std::string root = {};               // "/api/v1", "/apis/apps/v1"
@@ -198,8 +199,9 @@ std::string Paths::meta(std::string_view name) {
     return defs_.named(full) ? full : "";
 }
 
-void Paths::resource(const registry::KindInfo& kind) {
-    Resource r{kind};
+void Paths::resource(const endpoints::KindRoutes& routes) {
+    const registry::KindInfo& kind = *routes.kind;
+    Resource r{kind, routes.resource.verbs};
     r.gv = operationGroup(kind.group) + upperFirst(kind.version);
     r.scope = kind.namespaced ? "Namespaced" : "";
     r.root =
@@ -215,7 +217,7 @@ void Paths::resource(const registry::KindInfo& kind) {
     r.itemParams.insert(r.itemParams.end(), r.collectionParams.begin(), r.collectionParams.end());
     collectionPaths(r);
     itemPath(r);
-    for (const registry::SubresourceInfo& sub : kind.subresources) {
+    for (const endpoints::ResourceRoute& sub : routes.subresources) {
         subresourcePath(r, sub);
     }
     watchPaths(r);
@@ -224,7 +226,7 @@ void Paths::resource(const registry::KindInfo& kind) {
 void Paths::collectionPaths(const Resource& r) {
     const registry::KindInfo& kind = r.kind;
     std::vector<Operation> ops;
-    if (has(kind.verbs, "list")) {
+    if (has(r.verbs, "list")) {
         Operation o = op(r, "get", "list", r.id("list"));
         o.description = "List or watch " + kind.kind + " objects.";
         o.params = kListParams;
@@ -233,7 +235,7 @@ void Paths::collectionPaths(const Resource& r) {
         o.streams = true;
         ops.push_back(std::move(o));
     }
-    if (has(kind.verbs, "create")) {
+    if (has(r.verbs, "create")) {
         Operation o = op(r, "post", "post", r.id("create"));
         o.description = "Create a " + kind.kind + ".";
         o.params = kWriteParams;
@@ -242,7 +244,7 @@ void Paths::collectionPaths(const Resource& r) {
         o.response = r.object;
         ops.push_back(std::move(o));
     }
-    if (has(kind.verbs, "deletecollection")) {
+    if (has(r.verbs, "deletecollection")) {
         Operation o = op(r, "delete", "deletecollection",
                          "delete" + r.gv + "Collection" + r.scope + kind.kind);
         o.description = "Delete a collection of " + kind.kind + " objects.";
@@ -254,7 +256,7 @@ void Paths::collectionPaths(const Resource& r) {
         ops.push_back(std::move(o));
     }
     addItem(r.collection(), std::move(ops), r.collectionParams, &kind, r.tag);
-    if (kind.namespaced && has(kind.verbs, "list")) {
+    if (kind.namespaced && has(r.verbs, "list")) {
         // Across every namespace: list only.
         Operation o = op(r, "get", "list", "list" + r.gv + kind.kind + "ForAllNamespaces");
         o.description = "List or watch " + kind.kind + " objects in every namespace.";
@@ -268,14 +270,14 @@ void Paths::collectionPaths(const Resource& r) {
 void Paths::itemPath(const Resource& r) {
     const registry::KindInfo& kind = r.kind;
     std::vector<Operation> ops;
-    if (has(kind.verbs, "get")) {
+    if (has(r.verbs, "get")) {
         Operation o = op(r, "get", "get", r.id("read"));
         o.description = "Read the named " + kind.kind + ".";
         o.codes = {200};
         o.response = r.object;
         ops.push_back(std::move(o));
     }
-    if (has(kind.verbs, "update")) {
+    if (has(r.verbs, "update")) {
         Operation o = op(r, "put", "put", r.id("replace"));
         o.description = "Replace the named " + kind.kind + ".";
         o.params = kWriteParams;
@@ -284,7 +286,7 @@ void Paths::itemPath(const Resource& r) {
         o.response = r.object;
         ops.push_back(std::move(o));
     }
-    if (has(kind.verbs, "patch")) {
+    if (has(r.verbs, "patch")) {
         Operation o = op(r, "patch", "patch", r.id("patch"));
         o.description = "Partially update the named " + kind.kind + ".";
         o.params = kPatchParams;
@@ -294,7 +296,7 @@ void Paths::itemPath(const Resource& r) {
         o.response = r.object;
         ops.push_back(std::move(o));
     }
-    if (has(kind.verbs, "delete")) {
+    if (has(r.verbs, "delete")) {
         Operation o = op(r, "delete", "delete", r.id("delete"));
         o.description = "Delete the named " + kind.kind + ".";
         o.params = kDeleteParams;
@@ -307,8 +309,9 @@ void Paths::itemPath(const Resource& r) {
     addItem(r.item(), std::move(ops), r.itemParams, &kind, r.tag);
 }
 
-void Paths::subresourcePath(const Resource& r, const registry::SubresourceInfo& sub) {
+void Paths::subresourcePath(const Resource& r, const endpoints::ResourceRoute& route) {
     const registry::KindInfo& kind = r.kind;
+    const registry::SubresourceInfo& sub = *route.subresource;
     // The subresource answers with the kind itself (status) or with another
     // kind (autoscaling/v1 Scale).
     bool ownKind = sub.kind.empty() || sub.kind == kind.kind;
@@ -330,10 +333,10 @@ void Paths::subresourcePath(const Resource& r, const registry::SubresourceInfo& 
         return o;
     };
     std::vector<Operation> ops;
-    if (has(sub.verbs, "get")) {
+    if (has(route.verbs, "get")) {
         ops.push_back(subOp("get", "read", "Read " + what));
     }
-    if (has(sub.verbs, "create")) {
+    if (has(route.verbs, "create")) {
         // serviceaccounts/token, pods/eviction: a POST to the subresource.
         Operation o = subOp("post", "create", "Create " + what);
         o.action = "post";
@@ -342,14 +345,14 @@ void Paths::subresourcePath(const Resource& r, const registry::SubresourceInfo& 
         o.codes = {200, 201, 202};
         ops.push_back(std::move(o));
     }
-    if (has(sub.verbs, "update")) {
+    if (has(route.verbs, "update")) {
         Operation o = subOp("put", "replace", "Replace " + what);
         o.params = kWriteParams;
         o.body = response;
         o.codes = {200, 201};
         ops.push_back(std::move(o));
     }
-    if (has(sub.verbs, "patch")) {
+    if (has(route.verbs, "patch")) {
         Operation o = subOp("patch", "patch", "Partially update " + what);
         o.params = kPatchParams;
         o.body = meta("Patch");
@@ -363,7 +366,7 @@ void Paths::subresourcePath(const Resource& r, const registry::SubresourceInfo& 
 // The legacy /watch/ paths kube-apiserver still documents.
 void Paths::watchPaths(const Resource& r) {
     const registry::KindInfo& kind = r.kind;
-    if (!has(kind.verbs, "watch")) {
+    if (!has(r.verbs, "watch")) {
         return;
     }
     std::string watchEvent = meta("WatchEvent");

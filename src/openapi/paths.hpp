@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "endpoints/route_table.hpp"
 #include "openapi/definitions.hpp"
 #include "registry/kind.hpp"
 #include "util/json.hpp"
@@ -23,10 +24,10 @@ class Paths {
     Paths(Definitions& defs, Flavor flavor, util::json::Allocator& a);
 
     // Mirrors APIInstaller.registerResourceHandlers: the collection and item
-    // paths of `kind` (namespaced ones also across all namespaces), the
+    // paths of a kind (namespaced ones also across all namespaces), the
     // legacy /watch/ paths and the kind's subresources, with an operation
-    // for each verb the kind declares.
-    void resource(const registry::KindInfo& kind);
+    // for each verb its routes serve.
+    void resource(const endpoints::KindRoutes& routes);
 
     // GET /api/v1/, /apis/<group>/<version>/: the APIResourceList.
     void groupVersion(std::string_view group, std::string_view version);
@@ -67,7 +68,7 @@ class Paths {
     std::string meta(std::string_view name);
     void collectionPaths(const Resource& r);
     void itemPath(const Resource& r);
-    void subresourcePath(const Resource& r, const registry::SubresourceInfo& sub);
+    void subresourcePath(const Resource& r, const endpoints::ResourceRoute& route);
     void watchPaths(const Resource& r);
     void addItem(const std::string& path, std::vector<Operation> ops,
                  std::vector<std::string> pathParams, const registry::KindInfo* kind,

@@ -6,11 +6,11 @@
 #include <stdexcept>
 
 #include "apis/meta/status.hpp"
+#include "endpoints/http.hpp"
 #include "endpoints/negotiation.hpp"
 #include "openapi/documents.hpp"
 #include "openapi/schema_pool.hpp"
 #include "openapi/v2_protobuf.hpp"
-#include "server/http.hpp"
 #include "util/json.hpp"
 #include "util/query.hpp"
 
@@ -41,7 +41,7 @@ std::string sha512Hex(std::string_view s) {
 bool noneMatchHits(std::string_view header, std::string_view hash) {
     while (!header.empty()) {
         size_t comma = header.find(',');
-        std::string_view tag = server::trimOws(header.substr(0, comma));
+        std::string_view tag = endpoints::trimOws(header.substr(0, comma));
         header = comma == std::string_view::npos ? std::string_view() : header.substr(comma + 1);
         if (tag == "*") {
             return true;
@@ -69,7 +69,7 @@ enum class Form { Json, Protobuf, None };
 // The first form the Accept header takes, JSON before protobuf for a
 // wildcard, as kube-openapi's handlers pick; v3 documents are JSON only.
 Form negotiate(std::string_view accept, bool protobuf) {
-    if (server::trimOws(accept).empty()) {
+    if (endpoints::trimOws(accept).empty()) {
         return Form::Json;
     }
     for (const endpoints::MediaRange& r : endpoints::parseAccept(accept)) {
@@ -108,8 +108,16 @@ Response notModified(std::vector<std::pair<std::string, std::string>> headers) {
 
 }  // namespace
 
-Service::Service(const registry::Scheme& scheme, std::string serverVersion)
-    : scheme_(scheme), serverVersion_(std::move(serverVersion)) {}
+Service::Service(std::string serverVersion) : serverVersion_(std::move(serverVersion)) {}
+
+void Service::setRoutes(std::shared_ptr<const endpoints::RouteTable> routes) {
+    routes_ = std::move(routes);
+    built_ = false;
+    v2_ = {};
+    v2Protobuf_.reset();
+    v3Index_ = {};
+    v3_.clear();
+}
 
 bool Service::handles(std::string_view path) {
     return path == kV2 || path == kV3 || path.starts_with(std::string(kV3) + "/");
@@ -120,12 +128,12 @@ void Service::build() {
         return;
     }
     const SchemaPool& pool = SchemaPool::builtin();
-    v2_.body = buildV2(scheme_, pool, serverVersion_);
+    v2_.body = buildV2(*routes_, pool, serverVersion_);
     v2_.hash = sha512Hex(v2_.body);
     json::Document index(rapidjson::kObjectType);
     auto& a = index.GetAllocator();
     json::Value paths(rapidjson::kObjectType);
-    for (auto& [path, body] : buildV3(scheme_, pool)) {
+    for (auto& [path, body] : buildV3(*routes_, pool)) {
         Document doc{std::move(body), ""};
         doc.hash = sha512Hex(doc.body);
         json::Value entry(rapidjson::kObjectType);

@@ -2,13 +2,14 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "registry/scheme.hpp"
+#include "endpoints/route_table.hpp"
 
 namespace kube::openapi {
 
@@ -29,16 +30,20 @@ struct Response {
 };
 
 // Serves /openapi/v2, /openapi/v3 and /openapi/v3/<group-version> from
-// documents generated once, on first use, from the scheme and the schema in
-// src/apis/proto; mirrors kube-openapi's handler.OpenAPIService (v2) and
-// handler3.OpenAPIService (v3). v2 also in gnostic's protobuf form, which
+// documents generated on first use from a route table and the schema in
+// src/apis/proto, and again after the routes change; mirrors kube-openapi's
+// handler.OpenAPIService (v2) and handler3.OpenAPIService (v3). v2 also in gnostic's protobuf form, which
 // client-go asks for; v3 in JSON only (an Accept that takes nothing but its
 // protobuf form is answered 406). Not thread-safe (one per worker).
 class Service {
   public:
-    // `serverVersion` is the v2 document's info.version. The scheme must
-    // outlive the service and not change once a document is served.
-    Service(const registry::Scheme& scheme, std::string serverVersion);
+    // `serverVersion` is the v2 document's info.version.
+    explicit Service(std::string serverVersion);
+
+    // The routes the documents describe from now on; the documents of older
+    // ones are dropped and built again when next asked for (or by build()).
+    // Call before serving.
+    void setRoutes(std::shared_ptr<const endpoints::RouteTable> routes);
 
     // Whether `path` is an OpenAPI endpoint path (/openapi/v2, /openapi/v3
     // and below).
@@ -75,7 +80,7 @@ class Service {
     Response v3Index(const Request& req);
     Response v3Document(const Request& req, std::string_view path);
 
-    const registry::Scheme& scheme_;
+    std::shared_ptr<const endpoints::RouteTable> routes_;
     std::string serverVersion_;
     bool built_ = false;
     Document v2_;

@@ -51,12 +51,26 @@ struct TableColumn {
         cell;
 };
 
+struct KindInfo;
+
+// What serves a subresource's requests; mirrors the rest.Storage kube
+// installs behind its path.
+enum class SubresourceStorage {
+    Parent,        // the kind's own handlers, on a part of the object (status)
+    Scale,         // an autoscaling/v1 Scale mapped onto the object (registry/scale)
+    TokenRequest,  // a token minted for the object (serviceaccounts/token)
+};
+
 // A subresource served under <resource>/<name>/<subresource>.
 struct SubresourceInfo {
     std::string name;  // "status"
     // The kind it answers with ("" group/version = the parent's).
     std::string group, version, kind;
     std::vector<std::string> verbs;
+    SubresourceStorage storage = SubresourceStorage::Parent;
+    // The kind its requests read and write when not the parent's (Scale),
+    // static storage.
+    const KindInfo* responseKind = nullptr;
 };
 
 // What the store passes a status strategy.

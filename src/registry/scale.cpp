@@ -48,7 +48,10 @@ int64_t replicasAt(const json::Value& obj, std::initializer_list<std::string_vie
 }  // namespace
 
 SubresourceInfo scaleSubresource() {
-    return {"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}};
+    SubresourceInfo s{"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}};
+    s.storage = SubresourceStorage::Scale;
+    s.responseKind = &scaleKind();
+    return s;
 }
 
 const KindInfo& scaleKind() {

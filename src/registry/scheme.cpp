@@ -4,7 +4,14 @@
 
 namespace kube::registry {
 
-void Scheme::add(KindInfo kind) {
+const KindInfo& Scheme::add(KindInfo kind) {
+    addGroupVersion(kind);
+    kinds_.push_back(std::make_shared<const KindInfo>(std::move(kind)));
+    ++generation_;
+    return *kinds_.back();
+}
+
+void Scheme::addGroupVersion(const KindInfo& kind) {
     auto g = std::find_if(groups_.begin(), groups_.end(),
                           [&](const GroupInfo& gi) { return gi.name == kind.group; });
     if (g == groups_.end()) {
@@ -13,7 +20,26 @@ void Scheme::add(KindInfo kind) {
                g->versions.end()) {
         g->versions.push_back(kind.version);
     }
-    kinds_.push_back(std::make_unique<KindInfo>(std::move(kind)));
+}
+
+std::vector<std::shared_ptr<const KindInfo>> Scheme::remove(std::string_view group,
+                                                            std::string_view resource) {
+    std::vector<std::shared_ptr<const KindInfo>> removed;
+    std::vector<std::shared_ptr<const KindInfo>> kept;
+    for (std::shared_ptr<const KindInfo>& k : kinds_) {
+        (k->group == group && k->resource == resource ? removed : kept).push_back(std::move(k));
+    }
+    kinds_ = std::move(kept);
+    if (removed.empty()) {
+        return removed;
+    }
+    // The groups and versions of the kinds left, in the order first seen.
+    groups_.clear();
+    for (const auto& k : kinds_) {
+        addGroupVersion(*k);
+    }
+    ++generation_;
+    return removed;
 }
 
 const KindInfo* Scheme::find(std::string_view group, std::string_view version,

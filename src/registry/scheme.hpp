@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -16,11 +17,20 @@ struct GroupInfo {
 };
 
 // The registry of kinds served; the data every route, discovery document and
-// store is derived from. Built once at start-up, read-only afterwards.
+// store is derived from. The built-in kinds are added at start-up; kinds
+// added and removed later (custom resources) bump the generation, which
+// tells what was derived from an older scheme. Kinds are shared: one removed
+// stays alive for whoever still holds it (a request that is running).
 class Scheme {
 public:
     // Adds a kind; groups and versions are listed in the order first seen.
-    void add(KindInfo kind);
+    const KindInfo& add(KindInfo kind);
+    // Removes every version of `group`'s `resource`; the kinds removed, in
+    // the order added (none when the scheme has no such resource).
+    std::vector<std::shared_ptr<const KindInfo>> remove(std::string_view group,
+                                                        std::string_view resource);
+    // Counts the changes: add and remove each bump it.
+    uint64_t generation() const { return generation_; }
 
     const KindInfo* find(std::string_view group, std::string_view version,
                          std::string_view resource) const;
@@ -32,13 +42,16 @@ public:
     // The kinds of one group-version, in the order added.
     std::vector<const KindInfo*> kinds(std::string_view group, std::string_view version) const;
     // Every kind, in the order added.
-    const std::vector<std::unique_ptr<KindInfo>>& all() const { return kinds_; }
+    const std::vector<std::shared_ptr<const KindInfo>>& all() const { return kinds_; }
 
     bool hasGroupVersion(std::string_view group, std::string_view version) const;
 
 private:
-    std::vector<std::unique_ptr<KindInfo>> kinds_;
+    void addGroupVersion(const KindInfo& kind);
+
+    std::vector<std::shared_ptr<const KindInfo>> kinds_;
     std::vector<GroupInfo> groups_;
+    uint64_t generation_ = 0;
 };
 
 // The built-in kinds (src/apis/...), in kube-apiserver's group priority order.

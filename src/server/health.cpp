@@ -23,8 +23,8 @@ const ProbePath kProbes[] = {
     {"/readyz", kReadyz},
 };
 
-HttpResponse plain(int status, std::string body, bool nosniff) {
-    HttpResponse r;
+endpoints::HttpResponse plain(int status, std::string body, bool nosniff) {
+    endpoints::HttpResponse r;
     r.status = status;
     r.contentType = kPlainText;
     r.body = std::move(body);
@@ -35,7 +35,7 @@ HttpResponse plain(int status, std::string body, bool nosniff) {
 }
 
 // Go's http.Error: the text and a newline, never sniffed.
-HttpResponse httpError(int status, std::string text) {
+endpoints::HttpResponse httpError(int status, std::string text) {
     return plain(status, std::move(text) + "\n", true);
 }
 
@@ -91,7 +91,7 @@ bool HealthChecks::ready() const {
     return true;
 }
 
-HttpResponse HealthChecks::serve(std::string_view path, std::string_view query) const {
+endpoints::HttpResponse HealthChecks::serve(std::string_view path, std::string_view query) const {
     for (const ProbePath& p : kProbes) {
         if (path == p.root) {
             return serveProbe(p.probe, p.root.substr(1), query);
@@ -118,7 +118,7 @@ HttpResponse HealthChecks::serve(std::string_view path, std::string_view query) 
 // Mirrors handleRootHealth: every check runs unless excluded; a failure
 // answers 500 with every line (its reason withheld); excludes that match no
 // check are warned about, sorted.
-HttpResponse HealthChecks::serveProbe(unsigned probe, std::string_view name,
+endpoints::HttpResponse HealthChecks::serveProbe(unsigned probe, std::string_view name,
                                       std::string_view query) const {
     util::Query q = util::Query::parse(query);
     std::vector<std::string> excludes = q.values("exclude");

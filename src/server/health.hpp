@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/http.hpp"
+#include "endpoints/http.hpp"
 
 namespace kube::server {
 
@@ -49,7 +49,7 @@ class HealthChecks {
     static bool handles(std::string_view path);
 
     // Answers a GET of `path` (handles() is true) with `query` (raw).
-    HttpResponse serve(std::string_view path, std::string_view query) const;
+    endpoints::HttpResponse serve(std::string_view path, std::string_view query) const;
 
     // Every check of /readyz passes.
     bool ready() const;
@@ -62,7 +62,8 @@ class HealthChecks {
     };
 
     std::vector<const Entry*> checksOf(unsigned probe) const;
-    HttpResponse serveProbe(unsigned probe, std::string_view name, std::string_view query) const;
+    endpoints::HttpResponse serveProbe(unsigned probe, std::string_view name,
+                                       std::string_view query) const;
 
     std::vector<Entry> checks_;
     Entry shutdown_;

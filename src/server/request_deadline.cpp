@@ -40,8 +40,8 @@ RequestDeadline requestDeadline(const endpoints::RequestInfo& info, std::string_
     return d;
 }
 
-HttpResponse timeoutResponse() {
-    HttpResponse r;
+endpoints::HttpResponse timeoutResponse() {
+    endpoints::HttpResponse r;
     r.status = 504;
     r.contentType = "text/plain; charset=utf-8";
     r.body =

@@ -5,8 +5,8 @@
 #include <string_view>
 
 #include "apis/meta/status.hpp"
+#include "endpoints/http.hpp"
 #include "endpoints/request_info.hpp"
-#include "server/http.hpp"
 
 namespace kube::server {
 
@@ -32,6 +32,6 @@ RequestDeadline requestDeadline(const endpoints::RequestInfo& info, std::string_
 
 // The 504 of WithTimeoutForNonLongRunningRequests, byte for byte: the Status
 // without kind and apiVersion, a newline, and the type Go sniffs for it.
-HttpResponse timeoutResponse();
+endpoints::HttpResponse timeoutResponse();
 
 }  // namespace kube::server

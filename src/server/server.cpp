@@ -3,16 +3,14 @@
 #include <algorithm>
 #include <set>
 
-#include "apis/authentication/kinds.hpp"
+#include "authz/policy_json.hpp"
 #include "endpoints/field_managers.hpp"
 #include "endpoints/handlers/authentication.hpp"
 #include "endpoints/handlers/authorization.hpp"
-#include "authz/policy_json.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/protobuf_codec.hpp"
 #include "flowcontrol/bootstrap.hpp"
 #include "registry/encoding.hpp"
-#include "registry/scale.hpp"
 #include "server/version.hpp"
 #include "storage/cacher/metrics.hpp"
 #include "util/json.hpp"
@@ -22,10 +20,6 @@ namespace kube::server {
 namespace json = util::json;
 
 namespace {
-
-// The verbs this server implements; discovery advertises no others.
-const std::vector<std::string> kServedVerbs = {"create", "delete", "deletecollection", "get",
-                                               "list",   "patch",  "update",           "watch"};
 
 // How long one pass of the loop spends on the worker's large responses, all
 // of them together, before it serves its other connections again. Short: a
@@ -41,32 +35,12 @@ bool pathIs(std::string_view path, std::string_view root) {
            (path.starts_with(root) && path.size() > root.size() && path[root.size()] == '/');
 }
 
-HttpResponse text(int status, std::string body) {
-    HttpResponse r;
+endpoints::HttpResponse text(int status, std::string body) {
+    endpoints::HttpResponse r;
     r.status = status;
     r.contentType = "text/plain; charset=utf-8";
     r.body = std::move(body);
     return r;
-}
-
-// Routes by the kind's SubresourceInfo: its verbs, and the scale mapping or
-// the kind's own handlers (which read the status subresource off the scope).
-void serveSubresource(const registry::SubresourceInfo& sub, const endpoints::Scope& scope) {
-    const std::string& verb = scope->info.verb;
-    if (std::find(sub.verbs.begin(), sub.verbs.end(), verb) == sub.verbs.end()) {
-        scope->fail(meta::Status::methodNotSupported());
-        return;
-    }
-    bool scale = sub.name == "scale";
-    if (verb == "get") {
-        scale ? endpoints::getScale(scope) : endpoints::getResource(scope);
-    } else if (verb == "update") {
-        scale ? endpoints::updateScale(scope) : endpoints::updateResource(scope);
-    } else if (verb == "patch") {
-        scale ? endpoints::patchScale(scope) : endpoints::patchResource(scope);
-    } else {
-        scope->fail(meta::Status::methodNotSupported());
-    }
 }
 
 }  // namespace
@@ -88,36 +62,88 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     : loop_(loop),
       storage_(storage),
       options_(options),
-      discovery_(scheme_, kServedVerbs),
-      openapi_(scheme_, kGitVersion),
+      openapi_(kGitVersion),
       cacher_(storage, loop, registry::withResourceVersion, options.watchCacheHistory),
       rbac_(std::make_unique<authz::RbacAuthorizer>()),
       flowControl_(std::make_unique<flowcontrol::Controller>()),
       turns_(loop, kLargeResponseSlice) {
     endpoints::prepareProtobufSchemas();
     registry::addBuiltinKinds(scheme_);
-    for (const auto& k : scheme_.all()) {
-        auto store = std::make_unique<registry::Store>(*k, storage_, loop_);
-        store->setCacher(&cacher_, options_.watchCache);
-        store->setScheme(&scheme_);
-        endpoints::installFieldManagers(*store);
-        stores_.emplace(k.get(), std::move(store));
-    }
     if (options_.compactor && options_.compactionInterval.count() > 0) {
         compactor_ =
             std::make_unique<storage::Compactor>(storage_, loop_, options_.compactionInterval);
     }
     admission_ = admission::defaultChain(
-        storage_, scheme_,
+        storage_, cacher_, scheme_,
         [this](const std::string& ns, std::function<void(const meta::Status*)> done) {
             ensureDefaultServiceAccount(ns, std::move(done));
         });
-    for (auto& [kind, store] : stores_) {
-        store->setAdmission(admission_.get());
+    for (const auto& k : scheme_.all()) {
+        installStore(k);
     }
+    routesChanged();
     startNamespaceController();
     setAuthentication(std::make_shared<authn::AuthenticationConfig>());
     addHealthChecks();
+}
+
+// The store of `kind`; the store refers to its kind, so it holds it: a kind
+// removed at run time lives as long as its store.
+void Server::installStore(std::shared_ptr<const registry::KindInfo> kind) {
+    const registry::KindInfo* key = kind.get();
+    auto* raw = new registry::Store(*key, storage_, loop_);
+    std::shared_ptr<registry::Store> store(
+        raw, [kind = std::move(kind)](registry::Store* s) { delete s; });
+    store->setCacher(&cacher_, options_.watchCache);
+    store->setScheme(&scheme_);
+    store->setAdmission(admission_.get());
+    endpoints::installFieldManagers(*store);
+    stores_.emplace(key, std::move(store));
+}
+
+void Server::routesChanged() {
+    routes_ = std::make_shared<const endpoints::RouteTable>(scheme_);
+    discovery_.setRoutes(routes_);
+    openapi_.setRoutes(routes_);
+}
+
+const registry::KindInfo* Server::addKind(registry::KindInfo kind) {
+    if (scheme_.find(kind.group, kind.version, kind.resource)) {
+        return nullptr;
+    }
+    const registry::KindInfo& added = scheme_.add(std::move(kind));
+    std::shared_ptr<const registry::KindInfo> shared = scheme_.all().back();
+    addedKinds_.insert(&added);
+    installStore(std::move(shared));
+    if (started_ && options_.watchCache && !added.review) {
+        meta::Status ignored;
+        stores_.at(&added)->watchCache(&ignored);
+    }
+    routesChanged();
+    return &added;
+}
+
+size_t Server::removeKind(std::string_view group, std::string_view resource) {
+    const registry::KindInfo* builtin = nullptr;
+    for (const auto& k : scheme_.all()) {
+        if (k->group == group && k->resource == resource && !addedKinds_.count(k.get())) {
+            builtin = k.get();
+        }
+    }
+    if (builtin) {
+        return 0;
+    }
+    std::vector<std::shared_ptr<const registry::KindInfo>> removed =
+        scheme_.remove(group, resource);
+    for (const auto& k : removed) {
+        addedKinds_.erase(k.get());
+        // Requests still running hold the store (and it the kind).
+        stores_.erase(k.get());
+    }
+    if (!removed.empty()) {
+        routesChanged();
+    }
+    return removed.size();
 }
 
 // What kube's serviceaccounts controller keeps in every namespace: a
@@ -190,15 +216,16 @@ void Server::StoreGetter::get(
 // Mirrors serviceaccount's openidmetadata.go: the issuer's discovery
 // document and its keys, public and cacheable for an hour; 404 without an
 // issuer or keys.
-void Server::serveOpenIdMetadata(const HttpRequest& req, const Responder& respond) {
+void Server::serveOpenIdMetadata(const endpoints::HttpRequest& req,
+                                 const endpoints::Responder& respond) {
     const authn::ServiceAccountOptions& sa = authentication_->serviceAccounts();
     if (sa.issuers.empty() || sa.keys.empty()) {
-        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        respond(endpoints::HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
         return;
     }
     json::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
-    HttpResponse r;
+    endpoints::HttpResponse r;
     if (req.path == "/openid/v1/jwks") {
         json::Value keys(rapidjson::kArrayType);
         for (const authn::KeyRef& k : sa.keys) {
@@ -473,10 +500,11 @@ void Server::pollChanges() {
 
 // Mirrors WithPanicRecovery: an unexpected exception while handling the
 // request becomes a 500 InternalError, unless an answer already went out.
-void Server::serve(const HttpRequest& req, Responder respond) {
+void Server::serve(const endpoints::HttpRequest& req, endpoints::Responder respond) {
     auto answered = std::make_shared<bool>(false);
     // Exactly one answer per request: a late one after a recovered failure is dropped.
-    Responder once = [answered, respond = std::move(respond)](HttpResponse&& r) {
+    endpoints::Responder once = [answered,
+                                 respond = std::move(respond)](endpoints::HttpResponse&& r) {
         if (*answered) {
             return;
         }
@@ -492,12 +520,12 @@ void Server::serve(const HttpRequest& req, Responder respond) {
                 serveNonResource(req, once);
                 return;
             case Route::None:
-                once(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+                once(endpoints::HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
                 return;
         }
     } catch (const std::exception& e) {
         if (!*answered) {
-            once(HttpResponse::fromStatus(meta::Status::internalError(e.what())));
+            once(endpoints::HttpResponse::fromStatus(meta::Status::internalError(e.what())));
         }
     }
 }
@@ -505,12 +533,12 @@ void Server::serve(const HttpRequest& req, Responder respond) {
 // As kube-apiserver's mux: the health checks, /metrics and the OpenAPI
 // documents answer whatever the method; /version and the issuer's
 // documents (go-restful routes) answer 405 to anything but GET.
-void Server::serveNonResource(const HttpRequest& req, Responder respond) {
+void Server::serveNonResource(const endpoints::HttpRequest& req, endpoints::Responder respond) {
     std::string_view path = req.path;
     bool restful = path.starts_with("/version") || path == "/.well-known/openid-configuration" ||
                    path == "/openid/v1/jwks";
     if (restful && req.method != "GET" && req.method != "HEAD") {
-        respond(HttpResponse::fromStatus(meta::Status::methodNotSupported()));
+        respond(endpoints::HttpResponse::fromStatus(meta::Status::methodNotSupported()));
         return;
     }
     if (path == "/.well-known/openid-configuration" || path == "/openid/v1/jwks") {
@@ -518,7 +546,7 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
         return;
     }
     if (path == "/metrics") {
-        HttpResponse r = text(200, (metricsSource_ ? metricsSource_() : std::string()) +
+        endpoints::HttpResponse r = text(200, (metricsSource_ ? metricsSource_() : std::string()) +
                                        storage::cacher::metricsText(cacher_));
         r.contentType = "text/plain; version=0.0.4; charset=utf-8";
         respond(std::move(r));
@@ -527,7 +555,7 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
     if (openapi::Service::handles(path)) {
         openapi::Response o =
             openapi_.serve({req.path, req.query, req.accept, req.ifNoneMatch, loop_.now()});
-        HttpResponse r;
+        endpoints::HttpResponse r;
         r.status = o.status;
         r.contentType = std::move(o.contentType);
         r.body = std::move(o.body);
@@ -536,17 +564,18 @@ void Server::serveNonResource(const HttpRequest& req, Responder respond) {
         return;
     }
     if (path.starts_with("/version")) {
-        respond(HttpResponse::json(200, versionDocument()));
+        respond(endpoints::HttpResponse::json(200, versionDocument()));
         return;
     }
     if (HealthChecks::handles(path)) {
         respond(health_.serve(path, req.query));
         return;
     }
-    respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+    respond(endpoints::HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
 }
 
-bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
+bool Server::serveDiscovery(const endpoints::HttpRequest& req,
+                            const endpoints::Responder& respond) {
     std::string_view path = req.path;
     while (path.size() > 1 && path.back() == '/') {
         path.remove_suffix(1);
@@ -572,7 +601,7 @@ bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
     // answer whatever the method; the rest are go-restful routes (GET only).
     bool anyMethod = path == "/apis" || group;
     if (!anyMethod && req.method != "GET" && req.method != "HEAD") {
-        respond(HttpResponse::fromStatus(meta::Status::methodNotSupported()));
+        respond(endpoints::HttpResponse::fromStatus(meta::Status::methodNotSupported()));
         return true;
     }
     const endpoints::DiscoveryDocument* doc = nullptr;
@@ -581,7 +610,7 @@ bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
         meta::Status err;
         auto form = endpoints::negotiateDiscovery(req.accept, &err);
         if (!form) {
-            respond(HttpResponse::fromStatus(err));
+            respond(endpoints::HttpResponse::fromStatus(err));
             return true;
         }
         if (path == "/api") {
@@ -598,10 +627,10 @@ bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
         doc = discovery_.resources(segments[0], segments[1]);
     }
     if (!doc) {
-        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        respond(endpoints::HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
         return true;
     }
-    HttpResponse r;
+    endpoints::HttpResponse r;
     r.contentType = doc->contentType;
     r.body = doc->body;
     if (!doc->etag.empty()) {
@@ -612,31 +641,21 @@ bool Server::serveDiscovery(const HttpRequest& req, const Responder& respond) {
     return true;
 }
 
-void Server::serveApi(const HttpRequest& req, Responder respond) {
+void Server::serveApi(const endpoints::HttpRequest& req, endpoints::Responder respond) {
     if (serveDiscovery(req, respond)) {
         return;
     }
     if (!req.info->isResourceRequest) {
-        respond(HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
+        respond(endpoints::HttpResponse::fromStatus(meta::Status::notFoundGeneric()));
         return;
     }
     serveResource(req, std::move(respond));
 }
 
-void Server::serveResource(const HttpRequest& req, Responder respond) {
+void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Responder respond) {
     const endpoints::RequestInfo& info = *req.info;
-    const registry::KindInfo* kind = scheme_.find(info.apiGroup, info.apiVersion, info.resource);
-    // The subresource the path names, as the kind lists it (status, scale).
-    const registry::SubresourceInfo* sub =
-        kind && !info.subresource.empty() ? kind->subresource(info.subresource) : nullptr;
-    // Unknown resources and subresources, a namespaced resource's item
-    // without a namespace (a list's name comes from its metadata.name field
-    // selector) and a cluster resource under a namespace are all paths
-    // without a route.
-    if (!kind || (!info.subresource.empty() && !sub) ||
-        (kind->namespaced && info.namespace_.empty() && !info.name.empty() && info.verb != "list" &&
-         info.verb != "watch") ||
-        (!kind->namespaced && !info.namespace_.empty() && kind->resource != "namespaces")) {
+    endpoints::RouteMatch match = routes_->match(info);
+    if (match.outcome == endpoints::RouteMatch::Outcome::NotFound) {
         // kube's not-found handler negotiates as well: protobuf if asked.
         endpoints::RenderOptions generic;
         meta::Status unmet;
@@ -646,34 +665,31 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
         respond(endpoints::statusResponse(meta::Status::notFoundGeneric(), generic));
         return;
     }
+    const registry::KindInfo& kind = *match.kind->kind;
+    const endpoints::ResourceRoute& route = *match.route;
     endpoints::RequestInfo effective = info;
-    if (kind->resource == "namespaces") {
-        // /api/v1/namespaces/<name> names the namespace object itself.
-        effective.namespace_.clear();
-    }
-    bool tableVerb = effective.verb == "get" ||
-                     (!sub && (effective.verb == "list" || effective.verb == "watch"));
-    // What the request reads and writes: the kind, or the subresource's own
-    // kind (a Scale).
-    const registry::KindInfo* responseKind =
-        sub && sub->name == "scale"   ? &registry::scaleKind()
-        : sub && sub->name == "token" ? &apis::authentication::tokenRequestKind()
-                                      : kind;
+    effective.namespace_ = match.namespace_;
+    const std::string& verb = effective.verb;
+    bool tableVerb = verb == "get" || (!route.subresource && (verb == "list" || verb == "watch"));
     meta::Status err;
     endpoints::OutputCapabilities can{
-        tableVerb, endpoints::hasProtobufSchema(responseKind->apiVersion(), responseKind->kind)};
+        tableVerb,
+        endpoints::hasProtobufSchema(route.responseKind->apiVersion(), route.responseKind->kind)};
     auto output = endpoints::negotiateOutput(req.accept, can, &err);
     util::Query query = util::Query::parse(req.query);
     bool pretty = endpoints::wantsPretty(req.userAgent, query.get("pretty").value_or(""));
     if (!output) {
-        respond(HttpResponse::fromStatus(err, pretty));
+        respond(endpoints::HttpResponse::fromStatus(err, pretty));
         return;
     }
+    const std::shared_ptr<registry::Store>& store = stores_.at(&kind);
     endpoints::RenderOptions render;
-    render.kind = responseKind;
+    render.kind = route.responseKind;
     render.output = *output;
     render.pretty = pretty;
     render.table.now = loop_.now();
+    // The store holds its kind: both outlive this request if the kind goes.
+    render.keepAlive = store;
     if (auto include = query.get("includeObject")) {
         if (*include == "None") {
             render.includeObject = endpoints::IncludeObject::None;
@@ -681,57 +697,54 @@ void Server::serveResource(const HttpRequest& req, Responder respond) {
             render.includeObject = endpoints::IncludeObject::Object;
         }
     }
-    auto scope = std::make_shared<endpoints::RequestScope>(
-        endpoints::RequestScope{req, effective, std::move(query), *stores_.at(kind), *admission_,
-                                turns_, render, std::move(respond)});
-    const std::string& verb = effective.verb;
-    bool collection = effective.name.empty();
-    if (sub && sub->name == "token") {
-        if (verb != "create") {
-            scope->fail(meta::Status::methodNotSupported());
+    auto scope = std::make_shared<endpoints::RequestScope>(endpoints::RequestScope{
+        req, effective, std::move(query), *store, *admission_, turns_, render, std::move(respond)});
+    if (match.outcome == endpoints::RouteMatch::Outcome::MethodNotAllowed) {
+        scope->fail(meta::Status::methodNotSupported());
+        return;
+    }
+    switch (route.handlers) {
+        case endpoints::Handlers::TokenRequest:
+            endpoints::createToken(scope, *authentication_, getter_);
             return;
-        }
-        endpoints::createToken(scope, *authentication_, getter_);
-        return;
+        case endpoints::Handlers::Review:
+            serveReview(kind, scope);
+            return;
+        case endpoints::Handlers::Scale:
+            if (verb == "get") {
+                endpoints::getScale(scope);
+            } else if (verb == "update") {
+                endpoints::updateScale(scope);
+            } else {
+                endpoints::patchScale(scope);
+            }
+            return;
+        case endpoints::Handlers::Object:
+            break;
     }
-    if (sub) {
-        serveSubresource(*sub, scope);
-        return;
-    }
-    if (kind->review) {
-        serveReview(*kind, scope);
-        return;
-    }
-    if (verb == "get" && !collection) {
+    // The status subresource too: the handlers read it off the scope.
+    if (verb == "get") {
         endpoints::getResource(scope);
     } else if (verb == "list") {
         endpoints::listResource(scope);
     } else if (verb == "watch") {
         endpoints::watchResource(scope, options_.minRequestTimeout);
-    } else if (verb == "create" && collection && (!kind->namespaced || !info.namespace_.empty())) {
+    } else if (verb == "create") {
         endpoints::createResource(scope);
-    } else if (verb == "update" && !collection) {
+    } else if (verb == "update") {
         endpoints::updateResource(scope);
-    } else if (verb == "patch" && !collection) {
+    } else if (verb == "patch") {
         endpoints::patchResource(scope);
-    } else if (verb == "delete" && !collection) {
+    } else if (verb == "delete") {
         endpoints::deleteResource(scope);
-    } else if (verb == "deletecollection" && collection && kind->resource != "namespaces") {
-        endpoints::deleteCollection(scope);
     } else {
-        scope->fail(meta::Status::methodNotSupported());
+        endpoints::deleteCollection(scope);
     }
 }
 
 // A review is created, answered and forgotten; each group's reviews have
 // their handler.
 void Server::serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope) {
-    const endpoints::RequestInfo& info = scope->info;
-    if (info.verb != "create" || !info.name.empty() ||
-        (kind.namespaced && info.namespace_.empty())) {
-        scope->fail(meta::Status::methodNotSupported());
-        return;
-    }
     if (kind.group == "authentication.k8s.io") {
         if (kind.kind == "TokenReview") {
             endpoints::createTokenReview(scope, *authentication_);

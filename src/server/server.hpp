@@ -5,23 +5,26 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
 #include "admission/plugins.hpp"
 #include "authn/authentication.hpp"
-#include "authz/rbac.hpp"
 #include "authz/aggregation.hpp"
 #include "authz/authorizer.hpp"
 #include "authz/bootstrap.hpp"
 #include "authz/escalation.hpp"
+#include "authz/rbac.hpp"
 #include "authz/rule_resolver.hpp"
 #include "controller/garbagecollector/garbage_collector.hpp"
-#include "controller/serviceaccount/default_service_accounts.hpp"
 #include "controller/namespace/namespace_controller.hpp"
 #include "controller/resourcequota/resource_quota_controller.hpp"
+#include "controller/serviceaccount/default_service_accounts.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
+#include "endpoints/http.hpp"
+#include "endpoints/route_table.hpp"
 #include "flowcontrol/controller.hpp"
 #include "flowcontrol/maintainer.hpp"
 #include "openapi/service.hpp"
@@ -29,7 +32,6 @@
 #include "registry/store.hpp"
 #include "server/bootstrap_sync.hpp"
 #include "server/health.hpp"
-#include "server/http.hpp"
 #include "storage/cacher/cacher.hpp"
 #include "storage/compactor.hpp"
 #include "storage/interface.hpp"
@@ -84,7 +86,7 @@ class Server {
     // Answers one request the director routed here. `req.info` and
     // `req.user` are set (authentication and authorization already ran).
     // `respond` is called exactly once, inline or later on the loop.
-    void serve(const HttpRequest& req, Responder respond);
+    void serve(const endpoints::HttpRequest& req, endpoints::Responder respond);
 
     // Builds the OpenAPI documents, fills the watch caches, and creates
     // default, kube-system, kube-public and kube-node-lease if missing; the
@@ -110,6 +112,20 @@ class Server {
     }
 
     const registry::Scheme& scheme() const { return scheme_; }
+    // The routes dispatch, discovery and the OpenAPI documents read, rebuilt
+    // on every change of the scheme.
+    const endpoints::RouteTable& routes() const { return *routes_; }
+
+    // Serves `kind` from now on, on this worker (a custom resource's version
+    // once its definition is established): its store, its routes, and its
+    // entries in discovery and the OpenAPI documents, which are rebuilt.
+    // Null when the group, version and resource are served already.
+    const registry::KindInfo* addKind(registry::KindInfo kind);
+    // Stops serving every version of `group`'s `resource` that addKind
+    // added: its paths answer 404, discovery and OpenAPI forget it. Requests
+    // already running keep the kind and its store until they end. The
+    // number of versions removed; 0 for a built-in kind, which stays.
+    size_t removeKind(std::string_view group, std::string_view resource);
 
     // The authenticators kube_token_auth_file, kube_service_account_* and
     // kube_authentication_config configure; they check bound tokens against
@@ -143,16 +159,19 @@ class Server {
     }
 
   private:
+    void installStore(std::shared_ptr<const registry::KindInfo> kind);
+    void routesChanged();
     void ensureDefaultServiceAccount(const std::string& ns,
                                      std::function<void(const meta::Status*)> done);
-    void serveApi(const HttpRequest& req, Responder respond);
-    void serveResource(const HttpRequest& req, Responder respond);
-    void serveNonResource(const HttpRequest& req, Responder respond);
-    bool serveDiscovery(const HttpRequest& req, const Responder& respond);
+    void serveApi(const endpoints::HttpRequest& req, endpoints::Responder respond);
+    void serveResource(const endpoints::HttpRequest& req, endpoints::Responder respond);
+    void serveNonResource(const endpoints::HttpRequest& req, endpoints::Responder respond);
+    bool serveDiscovery(const endpoints::HttpRequest& req, const endpoints::Responder& respond);
     void followRbac();
     void startFlowControl();
     void serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope);
-    void serveOpenIdMetadata(const HttpRequest& req, const Responder& respond);
+    void serveOpenIdMetadata(const endpoints::HttpRequest& req,
+                             const endpoints::Responder& respond);
 
     // Reads ServiceAccounts, Pods, Secrets and Nodes for token checks.
     class StoreGetter : public authn::ObjectGetter {
@@ -180,9 +199,13 @@ class Server {
     ServerOptions options_;
     std::function<std::string()> metricsSource_;
     registry::Scheme scheme_;
+    // The kinds addKind added: the ones removeKind may remove.
+    std::set<const registry::KindInfo*> addedKinds_;
+    std::shared_ptr<const endpoints::RouteTable> routes_;
     endpoints::Discovery discovery_;
     openapi::Service openapi_;
-    std::map<const registry::KindInfo*, std::unique_ptr<registry::Store>> stores_;
+    // Shared with the requests running on them (RenderOptions::keepAlive).
+    std::map<const registry::KindInfo*, std::shared_ptr<registry::Store>> stores_;
     // The admission chain every store's writes pass through.
     std::unique_ptr<admission::Chain> admission_;
     StoreGetter getter_{*this};

@@ -30,8 +30,8 @@ extern "C" {
 
 namespace json = kube::util::json;
 using kube::registry::KindInfo;
-using kube::server::HttpRequest;
-using kube::server::HttpResponse;
+using kube::endpoints::HttpRequest;
+using kube::endpoints::HttpResponse;
 using kube::testing::FakeLoop;
 
 namespace {

@@ -26,8 +26,8 @@ extern "C" {
 // clang-format on
 
 namespace json = kube::util::json;
-using kube::server::HttpRequest;
-using kube::server::HttpResponse;
+using kube::endpoints::HttpRequest;
+using kube::endpoints::HttpResponse;
 using kube::testing::FakeLoop;
 
 namespace {
@@ -784,6 +784,101 @@ void json_patches_that_copy_are_built_off_the_loop(void**) {
     assert_int_equal(f.loop.blockingJobs(), before + 2);
 }
 
+// A kind the CRD code would add: example.com/v1 Widget, namespaced.
+kube::registry::KindInfo widgetKind() {
+    kube::registry::KindInfo k;
+    k.group = "example.com";
+    k.version = "v1";
+    k.kind = "Widget";
+    k.resource = "widgets";
+    k.singular = "widget";
+    k.shortNames = {"wd"};
+    return k;
+}
+
+const char* kWidget =
+    R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"size":3})";
+
+// Added at run time, a kind is routed, listed by discovery (legacy and
+// aggregated) and documented by OpenAPI; removed, it is gone from all three.
+void kinds_added_and_removed_at_run_time(void**) {
+    Fixture f;
+    const std::string widgets = "/apis/example.com/v1/namespaces/default/widgets";
+    expectStatus(f.get(widgets), 404, "NotFound",
+                 "the server could not find the requested resource");
+    std::string v3Index = f.get("/openapi/v3").body;
+    assert_non_null(f.server.addKind(widgetKind()));
+    assert_null(f.server.addKind(widgetKind()));  // served already
+
+    expectOk(f.write("POST", widgets, kWidget), 201);
+    HttpResponse r = f.get(widgets + "/w");
+    expectOk(r, 200);
+    assert_string_equal(at(r.body, {"size"}).c_str(), "3");
+    expectOk(f.get("/apis/example.com/v1/widgets"), 200);
+    expectStatus(f.write("POST", "/apis/example.com/v1/widgets", kWidget), 405, "MethodNotAllowed",
+                 nullptr);
+
+    r = f.get("/apis");
+    assert_true(r.body.find(R"("name":"example.com")") != std::string::npos);
+    r = f.get("/apis/example.com/v1");
+    expectOk(r, 200);
+    json::Document list = parse(r.body);
+    const json::Value* w = findResource(list["resources"], "name", "widgets");
+    assert_non_null(w);
+    assert_string_equal(
+        json::serialize((*w)["verbs"]).c_str(),
+        R"(["create","delete","deletecollection","get","list","patch","update","watch"])");
+    r = f.get("/apis", kDiscoveryAccept);
+    json::Document agg = parse(r.body);
+    const json::Value& last = agg["items"][agg["items"].Size() - 1];
+    assert_string_equal(json::stringMember(last["metadata"], "name").data(), "example.com");
+    assert_non_null(findResource(last["versions"][0]["resources"], "resource", "widgets"));
+
+    r = f.get("/openapi/v3");
+    assert_string_not_equal(r.body.c_str(), v3Index.c_str());
+    assert_true(r.body.find("apis/example.com/v1") != std::string::npos);
+    r = f.get("/openapi/v3/apis/example.com/v1");
+    expectOk(r, 200);
+    json::Document v3 = parse(r.body);
+    assert_non_null(json::at(
+        v3, {"paths", "/apis/example.com/v1/namespaces/{namespace}/widgets/{name}", "get"}));
+    r = f.get("/openapi/v2");
+    assert_true(r.body.find(R"("/apis/example.com/v1/widgets")") != std::string::npos);
+
+    // A request running when the kind goes still completes on its store.
+    Request update;
+    update.method = "PUT";
+    update.url = widgets + "/w";
+    update.body =
+        R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"size":4})";
+    update.contentType = "application/json";
+    std::shared_ptr<Response> running = f.send(update, false);
+    assert_false(running->called);
+    assert_int_equal(f.server.removeKind("example.com", "widgets"), 1);
+    f.loop.run();
+    assert_true(running->called);
+    expectOk(running->r, 200);
+    assert_string_equal(at(running->r.body, {"size"}).c_str(), "4");
+
+    expectStatus(f.get(widgets + "/w"), 404, "NotFound",
+                 "the server could not find the requested resource");
+    expectStatus(f.get("/apis/example.com/v1"), 404, "NotFound", nullptr);
+    assert_true(f.get("/apis").body.find("example.com") == std::string::npos);
+    assert_true(f.get("/apis", kDiscoveryAccept).body.find("example.com") == std::string::npos);
+    assert_string_equal(f.get("/openapi/v3").body.c_str(), v3Index.c_str());
+    expectOk(f.get("/openapi/v3/apis/example.com/v1"), 404);
+    assert_int_equal(f.server.removeKind("example.com", "widgets"), 0);
+    // Built-in kinds stay.
+    assert_int_equal(f.server.removeKind("", "configmaps"), 0);
+    expectOk(f.get("/api/v1/namespaces/default/configmaps"), 200);
+
+    // Added again, it serves what was stored.
+    assert_non_null(f.server.addKind(widgetKind()));
+    r = f.get(widgets + "/w");
+    expectOk(r, 200);
+    assert_string_equal(at(r.body, {"size"}).c_str(), "4");
+}
+
 }  // namespace
 
 int main() {
@@ -814,6 +909,7 @@ int main() {
         cmocka_unit_test(list_paging_and_name_selector_over_http),
         cmocka_unit_test(large_objects_are_rendered_off_the_loop_unless_sent_as_stored),
         cmocka_unit_test(json_patches_that_copy_are_built_off_the_loop),
+        cmocka_unit_test(kinds_added_and_removed_at_run_time),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -21,8 +21,8 @@ extern "C" {
 // clang-format on
 
 using kube::server::HealthChecks;
-using kube::server::HttpRequest;
-using kube::server::HttpResponse;
+using kube::endpoints::HttpRequest;
+using kube::endpoints::HttpResponse;
 using kube::testing::FakeLoop;
 
 namespace {

@@ -805,11 +805,11 @@ struct Server {
         loop.run();
     }
 
-    kube::server::HttpResponse send(const std::string& method, const std::string& url,
+    kube::endpoints::HttpResponse send(const std::string& method, const std::string& url,
                                     const std::string& body = "") {
         auto info = std::make_shared<kube::endpoints::RequestInfo>(
             kube::endpoints::resolveRequestInfo(method, url, ""));
-        kube::server::HttpRequest req;
+        kube::endpoints::HttpRequest req;
         req.method = method;
         req.path = url;
         req.accept = "application/json";
@@ -817,8 +817,8 @@ struct Server {
         req.host = "127.0.0.1:6443";
         req.body = body;
         req.info = info.get();
-        auto out = std::make_shared<std::optional<kube::server::HttpResponse>>();
-        server.serve(req, [out](kube::server::HttpResponse&& r) { *out = std::move(r); });
+        auto out = std::make_shared<std::optional<kube::endpoints::HttpResponse>>();
+        server.serve(req, [out](kube::endpoints::HttpResponse&& r) { *out = std::move(r); });
         loop.run();
         if (!*out) {
             fail_msg("%s %s: no response", method.c_str(), url.c_str());
@@ -847,7 +847,7 @@ void a_second_global_default_priority_class_is_forbidden(void**) {
                      201);
     assert_int_equal(s.send("POST", kPriorityClasses, priorityClass("plain", 50, false)).status,
                      201);
-    kube::server::HttpResponse r =
+    kube::endpoints::HttpResponse r =
         s.send("POST", kPriorityClasses, priorityClass("second", 200, true));
     assert_int_equal(r.status, 403);
     assert_string_equal(field(r.body, {"reason"}).c_str(), "Forbidden");
@@ -877,7 +877,7 @@ void priority_class_update_that_changes_the_value_is_invalid(void**) {
     Server s;
     assert_int_equal(s.send("POST", kPriorityClasses, priorityClass("high", 100, false)).status,
                      201);
-    kube::server::HttpResponse r =
+    kube::endpoints::HttpResponse r =
         s.send("PUT", std::string(kPriorityClasses) + "/high", priorityClass("high", 101, false));
     assert_int_equal(r.status, 422);
     assert_string_equal(field(r.body, {"message"}).c_str(),

@@ -11,6 +11,8 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/descriptor.pb.h>
 
+#include "builtin_scheme.hpp"
+#include "endpoints/route_table.hpp"
 #include "kapi/openapi_v2.pb.h"
 #include "kapi/opts.pb.h"
 #include "openapi/definitions.hpp"
@@ -40,16 +42,15 @@ using kube::openapi::Response;
 using kube::openapi::Service;
 using kube::registry::KindInfo;
 using kube::registry::Scheme;
+using kube::testing::builtinScheme;
 
 const std::chrono::system_clock::time_point kNow{std::chrono::seconds(1700000000)};
 
-const Scheme& builtinScheme() {
-    static const Scheme scheme = [] {
-        Scheme s;
-        kube::registry::addBuiltinKinds(s);
-        return s;
-    }();
-    return scheme;
+// The OpenAPI service of `scheme`'s routes.
+Service serviceFor(const Scheme& scheme) {
+    Service svc("v1.32.0");
+    svc.setRoutes(std::make_shared<const kube::endpoints::RouteTable>(scheme));
+    return svc;
 }
 
 Response get(Service& svc, std::string_view path, std::string_view query = "",
@@ -129,7 +130,7 @@ const json::Value* param(const json::Value& op, std::string_view name) {
 }
 
 void definitions_are_named_as_kube_names_them(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     json::Document core = document(svc, "/openapi/v3/api/v1");
     const json::Value& s = schemas(core);
     for (const char* name : {"io.k8s.api.core.v1.ConfigMap", "io.k8s.api.core.v1.ConfigMapList",
@@ -152,7 +153,7 @@ void definitions_are_named_as_kube_names_them(void**) {
 }
 
 void configmap_schema_has_json_types_refs_and_its_gvk(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     json::Document d = document(svc, "/openapi/v3/api/v1");
     const json::Value& cm = at(schemas(d), {"io.k8s.api.core.v1.ConfigMap"});
     assert_string_equal(str(cm, {"type"}).c_str(), "object");
@@ -188,7 +189,7 @@ void configmap_schema_has_json_types_refs_and_its_gvk(void**) {
 }
 
 void pod_lists_carry_merge_keys_list_types_and_required_fields(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     json::Document d = document(svc, "/openapi/v3/api/v1");
     const json::Value& spec = at(schemas(d), {"io.k8s.api.core.v1.PodSpec"});
     const json::Value& containers = at(spec, {"properties", "containers"});
@@ -214,7 +215,7 @@ void pod_lists_carry_merge_keys_list_types_and_required_fields(void**) {
 }
 
 void special_types_take_kube_forms_in_both_flavors(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     json::Document v3 = document(svc, "/openapi/v3/apis/apps/v1");
     const json::Value& ios = at(schemas(v3), {"io.k8s.apimachinery.pkg.util.intstr.IntOrString"});
     assert_string_equal(str(ios, {"format"}).c_str(), "int-or-string");
@@ -244,7 +245,7 @@ void special_types_take_kube_forms_in_both_flavors(void**) {
 }
 
 void list_definitions_hold_items_and_the_list_gvk(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     json::Document d = document(svc, "/openapi/v3/apis/apps/v1");
     const json::Value& list = at(schemas(d), {"io.k8s.api.apps.v1.DeploymentList"});
     assert_true(contains(at(list, {"required"}), "items"));
@@ -258,7 +259,7 @@ void list_definitions_hold_items_and_the_list_gvk(void**) {
 }
 
 void patch_operation_names_field_validation_and_the_kind(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     json::Document d = document(svc, "/openapi/v3/apis/apps/v1");
     const json::Value& item =
         at(d, {"paths", "/apis/apps/v1/namespaces/{namespace}/deployments/{name}"});
@@ -300,7 +301,7 @@ void patch_operation_names_field_validation_and_the_kind(void**) {
 }
 
 void operations_are_named_and_placed_as_kube_does(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     json::Document core = document(svc, "/openapi/v3/api/v1");
     const json::Value& paths = at(core, {"paths"});
     assert_string_equal(
@@ -351,7 +352,7 @@ void operations_are_named_and_placed_as_kube_does(void**) {
 }
 
 void index_lists_every_group_version_and_discovery_path_with_its_hash(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     json::Document index = document(svc, "/openapi/v3");
     const json::Value& paths = at(index, {"paths"});
     for (const char* p : {"api", "api/v1", "apis", "apis/apps", "apis/apps/v1", "version",
@@ -373,8 +374,8 @@ void index_lists_every_group_version_and_discovery_path_with_its_hash(void**) {
 }
 
 void hashes_are_stable_and_change_with_the_document(void**) {
-    Service a(builtinScheme(), "v1.32.0");
-    Service b(builtinScheme(), "v1.32.0");
+    Service a = serviceFor(builtinScheme());
+    Service b = serviceFor(builtinScheme());
     assert_string_equal(a.v3Hash("apis/apps/v1").c_str(), b.v3Hash("apis/apps/v1").c_str());
     assert_string_equal(get(a, "/openapi/v2").body.c_str(), get(b, "/openapi/v2").body.c_str());
 
@@ -388,7 +389,7 @@ void hashes_are_stable_and_change_with_the_document(void**) {
     extra.resource = "widgets";
     extra.singular = "widget";
     more.add(extra);
-    Service c(more, "v1.32.0");
+    Service c = serviceFor(more);
     assert_string_not_equal(a.v3Hash("apis/apps/v1").c_str(), c.v3Hash("apis/apps/v1").c_str());
     assert_string_equal(a.v3Hash("api/v1").c_str(), c.v3Hash("api/v1").c_str());
     // A kind the schema has no message for is an open object.
@@ -418,9 +419,14 @@ void subresources_get_their_own_operations(void**) {
     sa.version = "v1";
     sa.kind = "ServiceAccount";
     sa.resource = "serviceaccounts";
-    sa.subresources = {{"token", "authentication.k8s.io", "v1", "TokenRequest", {"create"}}};
+    sa.subresources = {{"token",
+                        "authentication.k8s.io",
+                        "v1",
+                        "TokenRequest",
+                        {"create"},
+                        kube::registry::SubresourceStorage::TokenRequest}};
     scheme.add(sa);
-    Service svc(scheme, "v1.32.0");
+    Service svc = serviceFor(scheme);
     json::Document apps = document(svc, "/openapi/v3/apis/apps/v1");
     const json::Value& status =
         at(apps, {"paths", "/apis/apps/v1/namespaces/{namespace}/deployments/{name}/status"});
@@ -452,7 +458,7 @@ void subresources_get_their_own_operations(void**) {
 }
 
 void etag_and_if_none_match_give_304(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     Response v2 = get(svc, "/openapi/v2");
     std::string etag;
     for (auto& [k, v] : v2.headers) {
@@ -480,7 +486,7 @@ void etag_and_if_none_match_give_304(void**) {
 }
 
 void hashed_url_is_immutable_and_a_stale_hash_redirects(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     std::string hash = svc.v3Hash("api/v1");
     Response r = get(svc, "/openapi/v3/api/v1", "hash=" + hash + "&timeout=32s");
     assert_int_equal(r.status, 200);
@@ -503,7 +509,7 @@ void hashed_url_is_immutable_and_a_stale_hash_redirects(void**) {
 }
 
 void unknown_documents_and_protobuf_only_accepts_are_refused(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     Response nf = get(svc, "/openapi/v3/apis/nosuch.example.com/v1");
     assert_int_equal(nf.status, 404);
     assert_non_null(strstr(nf.body.c_str(), "\"reason\":\"NotFound\""));
@@ -527,7 +533,7 @@ void unknown_documents_and_protobuf_only_accepts_are_refused(void**) {
 // decodes as that message with the paths, operations, parameters and
 // extensions of the JSON.
 void v2_protobuf_is_gnostic_document_of_the_json(void**) {
-    Service svc(builtinScheme(), "v1.32.0");
+    Service svc = serviceFor(builtinScheme());
     const char* pb2 = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
     Response r = get(svc, "/openapi/v2", "", pb2);
     assert_int_equal(r.status, 200);

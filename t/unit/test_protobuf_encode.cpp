@@ -536,7 +536,7 @@ void lists_are_list_meta_then_items_without_type_meta(void**) {
     page.revision = 42;
     page.continueToken = "tok";
     page.remainingItemCount = 3;
-    kube::server::HttpResponse resp = endpoints::listResponse(page, protobufRender(kind));
+    kube::endpoints::HttpResponse resp = endpoints::listResponse(page, protobufRender(kind));
     assert_int_equal(resp.status, 200);
     assert_string_equal(resp.contentType.c_str(), "application/vnd.kubernetes.protobuf");
     kapi::runtime::Unknown u = parseEnvelope(resp.body);
@@ -571,7 +571,7 @@ void object_and_status_responses_carry_the_protobuf_media_type(void**) {
     endpoints::RenderOptions r = protobufRender(kind);
     std::string stored = R"({"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d"},)"
                          R"("spec":{"replicas":2}})";
-    kube::server::HttpResponse resp = endpoints::objectResponse(201, stored, r);
+    kube::endpoints::HttpResponse resp = endpoints::objectResponse(201, stored, r);
     assert_int_equal(resp.status, 201);
     assert_string_equal(resp.contentType.c_str(), "application/vnd.kubernetes.protobuf");
     kapi::runtime::Unknown u = parseEnvelope(resp.body);
@@ -600,14 +600,14 @@ void object_and_status_responses_carry_the_protobuf_media_type(void**) {
 }
 
 // A connection that takes whatever it is sent.
-class FakeSink : public kube::server::StreamSink {
+class FakeSink : public kube::endpoints::StreamSink {
   public:
-    bool send(std::span<kube::server::StreamPart> parts) override {
+    bool send(std::span<kube::endpoints::StreamPart> parts) override {
         if (finished) {
             return false;
         }
         std::string bytes;
-        for (const kube::server::StreamPart& part : parts) {
+        for (const kube::endpoints::StreamPart& part : parts) {
             bytes.append(part.bytes);
             owners.push_back(part.owner);
         }

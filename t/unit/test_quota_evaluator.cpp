@@ -2,7 +2,12 @@
 #include <vector>
 
 #include "admission/quota_evaluator.hpp"
+#include "admission/resource_quota.hpp"
+#include "fake_loop.hpp"
+#include "registry/encoding.hpp"
 #include "registry/scheme.hpp"
+#include "storage/cacher/cacher.hpp"
+#include "storage/memory/memory_store.hpp"
 #include "util/json.hpp"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
@@ -208,6 +213,98 @@ void a_quota_without_usage_for_a_tracked_resource_refuses(void**) {
 
 }  // namespace
 
+// --- the admission plugin on the memory store --------------------------------
+
+// The plugin over a memory store and this worker's watch caches; the
+// quotas' cache exists before any quota is written, and nothing polls the
+// change feed unless a test does.
+struct Admission {
+    Kinds k;
+    kube::testing::FakeLoop loop;
+    storage::memory::Store memory{loop};
+    storage::cacher::Cacher cacher{memory, loop, registry::withResourceVersion};
+    const registry::KindInfo& quotas = k.kind("", "resourcequotas");
+    admission::ResourceQuota plugin{memory, cacher, quotas};
+
+    Admission() {
+        storage::Error err;
+        assert_non_null(cacher.cache(registry::collectionPrefix(quotas, ""), &err));
+    }
+
+    // Writes quota `name` of namespace ns with status.hard and status.used.
+    void putQuota(const std::string& name, const std::string& hard, const std::string& used) {
+        json::Document q = parse(R"({"metadata":{"name":")" + name +
+                                 R"(","namespace":"ns","resourceVersion":""},"status":{"hard":)" +
+                                 hard + R"(,"used":)" + used + "}}");
+        registry::EncodedObject enc = registry::encodeObject(q);
+        storage::WriteOp op;
+        op.key = registry::objectKey(quotas, "ns", name);
+        op.value = std::move(enc.bytes);
+        op.revisionOffset = enc.revisionOffset;
+        bool written = false;
+        memory.write({std::move(op)}, [&](storage::WriteResult&& r) {
+            assert_true(r.error.ok());
+            written = true;
+        });
+        loop.run();
+        assert_true(written);
+    }
+
+    // The status.used the store holds for quota `name`.
+    std::string used(const std::string& name) {
+        std::string out;
+        memory.get(registry::objectKey(quotas, "ns", name),
+                   [&](const storage::Error& err, const storage::ObjectView* v) {
+                       assert_true(err.ok());
+                       json::Document d = parse(std::string(v->value));
+                       out = json::serialize(*json::at(d, {"status", "used"}));
+                   });
+        return out;
+    }
+
+    // Admits the create of configmap `name` in ns: the refusal's message,
+    // "" when admitted.
+    std::string createConfigMap(const std::string& name) {
+        json::Document cm = parse(R"({"metadata":{"name":")" + name + R"("}})");
+        admission::Attributes a;
+        a.kind = &k.kind("", "configmaps");
+        a.ns = "ns";
+        a.name = name;
+        a.object = &cm;
+        a.allocator = &cm.GetAllocator();
+        assert_true(plugin.handles(a));
+        std::string refused = "(no answer)";
+        plugin.validate(
+            a, [&](const meta::Status* denied) { refused = denied ? denied->message : ""; });
+        loop.run();
+        return refused;
+    }
+};
+
+void admission_reads_quotas_the_cache_has_not_polled_yet(void**) {
+    Admission f;
+    f.putQuota("q", R"({"configmaps":"1"})", R"({"configmaps":"1"})");
+    assert_string_equal(f.createConfigMap("a").c_str(),
+                        "configmaps \"a\" is forbidden: exceeded quota: q, requested: "
+                        "configmaps=1, used: configmaps=1, limited: configmaps=1");
+}
+
+void admission_charges_the_quota_and_sees_its_own_charge(void**) {
+    Admission f;
+    f.putQuota("q", R"({"configmaps":"2"})", R"({"configmaps":"0"})");
+    assert_string_equal(f.createConfigMap("a").c_str(), "");
+    assert_string_equal(f.used("q").c_str(), R"({"configmaps":"1"})");
+    assert_string_equal(f.createConfigMap("b").c_str(), "");
+    assert_string_equal(f.used("q").c_str(), R"({"configmaps":"2"})");
+    assert_string_not_equal(f.createConfigMap("c").c_str(), "");
+    assert_string_equal(f.used("q").c_str(), R"({"configmaps":"2"})");
+}
+
+void admission_admits_where_no_quota_is(void**) {
+    Admission f;
+    assert_string_equal(f.createConfigMap("a").c_str(), "");
+}
+
 int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pod_usage_sums_containers_and_counts_the_pod),
@@ -220,6 +317,9 @@ int main() {
         cmocka_unit_test(scopes_pick_the_pods_a_quota_counts),
         cmocka_unit_test(an_update_is_charged_only_its_growth),
         cmocka_unit_test(a_quota_without_usage_for_a_tracked_resource_refuses),
+        cmocka_unit_test(admission_reads_quotas_the_cache_has_not_polled_yet),
+        cmocka_unit_test(admission_charges_the_quota_and_sees_its_own_charge),
+        cmocka_unit_test(admission_admits_where_no_quota_is),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -33,8 +33,8 @@ namespace json = kube::util::json;
 namespace authz = kube::authz;
 using authz::PolicyRule;
 using kube::authn::UserInfo;
-using kube::server::HttpRequest;
-using kube::server::HttpResponse;
+using kube::endpoints::HttpRequest;
+using kube::endpoints::HttpResponse;
 using kube::testing::FakeLoop;
 
 namespace {

@@ -20,8 +20,8 @@ extern "C" {
 
 namespace {
 
-using kube::server::HttpRequest;
-using kube::server::HttpResponse;
+using kube::endpoints::HttpRequest;
+using kube::endpoints::HttpResponse;
 
 // A storage whose reads throw, standing in for a bug anywhere below the handler.
 class ThrowingStore : public kube::storage::memory::Store {

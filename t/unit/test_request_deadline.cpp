@@ -100,7 +100,7 @@ void the_deadline_is_the_smaller_timeout(void** /*state*/) {
     assert_true(deadline("POST", "/api/v1/namespaces/a/pods/p/exec", "").longRunning);
     assert_false(deadline("GET", "/api/v1/namespaces/a/pods/p/status", "").longRunning);
 
-    kube::server::HttpResponse r = kube::server::timeoutResponse();
+    kube::endpoints::HttpResponse r = kube::server::timeoutResponse();
     assert_int_equal(r.status, 504);
     assert_string_equal(r.contentType.c_str(), "text/plain; charset=utf-8");
     assert_string_equal(r.body.c_str(),

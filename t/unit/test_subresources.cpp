@@ -26,8 +26,8 @@ extern "C" {
 
 namespace json = kube::util::json;
 namespace registry = kube::registry;
-using kube::server::HttpRequest;
-using kube::server::HttpResponse;
+using kube::endpoints::HttpRequest;
+using kube::endpoints::HttpResponse;
 using kube::testing::FakeLoop;
 
 namespace {

@@ -46,14 +46,14 @@ constexpr const char* kPrefix = "/registry/configmaps/";
 
 // A connection: records what the stream sends; `buffered` is what the test
 // says the socket has not taken yet.
-class FakeSink : public kube::server::StreamSink {
+class FakeSink : public kube::endpoints::StreamSink {
   public:
-    bool send(std::span<kube::server::StreamPart> parts) override {
+    bool send(std::span<kube::endpoints::StreamPart> parts) override {
         if (finished) {
             return false;
         }
         std::string bytes;
-        for (const kube::server::StreamPart& part : parts) {
+        for (const kube::endpoints::StreamPart& part : parts) {
             bytes.append(part.bytes);
             views.push_back(part.bytes);
             owners.push_back(part.owner);

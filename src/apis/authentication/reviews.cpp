@@ -45,7 +45,10 @@ registry::KindInfo selfSubjectReviewV1beta1Kind() {
 }
 
 registry::SubresourceInfo tokenSubresource() {
-    return {"token", kGroup, "v1", "TokenRequest", {"create"}};
+    registry::SubresourceInfo s{"token", kGroup, "v1", "TokenRequest", {"create"}};
+    s.storage = registry::SubresourceStorage::TokenRequest;
+    s.responseKind = &tokenRequestKind();
+    return s;
 }
 
 const registry::KindInfo& tokenRequestKind() {

@@ -45,68 +45,6 @@ std::pair<std::string_view, std::string_view> splitApiVersion(std::string_view a
 
 }  // namespace
 
-// Feeds one watch cache's changes into the graph.
-class GarbageCollector::Follower : public cacher::CacheWatcher {
-public:
-    Follower(GarbageCollector& gc, const registry::KindInfo& kind, cacher::WatchCache& cache)
-        : gc_(gc), kind_(kind), cache_(cache) {
-        cache_.addWatcher(this);
-    }
-    ~Follower() override { cache_.removeWatcher(this); }
-
-    void scan() {
-        cacher::WatchCache::Page page;
-        if (!cache_.list(cache_.prefix(), "", 0, nullptr, 0, &page)) {
-            return;
-        }
-        Work work;
-        for (const cacher::ObjectRef& obj : page.items) {
-            seen(obj->bytes, work);
-        }
-        gc_.enqueue(work);
-    }
-
-    void onEvent(const cacher::EventRef& event) override {
-        if (!event->object) {
-            return;
-        }
-        Work work;
-        if (event->type == cacher::WatchEvent::Type::Deleted) {
-            std::string_view uid = quickUid(event->object->bytes);
-            if (uid.empty()) {
-                ObjectInfo info;
-                if (!objectInfo(kind_, event->object->bytes, &info)) {
-                    return;
-                }
-                gc_.graph_.forget(info.uid, work);
-            } else {
-                gc_.graph_.forget(uid, work);
-            }
-        } else {
-            seen(event->object->bytes, work);
-        }
-        gc_.enqueue(work);
-    }
-
-    void onReset() override { scan(); }
-
-private:
-    void seen(std::string_view bytes, Work& work) {
-        std::string_view uid = quickUid(bytes);
-        if (!uid.empty() && !mayMatter(bytes) && !gc_.graph_.node(uid)) {
-            return;
-        }
-        ObjectInfo info;
-        if (objectInfo(kind_, bytes, &info)) {
-            gc_.graph_.observe(std::move(info), work);
-        }
-    }
-
-    GarbageCollector& gc_;
-    const registry::KindInfo& kind_;
-    cacher::WatchCache& cache_;
-};
-
 GarbageCollector::GarbageCollector(util::EventLoop& loop, const registry::Scheme& scheme,
                                    StoreFor stores)
     : loop_(loop), scheme_(scheme), stores_(std::move(stores)) {}
@@ -115,9 +53,48 @@ GarbageCollector::~GarbageCollector() {
     *alive_ = false;
 }
 
+// The graph builder's handlers: what a cache holds or an event brings is
+// observed, a deleted object forgotten, and the work that follows queued
+// (after the first state, and after each event or refill).
 void GarbageCollector::follow(const registry::KindInfo& kind, cacher::WatchCache& cache) {
-    followers_.push_back(std::make_unique<Follower>(*this, kind, cache));
-    followers_.back()->scan();
+    cacher::Follower::Handlers h;
+    h.put = [this, &kind](const cacher::CachedObject& obj) {
+        seen(kind, obj.bytes);
+        return true;
+    };
+    h.remove = [this, &kind](const cacher::CachedObject& obj) {
+        std::string_view uid = quickUid(obj.bytes);
+        if (!uid.empty()) {
+            graph_.forget(uid, pending_);
+            return true;
+        }
+        ObjectInfo info;
+        if (!objectInfo(kind, obj.bytes, &info)) {
+            return false;
+        }
+        graph_.forget(info.uid, pending_);
+        return true;
+    };
+    h.changed = [this] { enqueuePending(); };
+    followers_.push_back(std::make_unique<cacher::Follower>(cache, std::move(h)));
+    enqueuePending();
+}
+
+void GarbageCollector::seen(const registry::KindInfo& kind, std::string_view bytes) {
+    std::string_view uid = quickUid(bytes);
+    if (!uid.empty() && !mayMatter(bytes) && !graph_.node(uid)) {
+        return;
+    }
+    ObjectInfo info;
+    if (objectInfo(kind, bytes, &info)) {
+        graph_.observe(std::move(info), pending_);
+    }
+}
+
+void GarbageCollector::enqueuePending() {
+    Work work = std::move(pending_);
+    pending_ = Work();
+    enqueue(work);
 }
 
 GarbageCollector::Stats GarbageCollector::stats() const {

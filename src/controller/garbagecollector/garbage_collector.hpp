@@ -11,7 +11,7 @@
 #include "controller/garbagecollector/graph.hpp"
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
-#include "storage/cacher/watch_cache.hpp"
+#include "storage/cacher/follower.hpp"
 #include "util/event_loop.hpp"
 
 namespace kube::garbagecollector {
@@ -68,12 +68,16 @@ public:
     Stats stats() const;
 
 private:
-    class Follower;
     struct Item {
         std::string uid;
         bool orphan = false;
     };
 
+    // Adds one object of `kind` to the graph when it belongs there; its
+    // work joins pending_.
+    void seen(const registry::KindInfo& kind, std::string_view bytes);
+    // Queues pending_'s work and empties it.
+    void enqueuePending();
     void enqueue(const Work& work);
     void add(std::string uid, bool orphan);
     void schedule();
@@ -97,7 +101,9 @@ private:
     const registry::Scheme& scheme_;
     StoreFor stores_;
     Graph graph_;
-    std::vector<std::unique_ptr<Follower>> followers_;
+    std::vector<std::unique_ptr<storage::cacher::Follower>> followers_;
+    // What the followers' objects and events called for, not yet queued.
+    Work pending_;
     std::deque<Item> queue_;
     std::unordered_set<std::string> queuedDelete_;
     std::unordered_set<std::string> queuedOrphan_;

@@ -184,44 +184,6 @@ struct NamespaceController::Pass {
     std::map<std::string, int64_t> finalizers;
 };
 
-class NamespaceController::Follower : public cacher::CacheWatcher {
-  public:
-    Follower(NamespaceController& c, cacher::WatchCache& cache) : c_(c), cache_(cache) {
-        cache_.addWatcher(this);
-    }
-    ~Follower() override { cache_.removeWatcher(this); }
-
-    void scan() {
-        cacher::WatchCache::Page page;
-        if (!cache_.list(cache_.prefix(), "", 0, nullptr, 0, &page)) {
-            return;
-        }
-        for (const cacher::ObjectRef& obj : page.items) {
-            seen(obj->bytes);
-        }
-    }
-    void onEvent(const cacher::EventRef& event) override {
-        if (event && event->object && event->type != cacher::WatchEvent::Type::Deleted) {
-            seen(event->object->bytes);
-        }
-    }
-    void onReset() override { scan(); }
-
-  private:
-    void seen(std::string_view bytes) {
-        if (bytes.find("\"deletionTimestamp\"") == std::string_view::npos) {
-            return;
-        }
-        json::Document ns = parse(bytes);
-        if (deleting(ns)) {
-            c_.enqueue(std::string(json::stringMember(ns["metadata"], "name")));
-        }
-    }
-
-    NamespaceController& c_;
-    cacher::WatchCache& cache_;
-};
-
 NamespaceController::NamespaceController(util::EventLoop& loop, storage::Interface& storage,
                                          const registry::Scheme& scheme,
                                          const registry::KindInfo& namespaces, StoreFor stores)
@@ -239,9 +201,21 @@ NamespaceController::~NamespaceController() {
     *alive_ = false;
 }
 
+// Every namespace the cache holds or an event brings that is being deleted
+// is worked on; deleted namespaces need nothing.
 void NamespaceController::follow(cacher::WatchCache& cache) {
-    follower_ = std::make_unique<Follower>(*this, cache);
-    follower_->scan();
+    cacher::Follower::Handlers h;
+    h.put = [this](const cacher::CachedObject& obj) {
+        if (obj.bytes.find("\"deletionTimestamp\"") == std::string_view::npos) {
+            return false;
+        }
+        json::Document ns = parse(obj.bytes);
+        if (deleting(ns)) {
+            enqueue(std::string(json::stringMember(ns["metadata"], "name")));
+        }
+        return false;
+    };
+    follower_ = std::make_unique<cacher::Follower>(cache, std::move(h));
 }
 
 void NamespaceController::enqueue(const std::string& name) {
@@ -299,28 +273,38 @@ void NamespaceController::start(const std::string& name) {
     auto p = std::make_shared<Pass>();
     p->name = name;
     p->key = registry::objectKey(namespaces_, "", name);
+    readNamespace(p, [this, p](json::Document& ns, storage::Revision) {
+        if (!deleting(ns)) {
+            finished(p->name, false, {});
+            return;
+        }
+        std::vector<std::string> fs = specFinalizers(ns);
+        if (std::find(fs.begin(), fs.end(), kFinalizer) == fs.end()) {
+            finalize(p);
+            return;
+        }
+        listContent(p, 0);
+    });
+}
+
+// The namespace as stored, for `then` (on the loop, while the controller
+// lives); a failed read ends the pass, which runs again after
+// kRequeueDelay unless the namespace is gone.
+void NamespaceController::readNamespace(
+    std::shared_ptr<Pass> p, std::function<void(json::Document& ns, storage::Revision)> then) {
     std::weak_ptr<bool> alive = alive_;
-    storage_.get(p->key,
-                 [this, alive, p](const storage::Error& err, const storage::ObjectView* cur) {
-                     if (!alive.lock()) {
-                         return;
-                     }
-                     if (!err.ok()) {
-                         finished(p->name, err.code != storage::ErrorCode::NotFound, kRequeueDelay);
-                         return;
-                     }
-                     json::Document ns = parse(cur->value);
-                     if (!deleting(ns)) {
-                         finished(p->name, false, {});
-                         return;
-                     }
-                     std::vector<std::string> fs = specFinalizers(ns);
-                     if (std::find(fs.begin(), fs.end(), kFinalizer) == fs.end()) {
-                         finalize(p);
-                         return;
-                     }
-                     listContent(p, 0);
-                 });
+    storage_.get(p->key, [this, alive, p, then = std::move(then)](const storage::Error& err,
+                                                                  const storage::ObjectView* cur) {
+        if (!alive.lock()) {
+            return;
+        }
+        if (!err.ok()) {
+            finished(p->name, err.code != storage::ErrorCode::NotFound, kRequeueDelay);
+            return;
+        }
+        json::Document ns = parse(cur->value);
+        then(ns, cur->modRevision);
+    });
 }
 
 // What is in the namespace, one kind after the other.
@@ -421,96 +405,76 @@ void NamespaceController::countRemaining(std::shared_ptr<Pass> p, size_t kind) {
 // Content remains: the namespace's conditions say what, and another pass
 // follows.
 void NamespaceController::writeConditions(std::shared_ptr<Pass> p) {
-    std::weak_ptr<bool> alive = alive_;
-    storage_.get(
-        p->key, [this, alive, p](const storage::Error& err, const storage::ObjectView* cur) {
-            if (!alive.lock()) {
-                return;
-            }
-            if (!err.ok()) {
-                finished(p->name, err.code != storage::ErrorCode::NotFound, kRequeueDelay);
-                return;
-            }
-            json::Document ns = parse(cur->value);
-            std::string now = util::time::formatRFC3339(loop_.now());
-            if (!updateConditions(ns, conditionsFor(p->remaining, p->finalizers, p->errors), now)) {
+    readNamespace(p, [this, p](json::Document& ns, storage::Revision revision) {
+        std::string now = util::time::formatRFC3339(loop_.now());
+        if (!updateConditions(ns, conditionsFor(p->remaining, p->finalizers, p->errors), now)) {
+            finished(p->name, true, kRequeueDelay);
+            return;
+        }
+        std::weak_ptr<bool> alive = alive_;
+        storage_.write({updateOp(p->key, ns, revision)}, [this, alive, p](storage::WriteResult&&) {
+            if (alive.lock()) {
                 finished(p->name, true, kRequeueDelay);
-                return;
             }
-            storage_.write({updateOp(p->key, ns, cur->modRevision)},
-                           [this, alive, p](storage::WriteResult&&) {
-                               if (alive.lock()) {
-                                   finished(p->name, true, kRequeueDelay);
-                               }
-                           });
         });
+    });
 }
 
 // Mirrors finalizeNamespace and the deleter's last Delete: "kubernetes"
 // leaves spec.finalizers; the namespace goes once no finalizer is left.
 void NamespaceController::finalize(std::shared_ptr<Pass> p) {
-    std::weak_ptr<bool> alive = alive_;
-    storage_.get(
-        p->key, [this, alive, p](const storage::Error& err, const storage::ObjectView* cur) {
+    readNamespace(p, [this, p](json::Document& ns, storage::Revision revision) {
+        std::weak_ptr<bool> alive = alive_;
+        auto removeNamespace = [this, alive, p](storage::Revision at) {
+            storage::WriteOp op;
+            op.type = storage::WriteOp::Type::Delete;
+            op.key = p->key;
+            op.expectedModRevision = at;
+            storage_.write({std::move(op)}, [this, alive, p](storage::WriteResult&& res) {
+                if (alive.lock()) {
+                    // A concurrent write: look again.
+                    finished(p->name, res.error.code == storage::ErrorCode::Conflict, {});
+                }
+            });
+        };
+        std::vector<std::string> fs = specFinalizers(ns);
+        bool empty = registry::finalizersOf(ns).empty();
+        auto kept = std::remove(fs.begin(), fs.end(), kFinalizer);
+        if (kept == fs.end()) {
+            if (fs.empty() && empty) {
+                removeNamespace(revision);
+            } else {
+                finished(p->name, false, {});
+            }
+            return;
+        }
+        fs.erase(kept, fs.end());
+        auto& a = ns.GetAllocator();
+        json::Value list(rapidjson::kArrayType);
+        for (const std::string& f : fs) {
+            list.PushBack(json::stringValue(f, a), a);
+        }
+        if (!json::member(ns, "spec") || !ns["spec"].IsObject()) {
+            json::setMember(ns, "spec", json::Value(rapidjson::kObjectType), a);
+        }
+        json::setMember(ns["spec"], "finalizers", std::move(list), a);
+        bool gone = fs.empty() && empty;
+        storage_.write({updateOp(p->key, ns, revision)}, [this, alive, p, gone, removeNamespace](
+                                                             storage::WriteResult&& res) {
             if (!alive.lock()) {
                 return;
             }
-            if (!err.ok()) {
-                finished(p->name, err.code != storage::ErrorCode::NotFound, kRequeueDelay);
+            if (!res.error.ok()) {
+                finished(p->name, res.error.code != storage::ErrorCode::NotFound, {});
                 return;
             }
-            json::Document ns = parse(cur->value);
-            std::vector<std::string> fs = specFinalizers(ns);
-            auto removeNamespace = [this, alive, p](storage::Revision revision) {
-                storage::WriteOp op;
-                op.type = storage::WriteOp::Type::Delete;
-                op.key = p->key;
-                op.expectedModRevision = revision;
-                storage_.write({std::move(op)}, [this, alive, p](storage::WriteResult&& res) {
-                    if (alive.lock()) {
-                        // A concurrent write: look again.
-                        finished(p->name, res.error.code == storage::ErrorCode::Conflict, {});
-                    }
-                });
-            };
-            bool empty = registry::finalizersOf(ns).empty();
-            auto kept = std::remove(fs.begin(), fs.end(), kFinalizer);
-            if (kept == fs.end()) {
-                if (fs.empty() && empty) {
-                    removeNamespace(cur->modRevision);
-                } else {
-                    finished(p->name, false, {});
-                }
+            if (!gone) {
+                finished(p->name, false, {});
                 return;
             }
-            fs.erase(kept, fs.end());
-            auto& a = ns.GetAllocator();
-            json::Value list(rapidjson::kArrayType);
-            for (const std::string& f : fs) {
-                list.PushBack(json::stringValue(f, a), a);
-            }
-            if (!json::member(ns, "spec") || !ns["spec"].IsObject()) {
-                json::setMember(ns, "spec", json::Value(rapidjson::kObjectType), a);
-            }
-            json::setMember(ns["spec"], "finalizers", std::move(list), a);
-            bool gone = fs.empty() && empty;
-            storage_.write({updateOp(p->key, ns, cur->modRevision)},
-                           [this, alive, p, gone, removeNamespace](storage::WriteResult&& res) {
-                               if (!alive.lock()) {
-                                   return;
-                               }
-                               if (!res.error.ok()) {
-                                   finished(p->name, res.error.code != storage::ErrorCode::NotFound,
-                                            {});
-                                   return;
-                               }
-                               if (!gone) {
-                                   finished(p->name, false, {});
-                                   return;
-                               }
-                               removeNamespace(res.objects.at(0).modRevision);
-                           });
+            removeNamespace(res.objects.at(0).modRevision);
         });
+    });
 }
 
 }  // namespace kube::namespacecontroller

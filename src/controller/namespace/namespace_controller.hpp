@@ -11,9 +11,10 @@
 
 #include "registry/scheme.hpp"
 #include "registry/store.hpp"
-#include "storage/cacher/watch_cache.hpp"
+#include "storage/cacher/follower.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
+#include "util/json.hpp"
 
 namespace kube::namespacecontroller {
 
@@ -66,7 +67,6 @@ class NamespaceController {
     void follow(storage::cacher::WatchCache& cache);
 
   private:
-    class Follower;
     struct Pass;
 
     void pump();
@@ -75,6 +75,8 @@ class NamespaceController {
     void listContent(std::shared_ptr<Pass> p, size_t kind);
     void deleteContent(std::shared_ptr<Pass> p);
     void countRemaining(std::shared_ptr<Pass> p, size_t kind);
+    void readNamespace(std::shared_ptr<Pass> p,
+                       std::function<void(util::json::Document& ns, storage::Revision)> then);
     void writeConditions(std::shared_ptr<Pass> p);
     void finalize(std::shared_ptr<Pass> p);
 
@@ -89,7 +91,7 @@ class NamespaceController {
     std::set<std::string> running_;
     std::set<std::string> rerun_;  // enqueued again while running
     std::map<std::string, std::unique_ptr<util::EventLoop::Timer>> waiting_;
-    std::unique_ptr<Follower> follower_;
+    std::unique_ptr<storage::cacher::Follower> follower_;
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

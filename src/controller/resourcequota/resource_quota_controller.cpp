@@ -61,30 +61,6 @@ json::Value listValue(const List& l, json::Allocator& a) {
 
 }  // namespace
 
-class ResourceQuotaController::Follower : public cacher::CacheWatcher {
-  public:
-    Follower(ResourceQuotaController& c, const registry::KindInfo& kind, cacher::WatchCache& cache)
-        : c_(c), kind_(kind), cache_(cache) {
-        cache_.addWatcher(this);
-    }
-    ~Follower() override { cache_.removeWatcher(this); }
-
-    void onEvent(const cacher::EventRef& event) override {
-        if (event && event->object) {
-            c_.observe(kind_, cache_, *event);
-        }
-    }
-    void onReset() override { c_.resync(); }
-
-    const registry::KindInfo& kind() const { return kind_; }
-    cacher::WatchCache& cache() const { return cache_; }
-
-  private:
-    ResourceQuotaController& c_;
-    const registry::KindInfo& kind_;
-    cacher::WatchCache& cache_;
-};
-
 ResourceQuotaController::ResourceQuotaController(util::EventLoop& loop, storage::Interface& storage,
                                                  const registry::KindInfo& quotas)
     : loop_(loop), storage_(storage), quotas_(quotas) {
@@ -104,29 +80,43 @@ void ResourceQuotaController::follow(const registry::KindInfo& kind, cacher::Wat
     if (!kind.namespaced) {
         return;
     }
-    followers_.push_back(std::make_unique<Follower>(*this, kind, cache));
+    // Recounts read the caches, so no hand-over of a cache's state is taken;
+    // a refilled cache may hold anything, so every namespace with a quota is
+    // recounted then (what kube's resync does).
+    cacher::Follower::Handlers h;
+    h.replacing = [this] {
+        markQuotasDirty();
+        return false;
+    };
+    h.put = [this, &kind](const cacher::CachedObject& obj) {
+        observe(kind, obj, false);
+        return false;
+    };
+    h.remove = [this, &kind](const cacher::CachedObject& obj) {
+        observe(kind, obj, true);
+        return false;
+    };
+    followed_.push_back({&kind, &cache, std::make_unique<cacher::Follower>(cache, std::move(h))});
     if (&kind == &quotas_) {
         quotaCache_ = &cache;
         resync();
     }
 }
 
-void ResourceQuotaController::observe(const registry::KindInfo& kind, cacher::WatchCache& cache,
-                                      const cacher::WatchEvent& event) {
-    std::string ns = namespaceOf(event.object->key, registry::collectionPrefix(kind, ""));
+void ResourceQuotaController::observe(const registry::KindInfo& kind,
+                                      const cacher::CachedObject& obj, bool deleted) {
+    std::string ns = namespaceOf(obj.key, registry::collectionPrefix(kind, ""));
     if (ns.empty()) {
         return;
     }
     if (&kind == &quotas_) {
         // A quota's own status writes (ours, admission's charges) change
         // nothing to recount; a new quota or a changed spec.hard does.
-        if (event.type != cacher::WatchEvent::Type::Deleted &&
-            !hardMirrored(parse(event.object->bytes))) {
+        if (!deleted && !hardMirrored(parse(obj.bytes))) {
             markDirty(ns);
         }
         return;
     }
-    (void)cache;
     if (!quotaCache_) {
         return;
     }
@@ -165,21 +155,25 @@ void ResourceQuotaController::pump() {
     schedule();
 }
 
-// Every namespace with a quota is recounted (kube's resync).
-void ResourceQuotaController::resync() {
-    if (quotaCache_) {
-        cacher::WatchCache::Page page;
-        if (quotaCache_->list(quotaCache_->prefix(), "", 0, nullptr, 0, &page)) {
-            std::string prefix = registry::collectionPrefix(quotas_, "");
-            for (const cacher::ObjectRef& obj : page.items) {
-                std::string ns = namespaceOf(obj->key, prefix);
-                if (!ns.empty()) {
-                    dirty_.insert(ns);
-                }
-            }
-            schedule();
+void ResourceQuotaController::markQuotasDirty() {
+    cacher::WatchCache::Page page;
+    if (!quotaCache_ || !quotaCache_->list(quotaCache_->prefix(), "", 0, nullptr, 0, &page)) {
+        return;
+    }
+    std::string prefix = registry::collectionPrefix(quotas_, "");
+    for (const cacher::ObjectRef& obj : page.items) {
+        std::string ns = namespaceOf(obj->key, prefix);
+        if (!ns.empty()) {
+            dirty_.insert(ns);
         }
     }
+    schedule();
+}
+
+// Every namespace with a quota is recounted (kube's resync), now and every
+// kResyncPeriod.
+void ResourceQuotaController::resync() {
+    markQuotasDirty();
     std::weak_ptr<bool> alive = alive_;
     resyncTimer_ = loop_.startTimer(kResyncPeriod, [this, alive] {
         if (alive.lock()) {
@@ -207,23 +201,23 @@ void ResourceQuotaController::recount(const std::string& ns) {
             names.push_back(k);
             used.emplace(k, *util::Quantity::parse("0"));
         }
-        for (const auto& f : followers_) {
-            std::vector<std::string> tracked = quota::matchingResources(f->kind(), names);
+        for (const Followed& f : followed_) {
+            std::vector<std::string> tracked = quota::matchingResources(*f.kind, names);
             if (tracked.empty()) {
                 continue;
             }
             cacher::WatchCache::Page objects;
-            if (!f->cache().list(registry::collectionPrefix(f->kind(), ns), "", 0, nullptr, 0,
-                                 &objects)) {
+            if (!f.cache->list(registry::collectionPrefix(*f.kind, ns), "", 0, nullptr, 0,
+                               &objects)) {
                 markDirty(ns);  // the cache is being refilled: later
                 return;
             }
             for (const cacher::ObjectRef& obj : objects.items) {
                 json::Document o = parse(obj->bytes);
-                if (!quota::matchesScopes(f->kind(), q, o)) {
+                if (!quota::matchesScopes(*f.kind, q, o)) {
                     continue;
                 }
-                for (const auto& [k, v] : quota::usage(f->kind(), o)) {
+                for (const auto& [k, v] : quota::usage(*f.kind, o)) {
                     if (auto it = used.find(k); it != used.end()) {
                         it->second = quota::add(it->second, v);
                     }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "registry/kind.hpp"
-#include "storage/cacher/watch_cache.hpp"
+#include "storage/cacher/follower.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
 
@@ -52,11 +52,20 @@ class ResourceQuotaController {
     Stats stats() const { return stats_; }
 
   private:
-    class Follower;
+    // One kind's cache and what follows it.
+    struct Followed {
+        const registry::KindInfo* kind;
+        storage::cacher::WatchCache* cache;
+        std::unique_ptr<storage::cacher::Follower> follower;
+    };
 
-    void observe(const registry::KindInfo& kind, storage::cacher::WatchCache& cache,
-                 const storage::cacher::WatchEvent& event);
+    // An object of `kind` changed (or was deleted): marks its namespace
+    // dirty when that calls for a recount.
+    void observe(const registry::KindInfo& kind, const storage::cacher::CachedObject& obj,
+                 bool deleted);
     void markDirty(const std::string& ns);
+    // Every namespace that has a quota.
+    void markQuotasDirty();
     void schedule();
     void pump();
     void recount(const std::string& ns);
@@ -66,7 +75,7 @@ class ResourceQuotaController {
     storage::Interface& storage_;
     const registry::KindInfo& quotas_;
     storage::cacher::WatchCache* quotaCache_ = nullptr;
-    std::vector<std::unique_ptr<Follower>> followers_;
+    std::vector<Followed> followed_;
     std::set<std::string> dirty_;
     bool scheduled_ = false;
     std::unique_ptr<util::EventLoop::Timer> resyncTimer_;

@@ -27,47 +27,6 @@ bool activeNamespace(std::string_view bytes) {
 
 }  // namespace
 
-// Tells the controller of one cache's changes: a namespace that appears or
-// changes is checked, and so is the namespace of a default account deleted.
-class DefaultServiceAccounts::Follower : public cacher::CacheWatcher {
-  public:
-    Follower(DefaultServiceAccounts& owner, cacher::WatchCache& cache, bool accounts)
-        : owner_(owner), cache_(cache), accounts_(accounts) {
-        cache_.addWatcher(this);
-    }
-    ~Follower() override { cache_.removeWatcher(this); }
-
-    void onEvent(const cacher::EventRef& event) override {
-        if (!event->object) {
-            return;
-        }
-        std::string_view key = event->object->key;
-        if (!key.starts_with(cache_.prefix())) {
-            return;
-        }
-        key.remove_prefix(cache_.prefix().size());
-        if (!accounts_) {
-            if (event->type != cacher::WatchEvent::Type::Deleted) {
-                owner_.check(std::string(key));
-            }
-            return;
-        }
-        size_t slash = key.find('/');
-        if (event->type == cacher::WatchEvent::Type::Deleted && slash != std::string_view::npos &&
-            key.substr(slash + 1) == kDefault) {
-            owner_.check(std::string(key.substr(0, slash)));
-        }
-    }
-
-    // Refilled: anything may have changed.
-    void onReset() override { owner_.start(); }
-
-  private:
-    DefaultServiceAccounts& owner_;
-    cacher::WatchCache& cache_;
-    bool accounts_;
-};
-
 DefaultServiceAccounts::DefaultServiceAccounts(util::EventLoop& loop,
                                                cacher::WatchCache& namespaces,
                                                cacher::WatchCache& accounts,
@@ -76,16 +35,48 @@ DefaultServiceAccounts::DefaultServiceAccounts(util::EventLoop& loop,
       namespaces_(namespaces),
       accounts_(accounts),
       accountsPrefix_(std::move(accountsPrefix)),
-      create_(std::move(create)) {
-    namespaceFollower_ = std::make_unique<Follower>(*this, namespaces_, false);
-    accountFollower_ = std::make_unique<Follower>(*this, accounts_, true);
-}
+      create_(std::move(create)) {}
 
 DefaultServiceAccounts::~DefaultServiceAccounts() {
     *alive_ = false;
 }
 
+// Every namespace the cache holds, and one that appears or changes, is
+// checked; so is the namespace of a deleted default account. A refilled
+// accounts cache may have missed such a delete: every namespace is checked
+// then, and at the start (an account is read when its check runs, so the
+// hand-over of the accounts is not taken).
 void DefaultServiceAccounts::start() {
+    cacher::Follower::Handlers namespaces;
+    namespaces.put = [this](const cacher::CachedObject& obj) {
+        if (obj.key.starts_with(namespaces_.prefix())) {
+            check(obj.key.substr(namespaces_.prefix().size()));
+        }
+        return false;
+    };
+    namespaceFollower_ = std::make_unique<cacher::Follower>(namespaces_, std::move(namespaces));
+
+    cacher::Follower::Handlers accounts;
+    accounts.replacing = [this] {
+        checkAll();
+        return false;
+    };
+    accounts.remove = [this](const cacher::CachedObject& obj) {
+        std::string_view key = obj.key;
+        if (!key.starts_with(accounts_.prefix())) {
+            return false;
+        }
+        key.remove_prefix(accounts_.prefix().size());
+        size_t slash = key.find('/');
+        if (slash != std::string_view::npos && key.substr(slash + 1) == kDefault) {
+            check(std::string(key.substr(0, slash)));
+        }
+        return false;
+    };
+    accountFollower_ = std::make_unique<cacher::Follower>(accounts_, std::move(accounts));
+}
+
+void DefaultServiceAccounts::checkAll() {
     cacher::WatchCache::Page page;
     if (!namespaces_.list(namespaces_.prefix(), "", 0, nullptr, 0, &page)) {
         return;

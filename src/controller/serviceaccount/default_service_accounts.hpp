@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "storage/cacher/watch_cache.hpp"
+#include "storage/cacher/follower.hpp"
 #include "util/event_loop.hpp"
 
 // What kube's serviceaccounts controller keeps true
@@ -40,9 +40,10 @@ class DefaultServiceAccounts {
     void start();
 
   private:
-    class Follower;
-
     static constexpr int kMaxInFlight = 16;
+
+    // Checks every namespace the namespaces cache holds.
+    void checkAll();
 
     // Queues `ns` when it is active and has no default account.
     void check(const std::string& ns);
@@ -59,8 +60,8 @@ class DefaultServiceAccounts {
     storage::cacher::WatchCache& accounts_;
     std::string accountsPrefix_;
     CreateFn create_;
-    std::unique_ptr<Follower> namespaceFollower_;
-    std::unique_ptr<Follower> accountFollower_;
+    std::unique_ptr<storage::cacher::Follower> namespaceFollower_;
+    std::unique_ptr<storage::cacher::Follower> accountFollower_;
     std::set<std::string> queued_;
     std::set<std::string> failed_;
     bool retrying_ = false;

@@ -80,7 +80,7 @@ void listResource(Scope s) {
         // Large lists are written while they are produced, compact even when
         // pretty output was asked for, so that memory does not grow with them
         // (the size that decides is the JSON's, in protobuf too).
-        server::HttpResponse resp;
+        HttpResponse resp;
         resp.contentType = std::string(
             s->render.output.form == OutputForm::Protobuf ? kProtobufMediaType : kJsonMediaType);
         resp.stream =

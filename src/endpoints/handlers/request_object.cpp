@@ -77,7 +77,7 @@ std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
     // Warn: every answer to this request carries a Warning header per field,
     // as many as kube's recorder lets through.
     s->respond = [respond = std::move(s->respond),
-                  headers = warningHeaders(check.strictErrors)](server::HttpResponse&& r) {
+                  headers = warningHeaders(check.strictErrors)](HttpResponse&& r) {
         for (const std::string& h : headers) {
             r.headers.emplace_back("Warning", h);
         }

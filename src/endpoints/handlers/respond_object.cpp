@@ -18,7 +18,7 @@ bool reencodes(const RenderOptions& r) {
 void respondObject(const Scope& s, int code, std::string_view stored,
                    std::vector<std::pair<std::string, std::string>> headers) {
     if (stored.size() < kRenderOffLoopBytes || !reencodes(s->render)) {
-        server::HttpResponse r = objectResponse(code, stored, s->render);
+        HttpResponse r = objectResponse(code, stored, s->render);
         for (auto& h : headers) {
             r.headers.push_back(std::move(h));
         }
@@ -30,7 +30,7 @@ void respondObject(const Scope& s, int code, std::string_view stored,
     struct Job {
         std::string stored;
         RenderOptions render;
-        server::HttpResponse response;
+        HttpResponse response;
     };
     auto job = std::make_shared<Job>(Job{std::string(stored), s->render, {}});
     s->store.loop().runBlocking(

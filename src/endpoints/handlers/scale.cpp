@@ -17,7 +17,7 @@ void respondScale(const Scope& s, std::string_view stored,
         s->fail(meta::Status::internalError(*why));
         return;
     }
-    server::HttpResponse r =
+    HttpResponse r =
         objectResponse(200, json::serialize(registry::scaleFromObject(parent)), s->render);
     for (const std::string& h : warningHeaders(warnings)) {
         r.headers.emplace_back("Warning", h);

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "admission/chain.hpp"
+#include "endpoints/http.hpp"
 #include "endpoints/request_info.hpp"
 #include "endpoints/responses.hpp"
 #include "registry/store.hpp"
-#include "server/http.hpp"
 #include "util/query.hpp"
 #include "util/turns.hpp"
 
@@ -20,7 +20,7 @@ namespace kube::endpoints {
 // Everything one resource request's handler needs; mirrors handlers.RequestScope.
 // Shared by the handler's callbacks, so it lives until the response is sent.
 struct RequestScope {
-    server::HttpRequest req;
+    HttpRequest req;
     RequestInfo info;
     util::Query query;
     registry::Store& store;
@@ -29,7 +29,7 @@ struct RequestScope {
     // The worker's large responses take turns in one slice per loop pass.
     util::Turns& turns;
     RenderOptions render;
-    server::Responder respond;
+    Responder respond;
 
     // The error in the negotiated form (a protobuf Status for protobuf output).
     void fail(const meta::Status& s) const { respond(statusResponse(s, render)); }

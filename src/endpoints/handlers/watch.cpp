@@ -153,7 +153,7 @@ void watchResource(Scope s, std::chrono::seconds minRequestTimeout) {
         // sendInitialEvents=false without a resourceVersion starts now.
         start.revision = rv.empty() ? cache->revision() : revision;
     }
-    server::HttpResponse resp;
+    HttpResponse resp;
     resp.status = 200;
     resp.contentType = std::string(
         s->render.output.form == OutputForm::Protobuf ? kProtobufWatchMediaType : kJsonMediaType);

@@ -74,8 +74,6 @@ public:
     void requestProgress();
     void closeWatch();
 
-    // For the blocking reads of startup, before the loop runs.
-    etcdserverpb::KV::Stub& kv() { return *kv_; }
     std::chrono::system_clock::time_point deadline() const {
         return std::chrono::system_clock::now() + options_.timeout;
     }

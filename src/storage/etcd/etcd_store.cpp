@@ -76,17 +76,10 @@ std::unique_ptr<Store> Store::open(const Options& options, util::EventLoop& loop
         return nullptr;
     }
     std::unique_ptr<Store> store(new Store(options, loop, std::move(notify), target));
-    if (!store->load(error)) {
-        // etcd may come up later: the worker serves meanwhile, and answers
-        // Unavailable for what it would read or write.
-        store->objects_.clear();
-        store->down_ = *error;
-        store->reloading_ = true;
-        store->retryLater([s = store.get()] { s->reload(); });
-        return store;
-    }
-    store->loaded_ = true;
-    store->startWatch();
+    // The worker serves meanwhile (nothing blocks its loop), answering
+    // Unavailable for what it would read or write; a failed read is retried
+    // with backoff, as etcd may come up later.
+    store->reload();
     return store;
 }
 
@@ -100,7 +93,7 @@ void Store::whenLoaded(std::function<void()> cb) {
 
 std::string Store::health() {
     if (!loaded_) {
-        return "etcd has not been read yet: " + down_;
+        return notLoaded().message;
     }
     return down_;
 }
@@ -153,42 +146,6 @@ Store::Entry Store::entryOf(const std::string& key, const mvccpb::KeyValue& kv) 
     e.createRevision = revisionOf(kv.create_revision());
     e.value = decoded(key, kv.value(), e.modRevision, &e.corrupt);
     return e;
-}
-
-bool Store::load(std::string* error) {
-    std::string from = options_.prefix + "/";
-    Revision at = 0;
-    for (;;) {
-        etcdserverpb::RangeRequest req;
-        req.set_key(from);
-        req.set_range_end(rangeEnd_);
-        req.set_limit(kPageSize);
-        req.set_revision(static_cast<int64_t>(at));
-        etcdserverpb::RangeResponse resp;
-        grpc::ClientContext ctx;
-        ctx.set_deadline(std::chrono::system_clock::now() +
-                         std::min(options_.timeout, options_.startTimeout));
-        grpc::Status status = client_->kv().Range(&ctx, req, &resp);
-        if (!status.ok()) {
-            *error = grpcError(status, "read of \"" + from + "\"").message;
-            return false;
-        }
-        if (at == 0) {
-            at = revisionOf(resp.header().revision());
-        }
-        for (const mvccpb::KeyValue& kv : resp.kvs()) {
-            std::string key = registryKey(kv.key());
-            Entry entry = entryOf(key, kv);
-            objects_[std::move(key)] = std::move(entry);
-        }
-        if (!resp.more() || resp.kvs().empty()) {
-            break;
-        }
-        from = resp.kvs(resp.kvs_size() - 1).key() + '\0';
-    }
-    revision_ = at;
-    logStart_ = at;
-    return true;
 }
 
 void Store::drain() {
@@ -266,6 +223,10 @@ void Store::reloadPage(Revision at, std::string from,
         if (!status.ok()) {
             // A page at a revision compacted meanwhile starts over.
             down_ = grpcError(status, "read of \"" + options_.prefix + "/\"").message;
+            if (!loaded_ && !loadFailureTold_ && options_.loadFailed) {
+                loadFailureTold_ = true;
+                options_.loadFailed(down_);
+            }
             retryLater([this] { reload(); });
             return;
         }
@@ -392,7 +353,8 @@ void Store::committed(Waiting& w) {
 }
 
 Error Store::notLoaded() const {
-    return {ErrorCode::Unavailable, "etcd has not been read yet: " + down_};
+    std::string why = down_.empty() ? "it is being read" : down_;
+    return {ErrorCode::Unavailable, "etcd has not been read yet: " + why};
 }
 
 void Store::get(std::string_view key, GetCallback cb) {

@@ -39,8 +39,9 @@ struct Options {
     std::string prefix = "/registry";
     // Deadline of each etcd call.
     std::chrono::milliseconds timeout{std::chrono::seconds(30)};
-    // How long open() waits for etcd before it loads in the background.
-    std::chrono::milliseconds startTimeout{std::chrono::seconds(5)};
+    // Told why the first read of the replica at start failed (the load goes
+    // on, retrying); on the loop.
+    std::function<void(const std::string& why)> loadFailed;
     // Change-feed entries kept for history(); older ones answer Compacted.
     size_t maxLogEvents = 100 * 1024;
     // How values are stored (kube's encoding when the server sets it).
@@ -49,16 +50,17 @@ struct Options {
 
 // The etcd v3 backend: several hosts share one etcd cluster (issue 17).
 //
-// Each worker keeps a replica of the keys under the prefix, loaded with one
-// consistent read at start and kept current by one etcd watch on the whole
-// prefix. Reads (get, list, history) answer inline from the replica, as the
-// watch caches need; the replica of a worker is never behind its own writes:
-// a write calls back once etcd has committed it and the watch has brought
-// its revision into the replica. Writes are etcd transactions, as kube's
-// etcd3 store makes them: a create puts if the key's mod_revision is 0, an
-// update or delete compares the mod_revision the caller read; all the ops of
-// one write() share one transaction and so one revision (the watch caches
-// take several events of one revision).
+// Each worker keeps a replica of the keys under the prefix, loaded in the
+// background with one consistent (paged) read at start and kept current by
+// one etcd watch on the whole prefix. Reads (get, list, history) answer
+// inline from the replica, as the watch caches need; the replica of a
+// worker is never behind its own writes: a write calls back once etcd has
+// committed it and the watch has brought its revision into the replica.
+// Writes are etcd transactions, as kube's etcd3 store makes them: a create
+// puts if the key's mod_revision is 0, an update or delete compares the
+// mod_revision the caller read; all the ops of one write() share one
+// transaction and so one revision (the watch caches take several events of
+// one revision).
 //
 // Keys are in kube-apiserver's layout (KeyLayout); values in what the codec
 // makes of the registry's JSON (kube's encoding when the server sets it),
@@ -78,12 +80,13 @@ struct Options {
 // drain(). Do not destroy the Store inside one of its callbacks.
 class Store : public Interface {
 public:
-    // Loads the replica with blocking reads (at worker start, before the
-    // loop serves anything; at most `startTimeout`) and opens the watch.
-    // When etcd cannot be read then, the store is returned unloaded with
-    // `*error` saying why, and loads in the background, retrying with
-    // backoff: meanwhile every read and write fails Unavailable. Null with
-    // `*error` set for options that can never work.
+    // Starts loading the replica in the background and returns at once
+    // (nothing blocks the loop); once loaded, the watch opens. A failed read
+    // is retried with backoff (etcd may come up later). Until the replica is
+    // loaded every read and write fails Unavailable ("etcd has not been read
+    // yet") and health() says why, as the server's /readyz then does; the
+    // server starts from whenLoaded(). Null with `*error` set for options
+    // that can never work.
     static std::unique_ptr<Store> open(const Options& options, util::EventLoop& loop,
                                        std::function<void()> notify, std::string* error);
 
@@ -147,7 +150,6 @@ private:
     Store(const Options& options, util::EventLoop& loop, std::function<void()> notify,
           const std::string& target);
 
-    bool load(std::string* error);
     void startWatch();
     void watched(etcdserverpb::WatchResponse& resp);
     void watchClosed(const grpc::Status& status);
@@ -184,6 +186,7 @@ private:
     std::chrono::milliseconds backoff_{100};
     bool reloading_ = false;
     bool loaded_ = false;
+    bool loadFailureTold_ = false;
     std::vector<std::function<void()>> whenLoaded_;
     // Why etcd is not answering (the last failure of the load or the watch);
     // cleared by the next answer.

@@ -1,6 +1,6 @@
-#include "server/http.hpp"
+#include "endpoints/http.hpp"
 
-namespace kube::server {
+namespace kube::endpoints {
 
 HttpResponse HttpResponse::json(int status, std::string body) {
     HttpResponse r;
@@ -28,4 +28,4 @@ std::string_view trimOws(std::string_view s) {
     return s;
 }
 
-}  // namespace kube::server
+}  // namespace kube::endpoints

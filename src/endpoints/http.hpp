@@ -16,7 +16,7 @@ namespace kube::authz {
 class Authorizer;
 }
 
-namespace kube::server {
+namespace kube::endpoints {
 
 // One HTTP request as the module hands it to src/. Views point into nginx's
 // request memory and stay valid until the response is delivered.
@@ -116,4 +116,4 @@ using Responder = std::function<void(HttpResponse&&)>;
 // space (spaces and tabs) HTTP allows around it.
 std::string_view trimOws(std::string_view s);
 
-}  // namespace kube::server
+}  // namespace kube::endpoints
