@@ -341,7 +341,6 @@ class Decoder {
                 case ScalarType::Float:
                     id += formatGoFloat(key.f, false);
                     break;
-                case ScalarType::BigInt:
                 case ScalarType::String:
                     id += key.s;
                     break;
@@ -574,9 +573,6 @@ class Decoder {
             case ScalarType::Uint:
                 v.SetUint64(s.u);
                 break;
-            case ScalarType::BigInt:
-                v.SetDouble(s.f);
-                break;
             case ScalarType::String:
                 v.SetString(s.s.data(), static_cast<rapidjson::SizeType>(s.s.size()), a_);
                 break;
@@ -640,9 +636,6 @@ class Decoder {
                 unsupportedKey("uint64", hex, value);
                 return std::nullopt;
             }
-            case ScalarType::BigInt:
-                unsupportedKey("*big.Int", key.s, value);
-                return std::nullopt;
             case ScalarType::Null:
                 unsupportedKey("%!s(<nil>)", "<nil>", value);
                 return std::nullopt;

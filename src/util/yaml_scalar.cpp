@@ -132,37 +132,6 @@ bool parseFloat(std::string_view s, double* out) {
     return true;
 }
 
-// A base-prefixed integer too big for 64 bits (go-yaml keeps a big.Int),
-// as the nearest double.
-bool parseBigInt(std::string_view s, double* out) {
-    bool negative = !s.empty() && s[0] == '-';
-    if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
-        s.remove_prefix(1);
-    }
-    unsigned base = 10;
-    if (s.size() >= 2 && s[0] == '0') {
-        char p = static_cast<char>(s[1] | 0x20);
-        base = p == 'b' ? 2 : p == 'o' ? 8 : p == 'x' ? 16 : 8;
-        s.remove_prefix(p == 'b' || p == 'o' || p == 'x' ? 2 : 1);
-    }
-    if (s.empty()) {
-        return false;
-    }
-    long double n = 0;
-    for (char c : s) {
-        unsigned d = c >= '0' && c <= '9' ? static_cast<unsigned>(c - '0')
-                     : (c | 0x20) >= 'a' && (c | 0x20) <= 'f'
-                         ? static_cast<unsigned>((c | 0x20) - 'a' + 10)
-                         : 99;
-        if (d >= base) {
-            return false;
-        }
-        n = n * base + d;
-    }
-    *out = static_cast<double>(negative ? -n : n);
-    return true;
-}
-
 // The YAML timestamp forms go-yaml accepts: 2006-1-2, optionally followed by
 // [Tt ]15:4:5[.frac] and, after T/t, a Z or ±07:00 zone.
 bool isTimestamp(std::string_view s) {
@@ -307,13 +276,11 @@ std::string_view resolveImplicit(std::string_view tag, std::string_view in, Scal
         out->type = ScalarType::Float;
         return kFloatTag;
     }
-    // (go-yaml's separate "0b" retry can only fail here: ParseInt with base
-    // 0 has already read that prefix.)
-    if (uintStatus == ParseStatus::Range && parseBigInt(plain, &out->f)) {
-        out->type = ScalarType::BigInt;
-        out->s = plain;
-        return kIntTag;
-    }
+    // An integer too big for 64 bits that is no float either (base-prefixed,
+    // or beyond a double's range) stays the string it is, as in go-yaml v2:
+    // kube-apiserver 1.26.5 stores `a: 0x1FFFFFFFFFFFFFFFFFFFF` and a
+    // 318-digit decimal as strings. (go-yaml's separate "0b" retry can only
+    // fail here: ParseInt with base 0 has already read that prefix.)
     return kStrTag;
 }
 

@@ -9,15 +9,15 @@
 // scalar when it decodes into an interface{}.
 namespace kube::util::yaml {
 
-enum class ScalarType { Null, Bool, Int, Uint, Float, BigInt, String };
+enum class ScalarType { Null, Bool, Int, Uint, Float, String };
 
 struct Scalar {
     ScalarType type = ScalarType::Null;
     bool b = false;
     int64_t i = 0;
     uint64_t u = 0;
-    double f = 0;   // Float, and BigInt's nearest double
-    std::string s;  // String, and BigInt's text
+    double f = 0;   // Float
+    std::string s;  // String
 };
 
 // Mirrors go-yaml v2's decoder.scalar: `tag` is the scalar's long-form tag

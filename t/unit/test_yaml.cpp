@@ -292,6 +292,23 @@ void numbers_read_back_as_json_would(void** /*state*/) {
     assert_true(doc["d"].IsDouble());
 }
 
+// go-yaml v2 reads an integer past 64 bits as a float when it is one, and
+// otherwise as the string it is (recorded from kube-apiserver 1.26.5: a
+// ConfigMap's data and label keys). The 318-digit case is a yaml fuzzer
+// finding: it used to become an infinity, which no JSON can hold.
+void integers_past_64_bits_are_floats_or_strings(void** /*state*/) {
+    std::string decimal318 = "1" + std::string(317, '5');
+    expectAll({
+        {"v: 0x1FFFFFFFFFFFFFFFFFFFF", R"({"v":"0x1FFFFFFFFFFFFFFFFFFFF"})"},
+        {"v: 0o7777777777777777777777777", R"({"v":"0o7777777777777777777777777"})"},
+        {"0x1FFFFFFFFFFFFFFFFFFFF: x", R"({"0x1FFFFFFFFFFFFFFFFFFFF":"x"})"},
+    });
+    assert_string_equal(convert("v: " + decimal318).c_str(),
+                        ("{\"v\":\"" + decimal318 + "\"}").c_str());
+    assert_string_equal(convert(decimal318 + ": x").c_str(),
+                        ("{\"" + decimal318 + "\":\"x\"}").c_str());
+}
+
 void empty_input_is_null_and_later_documents_are_ignored(void** /*state*/) {
     expectAll({
         {"", "null"},
@@ -364,6 +381,7 @@ int main() {
         cmocka_unit_test(deep_nesting_is_refused),
         cmocka_unit_test(aliases_expand_deep_values_without_recursion),
         cmocka_unit_test(float_keys_beyond_float32_are_infinities),
+        cmocka_unit_test(integers_past_64_bits_are_floats_or_strings),
         cmocka_unit_test(invalid_utf8_is_refused_as_go_yaml_refuses_it),
         cmocka_unit_test(syntax_errors_use_go_yaml_wording_and_lines),
         cmocka_unit_test(explicit_tags_are_honoured),
