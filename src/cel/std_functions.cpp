@@ -434,7 +434,7 @@ Value toUint(Args a) {
     }
 }
 
-Value convertToDouble(Args a) {
+Value doubleConversion(Args a) {
     const Value& x = a[0];
     switch (x.kind()) {
         case Kind::Double:
@@ -608,7 +608,7 @@ void addStandardFunctions(FunctionRegistry& r) {
         r.add({"double", false, {t}, d});
     }
     r.add("uint", false, 1, toUint);
-    r.add("double", false, 1, convertToDouble);
+    r.add("double", false, 1, doubleConversion);
     for (const TypePtr& t : {i, u, d, s, b, bo, du, ts}) {
         r.add({"string", false, {t}, s});
     }
