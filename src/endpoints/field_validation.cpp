@@ -13,6 +13,7 @@
 #include "registry/schema_fields.hpp"
 #include "registry/validation.hpp"
 #include "util/base64.hpp"
+#include "util/deep_stack.hpp"
 #include "util/quantity.hpp"
 #include "util/time.hpp"
 
@@ -544,7 +545,8 @@ SchemaCheck checkAgainstSchema(json::Value& obj, json::Allocator& a, std::string
     Walker walker(a);
     Place root;
     root.goStruct = d->name();
-    walker.object(obj, d, root, true);
+    // The walk recurses per level: a deep object gets a stack for it.
+    util::runWithStackFor(obj, [&] { walker.object(obj, d, root, true); });
     out.strictErrors = std::move(walker.strictErrors());
     out.typeError = std::move(walker.typeError());
     return out;

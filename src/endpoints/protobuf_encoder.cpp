@@ -15,6 +15,7 @@
 #include "kapi/meta.pb.h"
 #include "kapi/opts.pb.h"
 #include "util/base64.hpp"
+#include "util/deep_stack.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
 
@@ -454,10 +455,18 @@ std::optional<std::string> encodeProtobufRaw(const json::Value& obj, std::string
     pb::Arena arena;
     pb::Message* m = newMessage(mapFreeSchema(d), &arena);
     ProtoWriter writer;
-    if (!writer.message(&obj, *m)) {
+    bool ok = false;
+    // The writer and protobuf's serializer recurse per message: a deep
+    // object gets a stack for them.
+    util::runWithStackFor(obj, [&] {
+        ok = writer.message(&obj, *m);
+        if (ok) {
+            *raw = serializeDeterministic(*m);
+        }
+    });
+    if (!ok) {
         return writer.error();
     }
-    *raw = serializeDeterministic(*m);
     return std::nullopt;
 }
 

@@ -392,6 +392,19 @@ void maps_of_schemas_encode_once_per_level_in_key_order(void**) {
     // for a loaded machine; and well under a second.
     assert_true(took[1] < 0.5);
     assert_true(took[1] < 3.5 * took[0] + 0.02);
+
+    // `items` nests a schema one JSON level per level: 9,980 deep is two
+    // messages a level, which protobuf's serializer recursed through past an
+    // 8 MB stack; the encoder now gets a stack for the depth.
+    std::string items;
+    for (int i = 0; i < 9980; ++i) {
+        items += R"({"type":"array","items":)";
+    }
+    items += R"({"type":"string"})" + std::string(9980, '}');
+    std::string deepItems =
+        R"({"spec":{"versions":[{"name":"v1","schema":{"openAPIV3Schema":)" + items + "}}]}}";
+    assert_true(encodeRaw(deepItems, "apiextensions.k8s.io/v1", "CustomResourceDefinition").size() >
+                9980 * 10);
 }
 
 void int_or_string_writes_all_three_fields(void**) {

@@ -9,6 +9,7 @@
 
 #include "apis/apiextensions/json_members.hpp"
 #include "cel/regex.hpp"
+#include "util/deep_stack.hpp"
 
 namespace kube::apis::apiextensions {
 
@@ -920,8 +921,10 @@ void statusRoot(const json::Value& schema, const std::string& path, Causes& out)
 
 }  // namespace
 
-void validateSchema(const json::Value& schema, const std::string& path, const SchemaOptions& opts,
-                    Causes& out) {
+namespace {
+
+void validateSchemaHere(const json::Value& schema, const std::string& path,
+                        const SchemaOptions& opts, Causes& out) {
     if (opts.statusEnabled) {
         statusRoot(schema, path, out);
     }
@@ -944,15 +947,32 @@ void validateSchema(const json::Value& schema, const std::string& path, const Sc
     OpenAPICheck(out).schema(schema, Path(path), ctx, true);
 }
 
+}  // namespace
+
+// The walks recurse per schema level: a deep schema gets a stack for it.
+void validateSchema(const json::Value& schema, const std::string& path, const SchemaOptions& opts,
+                    Causes& out) {
+    util::runWithStackFor(schema, [&] { validateSchemaHere(schema, path, opts, out); });
+}
+
 bool schemaHasDefaults(const json::Value& schema) {
-    return schemaHas(schema, [](const json::Value& s) { return member(s, "default") != nullptr; });
+    bool has = false;
+    util::runWithStackFor(schema, [&] {
+        has =
+            schemaHas(schema, [](const json::Value& s) { return member(s, "default") != nullptr; });
+    });
+    return has;
 }
 
 bool schemaHasValidTypes(const json::Value& schema) {
-    return !schemaHas(schema, [](const json::Value& s) {
-        std::string_view type = text(s, "type");
-        return !type.empty() && !isOpenAPIV3Type(type);
+    bool invalid = false;
+    util::runWithStackFor(schema, [&] {
+        invalid = schemaHas(schema, [](const json::Value& s) {
+            std::string_view type = text(s, "type");
+            return !type.empty() && !isOpenAPIV3Type(type);
+        });
     });
+    return !invalid;
 }
 
 }  // namespace kube::apis::apiextensions
