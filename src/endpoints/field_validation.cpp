@@ -13,6 +13,7 @@
 #include "registry/schema_fields.hpp"
 #include "registry/validation.hpp"
 #include "util/base64.hpp"
+#include "util/deep_stack.hpp"
 #include "util/quantity.hpp"
 #include "util/time.hpp"
 
@@ -118,16 +119,50 @@ constexpr const char* kQuantityFormat =
 
 // Where the walk is: the strict-error path ("spec.containers[0].image"),
 // Go's field path without indices ("spec.containers.image") and the Go
-// struct whose field it is.
+// struct whose field it is. A place is a link to its parent plus one step,
+// spelled out only for a message: building each level's path as a string
+// cost O(depth²) for an object nested thousands deep.
 struct Place {
-    std::string path;
-    std::string goPath;
-    std::string goStruct;
-};
+    enum class Step { Root, Field, Key, Index };
+    const Place* parent = nullptr;
+    Step step = Step::Root;
+    std::string_view name;  // a field's name or a map's key
+    size_t index = 0;
+    std::string_view goStruct;
 
-std::string join(const std::string& base, std::string_view name) {
-    return base.empty() ? std::string(name) : base + "." + std::string(name);
-}
+    Place field(std::string_view field, std::string_view goStructName) const {
+        return Place{this, Step::Field, field, 0, goStructName};
+    }
+    Place key(std::string_view key) const { return Place{this, Step::Key, key, 0, goStruct}; }
+    Place at(size_t i) const { return Place{this, Step::Index, {}, i, goStruct}; }
+
+    std::string path() const { return spell(false); }
+    std::string goPath() const { return spell(true); }
+
+  private:
+    // Fields (and, outside Go's path, keys) joined by dots; indexes in brackets.
+    std::string spell(bool goOnly) const {
+        std::vector<const Place*> steps;
+        for (const Place* p = this; p && p->step != Step::Root; p = p->parent) {
+            steps.push_back(p);
+        }
+        std::string out;
+        for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+            const Place& p = **it;
+            if (p.step == Step::Index) {
+                if (!goOnly) {
+                    out += "[" + std::to_string(p.index) + "]";
+                }
+            } else if (p.step == Step::Field || !goOnly) {
+                if (!out.empty()) {
+                    out += '.';
+                }
+                out += p.name;
+            }
+        }
+        return out;
+    }
+};
 
 class Walker {
   public:
@@ -145,10 +180,10 @@ class Walker {
         size_t index = 0;
         for (auto m = obj.MemberBegin(); m != obj.MemberEnd(); ++m, ++index) {
             std::string_view name = json::view(m->name);
-            std::string path = join(at.path, name);
+            Place here = at.field(name, d->name());
             auto [it, first] = seen.emplace(name, index);
             if (!first) {
-                strict_.push_back("duplicate field " + registry::validation::goQuote(path));
+                strict_.push_back("duplicate field " + registry::validation::goQuote(here.path()));
                 shadowed.push_back(it->second);
                 it->second = index;
             }
@@ -157,11 +192,11 @@ class Walker {
             }
             auto f = fields.find(std::string(name));
             if (f == fields.end()) {
-                strict_.push_back("unknown field " + registry::validation::goQuote(path));
+                strict_.push_back("unknown field " + registry::validation::goQuote(here.path()));
                 shadowed.push_back(index);
                 continue;
             }
-            field(m->value, f->second, Place{path, join(at.goPath, name), d->name()});
+            field(m->value, f->second, here);
         }
         eraseMembers(obj, shadowed);
     }
@@ -196,8 +231,8 @@ class Walker {
             value += " " + numberText(v);
         }
         const Place& where = unionAt_ ? *unionAt_ : at;
-        fail("json: cannot unmarshal " + value + " into Go struct field " + where.goStruct + "." +
-             where.goPath + " of type " + goType);
+        fail("json: cannot unmarshal " + value + " into Go struct field " +
+             std::string(where.goStruct) + "." + where.goPath() + " of type " + goType);
     }
 
     void field(json::Value& v, const pb::FieldDescriptor* f, const Place& at) {
@@ -218,7 +253,7 @@ class Walker {
                 auto [it, first] = seen.emplace(key, index);
                 if (!first) {
                     strict_.push_back("duplicate field " +
-                                      registry::validation::goQuote(join(at.path, key)));
+                                      registry::validation::goQuote(at.key(key).path()));
                     shadowed.push_back(it->second);
                     it->second = index;
                 }
@@ -230,7 +265,8 @@ class Walker {
                     }
                     continue;
                 }
-                single(m->value, valueField, Place{join(at.path, key), at.goPath, at.goStruct});
+                Place here = at.key(key);
+                single(m->value, valueField, here);
             }
             eraseMembers(v, shadowed);
             return;
@@ -241,8 +277,8 @@ class Walker {
                 return;
             }
             for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
-                single(v[i], f,
-                       Place{at.path + "[" + std::to_string(i) + "]", at.goPath, at.goStruct});
+                Place here = at.at(i);
+                single(v[i], f, here);
             }
             return;
         }
@@ -507,7 +543,10 @@ SchemaCheck checkAgainstSchema(json::Value& obj, json::Allocator& a, std::string
     }
     out.checked = true;
     Walker walker(a);
-    walker.object(obj, d, Place{"", "", d->name()}, true);
+    Place root;
+    root.goStruct = d->name();
+    // The walk recurses per level: a deep object gets a stack for it.
+    util::runWithStackFor(obj, [&] { walker.object(obj, d, root, true); });
     out.strictErrors = std::move(walker.strictErrors());
     out.typeError = std::move(walker.typeError());
     return out;

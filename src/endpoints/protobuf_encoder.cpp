@@ -1,6 +1,8 @@
 #include "endpoints/protobuf_encoder.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include <google/protobuf/arena.h>
 #include <google/protobuf/descriptor.h>
@@ -9,9 +11,11 @@
 #include <google/protobuf/message.h>
 
 #include "endpoints/protobuf_codec.hpp"
+#include "endpoints/protobuf_map_free_schema.hpp"
 #include "kapi/meta.pb.h"
 #include "kapi/opts.pb.h"
 #include "util/base64.hpp"
+#include "util/deep_stack.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
 
@@ -108,7 +112,7 @@ class ProtoWriter {
         size_t mark = path_.size();
         path_ += path_.empty() ? name : "." + name;
         bool ok = true;
-        if (f->is_map()) {
+        if (isMapField(f)) {
             ok = map(v, m, f);
         } else if (f->is_repeated()) {
             ok = repeated(v, m, f);
@@ -135,9 +139,24 @@ class ProtoWriter {
         if (!v->IsObject()) {
             return wrongType(*v, "a map");
         }
-        const Field* keyField = f->message_type()->map_key();
-        const Field* valueField = f->message_type()->map_value();
+        const Field* keyField = f->message_type()->FindFieldByNumber(1);
+        const Field* valueField = f->message_type()->FindFieldByNumber(2);
+        // By key, as deterministic serialization and Go write a map; of
+        // duplicate keys the last counts, as in a decoded map.
+        std::vector<const json::Value::Member*> members;
+        members.reserve(v->MemberCount());
         for (const auto& member : v->GetObject()) {
+            members.push_back(&member);
+        }
+        std::stable_sort(members.begin(), members.end(), [](const auto* a, const auto* b) {
+            return json::view(a->name) < json::view(b->name);
+        });
+        for (size_t i = 0; i < members.size(); ++i) {
+            const json::Value::Member& member = *members[i];
+            if (i + 1 < members.size() &&
+                json::view(members[i + 1]->name) == json::view(member.name)) {
+                continue;
+            }
             pb::Message* entry = m.GetReflection()->AddMessage(&m, f);
             entry->GetReflection()->SetString(entry, keyField,
                                               std::string(json::view(member.name)));
@@ -434,12 +453,20 @@ std::optional<std::string> encodeProtobufRaw(const json::Value& obj, std::string
     }
     // An arena per object: a message tree is many small allocations freed at once.
     pb::Arena arena;
-    pb::Message* m = pb::MessageFactory::generated_factory()->GetPrototype(d)->New(&arena);
+    pb::Message* m = newMessage(mapFreeSchema(d), &arena);
     ProtoWriter writer;
-    if (!writer.message(&obj, *m)) {
+    bool ok = false;
+    // The writer and protobuf's serializer recurse per message: a deep
+    // object gets a stack for them.
+    util::runWithStackFor(obj, [&] {
+        ok = writer.message(&obj, *m);
+        if (ok) {
+            *raw = serializeDeterministic(*m);
+        }
+    });
+    if (!ok) {
         return writer.error();
     }
-    *raw = serializeDeterministic(*m);
     return std::nullopt;
 }
 

@@ -9,6 +9,7 @@
 
 #include "apis/apiextensions/json_members.hpp"
 #include "cel/regex.hpp"
+#include "util/deep_stack.hpp"
 
 namespace kube::apis::apiextensions {
 
@@ -124,30 +125,110 @@ bool convertible(const json::Value& s) {
 
 enum class Level { Root, Item, Field };
 
+// A field path as kube's field.Path: a link to its parent and one step,
+// spelled out only for an error. A path string built at every node cost
+// O(depth²) for a schema nested thousands deep.
+class Path {
+  public:
+    explicit Path(const std::string& root) : root_(&root) {}
+
+    Path child(std::string_view name) const { return Path(this, Step::Child, name, 0); }
+    Path key(std::string_view key) const { return Path(this, Step::Key, key, 0); }
+    Path index(size_t i) const { return Path(this, Step::Index, {}, i); }
+
+    std::string str() const {
+        std::vector<const Path*> steps;
+        const Path* p = this;
+        for (; p->parent_; p = p->parent_) {
+            steps.push_back(p);
+        }
+        std::string out = *p->root_;
+        for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+            const Path& s = **it;
+            if (s.step_ == Step::Index) {
+                out += "[" + std::to_string(s.index_) + "]";
+            } else if (s.step_ == Step::Key) {
+                out += "[" + std::string(s.name_) + "]";
+            } else {
+                if (!out.empty()) {
+                    out += '.';
+                }
+                out += s.name_;
+            }
+        }
+        return out;
+    }
+
+  private:
+    enum class Step { Child, Key, Index };
+    Path(const Path* parent, Step step, std::string_view name, size_t index)
+        : parent_(parent), step_(step), name_(name), index_(index) {}
+
+    const Path* parent_ = nullptr;
+    const std::string* root_ = nullptr;
+    Step step_ = Step::Child;
+    std::string_view name_;
+    size_t index_ = 0;
+};
+
+Path childPath(const Path& path, std::string_view name) {
+    return path.child(name);
+}
+
+Path keyPath(const Path& path, std::string_view key) {
+    return path.key(key);
+}
+
+Path indexPath(const Path& path, size_t i) {
+    return path.index(i);
+}
+
+// The field errors at a Path.
+namespace at {
+
+meta::StatusCause invalid(const Path& p, const BadValue& value, std::string_view detail) {
+    return field::invalid(p.str(), value, detail);
+}
+
+meta::StatusCause required(const Path& p, std::string_view detail) {
+    return field::required(p.str(), detail);
+}
+
+meta::StatusCause forbidden(const Path& p, std::string_view detail) {
+    return field::forbidden(p.str(), detail);
+}
+
+meta::StatusCause notSupported(const Path& p, const BadValue& value,
+                               const std::vector<std::string>& validValues) {
+    return field::notSupported(p.str(), value, validValues);
+}
+
+}  // namespace at
+
 // Mirrors apiserver/schema validateStructuralInvariants and its helpers.
 class StructuralCheck {
   public:
     explicit StructuralCheck(Causes& out) : out_(out) {}
 
-    void invariants(const json::Value& s, Level level, const std::string& path) {
+    void invariants(const json::Value& s, Level level, const Path& path) {
         if (!s.IsObject()) {
             return;
         }
         std::string_view type = text(s, "type");
         if (type == "array" && !member(s, "items")) {
-            out_.push_back(field::required(childPath(path, "items"), "must be specified"));
+            out_.push_back(at::required(childPath(path, "items"), "must be specified"));
         }
         if (const json::Value* items = objectAt(s, "items")) {
             invariants(*items, Level::Item, childPath(path, "items"));
         }
-        std::string properties = childPath(path, "properties");
+        Path properties = childPath(path, "properties");
         for (const auto& [name, v] : sortedMembers(objectAt(s, "properties"))) {
-            invariants(*v, Level::Field, field::key(properties, name));
+            invariants(*v, Level::Field, keyPath(properties, name));
         }
         if (const json::Value* ap = member(s, "additionalProperties")) {
             if (level == Level::Root) {
-                out_.push_back(field::forbidden(childPath(path, "additionalProperties"),
-                                                "must not be used at the root"));
+                out_.push_back(at::forbidden(childPath(path, "additionalProperties"),
+                                             "must not be used at the root"));
             }
             if (ap->IsObject()) {
                 invariants(*ap, Level::Field, childPath(path, "additionalProperties"));
@@ -158,43 +239,43 @@ class StructuralCheck {
 
         bool embedded = isTrue(s, "x-kubernetes-embedded-resource");
         bool checkMetadata = level == Level::Root || embedded;
-        std::string typePath = childPath(path, "type");
+        Path typePath = childPath(path, "type");
         if (embedded && type != "object") {
             const char* why = "must be object if x-kubernetes-embedded-resource is true";
-            out_.push_back(type.empty() ? field::required(typePath, why)
-                                        : field::invalid(typePath, type, why));
+            out_.push_back(type.empty() ? at::required(typePath, why)
+                                        : at::invalid(typePath, type, why));
         } else if (type.empty() && !isTrue(s, "x-kubernetes-int-or-string") &&
                    !isTrue(s, "x-kubernetes-preserve-unknown-fields")) {
             const char* why = level == Level::Root ? "must not be empty at the root"
                               : level == Level::Item
                                   ? "must not be empty for specified array items"
                                   : "must not be empty for specified object fields";
-            out_.push_back(field::required(typePath, why));
+            out_.push_back(at::required(typePath, why));
         }
         if (embedded && member(s, "additionalProperties")) {
             out_.push_back(
-                field::forbidden(childPath(path, "additionalProperties"),
-                                 "must not be used if x-kubernetes-embedded-resource is set"));
+                at::forbidden(childPath(path, "additionalProperties"),
+                              "must not be used if x-kubernetes-embedded-resource is set"));
         }
         if (level == Level::Root && !type.empty() && type != "object") {
-            out_.push_back(field::invalid(typePath, type, "must be object at the root"));
+            out_.push_back(at::invalid(typePath, type, "must be object at the root"));
         }
         const json::Value* props = objectAt(s, "properties");
         for (std::string_view name : {"kind", "apiVersion"}) {
             const json::Value* p = props ? member(*props, name) : nullptr;
             if (p && checkMetadata && text(*p, "type") != "string") {
-                out_.push_back(field::invalid(childPath(field::key(properties, name), "type"),
-                                              text(*p, "type"), "must be string"));
+                out_.push_back(at::invalid(childPath(keyPath(properties, name), "type"),
+                                           text(*p, "type"), "must be string"));
             }
         }
         if (const json::Value* metadata = props ? member(*props, "metadata") : nullptr) {
-            metadataInvariants(*metadata, checkMetadata, level, field::key(properties, "metadata"));
+            metadataInvariants(*metadata, checkMetadata, level, keyPath(properties, "metadata"));
         }
         if (embedded && !isTrue(s, "x-kubernetes-preserve-unknown-fields") &&
             count(member(s, "properties")) == 0) {
-            out_.push_back(field::required(properties,
-                                           "must not be empty if x-kubernetes-embedded-resource is "
-                                           "true without x-kubernetes-preserve-unknown-fields"));
+            out_.push_back(at::required(properties,
+                                        "must not be empty if x-kubernetes-embedded-resource is "
+                                        "true without x-kubernetes-preserve-unknown-fields"));
         }
     }
 
@@ -202,10 +283,9 @@ class StructuralCheck {
     // At the root only name and generateName may be restricted: metadata is
     // the server's.
     void metadataInvariants(const json::Value& m, bool checkMetadata, Level level,
-                            const std::string& path) {
+                            const Path& path) {
         if (checkMetadata && text(m, "type") != "object") {
-            out_.push_back(
-                field::invalid(childPath(path, "type"), text(m, "type"), "must be object"));
+            out_.push_back(at::invalid(childPath(path, "type"), text(m, "type"), "must be object"));
         }
         if (level != Level::Root || !m.IsObject()) {
             return;
@@ -229,24 +309,24 @@ class StructuralCheck {
             other = true;
         }
         if (other) {
-            out_.push_back(field::forbidden(path,
-                                            "must not specify anything other than name and "
-                                            "generateName, but metadata is implicitly specified"));
+            out_.push_back(at::forbidden(path,
+                                         "must not specify anything other than name and "
+                                         "generateName, but metadata is implicitly specified"));
         }
     }
 
-    void extensions(const json::Value& s, const std::string& path) {
+    void extensions(const json::Value& s, const Path& path) {
         if (!isTrue(s, "x-kubernetes-int-or-string")) {
             return;
         }
         if (isTrue(s, "x-kubernetes-preserve-unknown-fields")) {
-            out_.push_back(field::invalid(childPath(path, "x-kubernetes-preserve-unknown-fields"),
-                                          true,
-                                          "must be false if x-kubernetes-int-or-string is true"));
+            out_.push_back(at::invalid(childPath(path, "x-kubernetes-preserve-unknown-fields"),
+                                       true,
+                                       "must be false if x-kubernetes-int-or-string is true"));
         }
         if (isTrue(s, "x-kubernetes-embedded-resource")) {
-            out_.push_back(field::invalid(childPath(path, "x-kubernetes-embedded-resource"), true,
-                                          "must be false if x-kubernetes-int-or-string is true"));
+            out_.push_back(at::invalid(childPath(path, "x-kubernetes-embedded-resource"), true,
+                                       "must be false if x-kubernetes-int-or-string is true"));
         }
     }
 
@@ -275,7 +355,7 @@ class StructuralCheck {
     }
 
     void valueValidation(const json::Value& v, bool skipAnyOf, bool skipFirstAllOfAnyOf,
-                         Level level, const std::string& path) {
+                         Level level, const Path& path) {
         if (!skipAnyOf) {
             junctor(v, "anyOf", level, path, -1);
         }
@@ -289,29 +369,29 @@ class StructuralCheck {
             std::string error;
             if (!cel::compileRegex(pattern, &error)) {
                 out_.push_back(
-                    field::invalid(childPath(path, "pattern"), pattern,
-                                   "must be a valid regular expression, but isn't: " + error));
+                    at::invalid(childPath(path, "pattern"), pattern,
+                                "must be a valid regular expression, but isn't: " + error));
             }
         }
     }
 
     // The terms of allOf/anyOf/oneOf; term `skipAnyOfAt` is the int-or-string
     // pattern's anyOf.
-    void junctor(const json::Value& v, std::string_view name, Level level, const std::string& path,
+    void junctor(const json::Value& v, std::string_view name, Level level, const Path& path,
                  int skipAnyOfAt) {
         const json::Value* terms = arrayAt(v, name);
         if (!terms) {
             return;
         }
-        std::string at = childPath(path, name);
+        Path at = childPath(path, name);
         for (rapidjson::SizeType i = 0; i < terms->Size(); ++i) {
-            nested((*terms)[i], static_cast<int>(i) == skipAnyOfAt, level, field::index(at, i));
+            nested((*terms)[i], static_cast<int>(i) == skipAnyOfAt, level, indexPath(at, i));
         }
     }
 
     // A schema under a logic junctor may only validate values: it may not
     // say what the value is (type, defaults, descriptions, extensions).
-    void nested(const json::Value& v, bool skipAnyOf, Level level, const std::string& path) {
+    void nested(const json::Value& v, bool skipAnyOf, Level level, const Path& path) {
         if (!v.IsObject()) {
             return;
         }
@@ -319,12 +399,12 @@ class StructuralCheck {
         if (const json::Value* items = objectAt(v, "items")) {
             nested(*items, false, level, childPath(path, "items"));
         }
-        std::string properties = childPath(path, "properties");
+        Path properties = childPath(path, "properties");
         for (const auto& [name, p] : sortedMembers(objectAt(v, "properties"))) {
-            nested(*p, false, Level::Field, field::key(properties, name));
+            nested(*p, false, Level::Field, keyPath(properties, name));
         }
         auto forbid = [&](std::string_view member, const char* why) {
-            out_.push_back(field::forbidden(childPath(path, member), why));
+            out_.push_back(at::forbidden(childPath(path, member), why));
         };
         if (!text(v, "type").empty()) {
             forbid("type", "must be empty to be structural");
@@ -368,8 +448,8 @@ class StructuralCheck {
         }
         const json::Value* props = objectAt(v, "properties");
         if (props && member(*props, "metadata")) {
-            out_.push_back(field::forbidden(field::key(properties, "metadata"),
-                                            "must not be specified in a nested context"));
+            out_.push_back(at::forbidden(keyPath(properties, "metadata"),
+                                         "must not be specified in a nested context"));
         }
     }
 
@@ -409,23 +489,23 @@ class OpenAPICheck {
   public:
     explicit OpenAPICheck(Causes& out) : out_(out) {}
 
-    void schema(const json::Value& s, const std::string& path, const Context& ctx, bool isRoot) {
+    void schema(const json::Value& s, const Path& path, const Context& ctx, bool isRoot) {
         if (!s.IsObject()) {
             return;
         }
         standard(s, path, ctx);
         if (isTrue(s, "uniqueItems")) {
-            out_.push_back(field::forbidden(childPath(path, "uniqueItems"),
-                                            "uniqueItems cannot be set to true since the runtime "
-                                            "complexity becomes quadratic"));
+            out_.push_back(at::forbidden(childPath(path, "uniqueItems"),
+                                         "uniqueItems cannot be set to true since the runtime "
+                                         "complexity becomes quadratic"));
         }
         std::string_view type = text(s, "type");
         if (const json::Value* ap = member(s, "additionalProperties")) {
             if (count(member(s, "properties")) != 0 &&
                 ((ap->IsBool() && !ap->GetBool()) || ap->IsObject())) {
                 out_.push_back(
-                    field::forbidden(childPath(path, "additionalProperties"),
-                                     "additionalProperties and properties are mutual exclusive"));
+                    at::forbidden(childPath(path, "additionalProperties"),
+                                  "additionalProperties and properties are mutual exclusive"));
             }
             if (ap->IsObject()) {
                 Context sub = ctx.insideResourceMeta
@@ -436,7 +516,7 @@ class OpenAPICheck {
             }
         }
         bool embedded = isTrue(s, "x-kubernetes-embedded-resource");
-        std::string properties = childPath(path, "properties");
+        Path properties = childPath(path, "properties");
         for (const auto& [name, p] : sortedMembers(objectAt(s, "properties"))) {
             Context sub = ctx;
             if ((isRoot || embedded) &&
@@ -446,40 +526,40 @@ class OpenAPICheck {
                     sub = sub.withForbiddenDefaults("in top-level " + std::string(name));
                 }
             }
-            schema(*p, field::key(properties, name), sub, false);
+            schema(*p, keyPath(properties, name), sub, false);
         }
         if (const json::Value* n = objectAt(s, "not")) {
             schema(*n, childPath(path, "not"), ctx, false);
         }
         for (std::string_view junctor : {"allOf", "oneOf", "anyOf"}) {
             if (const json::Value* terms = arrayAt(s, junctor)) {
-                std::string at = childPath(path, junctor);
+                Path at = childPath(path, junctor);
                 for (rapidjson::SizeType i = 0; i < terms->Size(); ++i) {
-                    schema((*terms)[i], field::index(at, i), ctx, false);
+                    schema((*terms)[i], indexPath(at, i), ctx, false);
                 }
             }
         }
-        std::string definitions = childPath(path, "definitions");
+        Path definitions = childPath(path, "definitions");
         for (const auto& [name, d] : sortedMembers(objectAt(s, "definitions"))) {
-            schema(*d, field::key(definitions, name), ctx, false);
+            schema(*d, keyPath(definitions, name), ctx, false);
         }
         if (const json::Value* items = member(s, "items")) {
             if (items->IsArray()) {
                 for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
-                    schema((*items)[i], field::index(childPath(path, "items"), i), ctx, false);
+                    schema((*items)[i], indexPath(childPath(path, "items"), i), ctx, false);
                 }
             } else {
                 schema(*items, childPath(path, "items"), ctx, false);
             }
         }
-        std::string dependencies = childPath(path, "dependencies");
+        Path dependencies = childPath(path, "dependencies");
         for (const auto& [name, d] : sortedMembers(objectAt(s, "dependencies"))) {
-            schema(*d, field::key(dependencies, name), ctx, false);
+            schema(*d, keyPath(dependencies, name), ctx, false);
         }
         if (const json::Value* p = member(s, "x-kubernetes-preserve-unknown-fields");
             p && p->IsBool() && !p->GetBool()) {
-            out_.push_back(field::invalid(childPath(path, "x-kubernetes-preserve-unknown-fields"),
-                                          false, "must be true or undefined"));
+            out_.push_back(at::invalid(childPath(path, "x-kubernetes-preserve-unknown-fields"),
+                                       false, "must be true or undefined"));
         }
         mapType(s, path, type);
         listType(s, path, type);
@@ -488,13 +568,13 @@ class OpenAPICheck {
 
   private:
     // specStandardValidatorV3.validate: what OpenAPI v3 in Kubernetes leaves out.
-    void standard(const json::Value& s, const std::string& path, const Context& ctx) {
+    void standard(const json::Value& s, const Path& path, const Context& ctx) {
         std::string_view type = text(s, "type");
         auto forbid = [&](std::string_view member, std::string why) {
-            out_.push_back(field::forbidden(childPath(path, member), why));
+            out_.push_back(at::forbidden(childPath(path, member), why));
         };
         if (ctx.requireValidPropertyType && !type.empty() && !isOpenAPIV3Type(type)) {
-            out_.push_back(field::notSupported(childPath(path, "type"), type, openAPIV3Types()));
+            out_.push_back(at::notSupported(childPath(path, "type"), type, openAPIV3Types()));
         }
         if (member(s, "default") && !ctx.allowDefaults) {
             std::string detail = "must not be set";
@@ -532,64 +612,64 @@ class OpenAPICheck {
         }
     }
 
-    void mapType(const json::Value& s, const std::string& path, std::string_view type) {
+    void mapType(const json::Value& s, const Path& path, std::string_view type) {
         const json::Value* mt = member(s, "x-kubernetes-map-type");
         if (!mt) {
             return;
         }
-        std::string typePath = childPath(path, "type");
+        Path typePath = childPath(path, "type");
         const char* why = "must be object if x-kubernetes-map-type is specified";
         if (type != "object") {
-            out_.push_back(type.empty() ? field::required(typePath, why)
-                                        : field::invalid(typePath, type, why));
+            out_.push_back(type.empty() ? at::required(typePath, why)
+                                        : at::invalid(typePath, type, why));
         }
         std::string_view value = mt->IsString() ? json::view(*mt) : std::string_view();
         if (value != "atomic" && value != "granular") {
-            out_.push_back(field::notSupported(childPath(path, "x-kubernetes-map-type"), value,
-                                               {"atomic", "granular"}));
+            out_.push_back(at::notSupported(childPath(path, "x-kubernetes-map-type"), value,
+                                            {"atomic", "granular"}));
         }
     }
 
-    void listType(const json::Value& s, const std::string& path, std::string_view type) {
+    void listType(const json::Value& s, const Path& path, std::string_view type) {
         const json::Value* lt = member(s, "x-kubernetes-list-type");
         std::string_view listType = lt && lt->IsString() ? json::view(*lt) : std::string_view();
         const json::Value* items = member(s, "items");
         const json::Value* itemSchema = items && items->IsObject() ? items : nullptr;
-        std::string typePath = childPath(path, "type");
-        std::string ltPath = childPath(path, "x-kubernetes-list-type");
-        std::string itemsPath = childPath(path, "items");
+        Path typePath = childPath(path, "type");
+        Path ltPath = childPath(path, "x-kubernetes-list-type");
+        Path itemsPath = childPath(path, "items");
         if (lt && type != "array") {
             const char* why = "must be array if x-kubernetes-list-type is specified";
-            out_.push_back(type.empty() ? field::required(typePath, why)
-                                        : field::invalid(typePath, type, why));
+            out_.push_back(type.empty() ? at::required(typePath, why)
+                                        : at::invalid(typePath, type, why));
         } else if (lt && listType == "set" && itemSchema) {
             std::string_view itemType = text(*itemSchema, "type");
             const char* why = "must be atomic as item of a list with x-kubernetes-list-type=set";
             if (itemType == "array") {
                 const json::Value* inner = member(*itemSchema, "x-kubernetes-list-type");
                 if (inner && !(inner->IsString() && json::view(*inner) == "atomic")) {
-                    out_.push_back(field::invalid(childPath(itemsPath, "x-kubernetes-list-type"),
-                                                  BadValue(*inner), why));
+                    out_.push_back(at::invalid(childPath(itemsPath, "x-kubernetes-list-type"),
+                                               BadValue(*inner), why));
                 }
             } else if (itemType == "object" &&
                        text(*itemSchema, "x-kubernetes-map-type") != "atomic") {
                 // kube shows the items' list type here, which an object has
                 // not: a nil *string, printed as the string "null".
                 const json::Value* shown = member(*itemSchema, "x-kubernetes-list-type");
-                out_.push_back(field::invalid(childPath(itemsPath, "x-kubernetes-map-type"),
-                                              shown ? BadValue(*shown) : BadValue("null"), why));
+                out_.push_back(at::invalid(childPath(itemsPath, "x-kubernetes-map-type"),
+                                           shown ? BadValue(*shown) : BadValue("null"), why));
             }
         }
         if (lt && listType != "atomic" && listType != "set" && listType != "map") {
-            out_.push_back(field::notSupported(ltPath, listType, {"atomic", "set", "map"}));
+            out_.push_back(at::notSupported(ltPath, listType, {"atomic", "set", "map"}));
         }
         const json::Value* keys = arrayAt(s, "x-kubernetes-list-map-keys");
         if (count(keys) > 0) {
             const char* why = "must be map if x-kubernetes-list-map-keys is non-empty";
             if (!lt) {
-                out_.push_back(field::required(ltPath, why));
+                out_.push_back(at::required(ltPath, why));
             } else if (listType != "map") {
-                out_.push_back(field::invalid(ltPath, listType, why));
+                out_.push_back(at::invalid(ltPath, listType, why));
             }
         }
         if (lt && listType == "map") {
@@ -600,22 +680,22 @@ class OpenAPICheck {
         }
     }
 
-    void mapList(const std::string& path, const json::Value* keys, const json::Value* items,
+    void mapList(const Path& path, const json::Value* keys, const json::Value* items,
                  const json::Value* itemSchema) {
-        std::string itemsPath = childPath(path, "items");
-        std::string keysPath = childPath(path, "x-kubernetes-list-map-keys");
+        Path itemsPath = childPath(path, "items");
+        Path keysPath = childPath(path, "x-kubernetes-list-map-keys");
         if (count(keys) == 0) {
             out_.push_back(
-                field::required(keysPath, "must not be empty if x-kubernetes-list-type is map"));
+                at::required(keysPath, "must not be empty if x-kubernetes-list-type is map"));
         }
         if (!items) {
             out_.push_back(
-                field::required(itemsPath, "must have a schema if x-kubernetes-list-type is map"));
+                at::required(itemsPath, "must have a schema if x-kubernetes-list-type is map"));
         }
         if (items && !itemSchema) {
             out_.push_back(
-                field::invalid(itemsPath, BadValue(*items),
-                               "must only have a single schema if x-kubernetes-list-type is map"));
+                at::invalid(itemsPath, BadValue(*items),
+                            "must only have a single schema if x-kubernetes-list-type is map"));
         }
         if (!itemSchema) {
             return;
@@ -623,8 +703,8 @@ class OpenAPICheck {
         std::string_view itemType = text(*itemSchema, "type");
         if (itemType != "object") {
             out_.push_back(
-                field::invalid(childPath(itemsPath, "type"), itemType,
-                               "must be object if parent array's x-kubernetes-list-type is map"));
+                at::invalid(childPath(itemsPath, "type"), itemType,
+                            "must be object if parent array's x-kubernetes-list-type is map"));
             return;
         }
         if (!keys) {
@@ -638,29 +718,29 @@ class OpenAPICheck {
                 std::string_view t = text(*p, "type");
                 if (t == "array" || t == "object") {
                     // kube shows the items' type ("object") as the bad value.
-                    out_.push_back(field::invalid(
-                        childPath(field::key(childPath(itemsPath, "properties"), key), "type"),
+                    out_.push_back(at::invalid(
+                        childPath(keyPath(childPath(itemsPath, "properties"), key), "type"),
                         itemType,
                         "must be a scalar type if parent array's x-kubernetes-list-type is map"));
                 }
             } else {
-                out_.push_back(field::invalid(keysPath, field::goStringList(keys),
-                                              "entries must all be names of item properties"));
+                out_.push_back(at::invalid(keysPath, field::goStringList(keys),
+                                           "entries must all be names of item properties"));
             }
             if (!seen.insert(key).second) {
-                out_.push_back(field::invalid(keysPath, field::goStringList(keys),
-                                              "must not contain duplicate entries"));
+                out_.push_back(at::invalid(keysPath, field::goStringList(keys),
+                                           "must not contain duplicate entries"));
             }
         }
     }
 
     // validateMapListKeysMapSet: the items of a set or map list, and the keys
     // of a map list, are never null; the keys are always there.
-    void mapListKeysMapSet(const json::Value& itemSchema, const std::string& path,
+    void mapListKeysMapSet(const json::Value& itemSchema, const Path& path,
                            std::string_view listType, const json::Value* keys) {
-        std::string itemsPath = childPath(path, "items");
+        Path itemsPath = childPath(path, "items");
         if (isTrue(itemSchema, "nullable")) {
-            out_.push_back(field::forbidden(
+            out_.push_back(at::forbidden(
                 childPath(itemsPath, "nullable"),
                 "cannot be nullable when x-kubernetes-list-type is " + std::string(listType)));
         }
@@ -682,14 +762,15 @@ class OpenAPICheck {
             if (!p) {
                 continue;
             }
-            std::string at = field::key(childPath(itemsPath, "properties"), key);
+            Path properties = childPath(itemsPath, "properties");
+            Path at = keyPath(properties, key);
             if (!required.count(key) && !member(*p, "default")) {
-                out_.push_back(field::required(childPath(at, "default"),
-                                               "this property is in x-kubernetes-list-map-keys, so "
-                                               "it must have a default or be a required property"));
+                out_.push_back(at::required(childPath(at, "default"),
+                                            "this property is in x-kubernetes-list-map-keys, so "
+                                            "it must have a default or be a required property"));
             }
             if (isTrue(*p, "nullable")) {
-                out_.push_back(field::forbidden(
+                out_.push_back(at::forbidden(
                     childPath(at, "nullable"),
                     "this property is in x-kubernetes-list-map-keys, so it cannot be nullable"));
             }
@@ -698,57 +779,54 @@ class OpenAPICheck {
 
     // The static checks of x-kubernetes-validations (the CEL compilation is
     // not done here).
-    void validationRules(const json::Value& s, const std::string& path) {
+    void validationRules(const json::Value& s, const Path& path) {
         const json::Value* rules = arrayAt(s, "x-kubernetes-validations");
         if (!rules) {
             return;
         }
-        std::string at = childPath(path, "x-kubernetes-validations");
+        Path at = childPath(path, "x-kubernetes-validations");
         for (rapidjson::SizeType i = 0; i < rules->Size(); ++i) {
             const json::Value& r = (*rules)[i];
-            std::string rulePath = field::index(at, i);
+            Path rulePath = indexPath(at, i);
             std::string_view rule = trimSpace(text(r, "rule"));
             std::string_view rawMessage = text(r, "message");
             std::string_view message = trimSpace(rawMessage);
-            std::string messagePath = childPath(rulePath, "message");
+            Path messagePath = childPath(rulePath, "message");
             if (rule.empty()) {
-                out_.push_back(
-                    field::required(childPath(rulePath, "rule"), "rule is not specified"));
+                out_.push_back(at::required(childPath(rulePath, "rule"), "rule is not specified"));
             } else if (!rawMessage.empty() && message.empty()) {
-                out_.push_back(field::invalid(messagePath, rawMessage,
-                                              "message must be non-empty if specified"));
+                out_.push_back(
+                    at::invalid(messagePath, rawMessage, "message must be non-empty if specified"));
             } else if (hasNewlines(message)) {
-                out_.push_back(field::invalid(messagePath, rawMessage,
-                                              "message must not contain line breaks"));
+                out_.push_back(
+                    at::invalid(messagePath, rawMessage, "message must not contain line breaks"));
             } else if (hasNewlines(rule) && message.empty()) {
-                out_.push_back(field::required(
+                out_.push_back(at::required(
                     messagePath, "message must be specified if rule contains line breaks"));
             }
             std::string_view messageExpression = text(r, "messageExpression");
             if (!messageExpression.empty() && trimSpace(messageExpression).empty()) {
-                out_.push_back(field::required(childPath(rulePath, "messageExpression"),
-                                               "messageExpression must be non-empty if specified"));
+                out_.push_back(at::required(childPath(rulePath, "messageExpression"),
+                                            "messageExpression must be non-empty if specified"));
             }
             if (const json::Value* reason = member(r, "reason")) {
                 std::string_view value =
                     reason->IsString() ? json::view(*reason) : std::string_view();
                 if (value != "FieldValueDuplicate" && value != "FieldValueForbidden" &&
                     value != "FieldValueInvalid" && value != "FieldValueRequired") {
-                    out_.push_back(
-                        field::notSupported(childPath(rulePath, "reason"), value,
-                                            {"FieldValueDuplicate", "FieldValueForbidden",
-                                             "FieldValueInvalid", "FieldValueRequired"}));
+                    out_.push_back(at::notSupported(childPath(rulePath, "reason"), value,
+                                                    {"FieldValueDuplicate", "FieldValueForbidden",
+                                                     "FieldValueInvalid", "FieldValueRequired"}));
                 }
             }
             std::string_view fieldPath = text(r, "fieldPath");
-            std::string fieldPathAt = childPath(rulePath, "fieldPath");
+            Path fieldPathAt = childPath(rulePath, "fieldPath");
             if (!fieldPath.empty() && trimSpace(fieldPath).empty()) {
                 out_.push_back(
-                    field::invalid(fieldPathAt, fieldPath, "must be non-empty if specified"));
+                    at::invalid(fieldPathAt, fieldPath, "must be non-empty if specified"));
             }
             if (hasNewlines(fieldPath)) {
-                out_.push_back(
-                    field::invalid(fieldPathAt, fieldPath, "must not contain line breaks"));
+                out_.push_back(at::invalid(fieldPathAt, fieldPath, "must not contain line breaks"));
             }
         }
     }
@@ -843,8 +921,10 @@ void statusRoot(const json::Value& schema, const std::string& path, Causes& out)
 
 }  // namespace
 
-void validateSchema(const json::Value& schema, const std::string& path, const SchemaOptions& opts,
-                    Causes& out) {
+namespace {
+
+void validateSchemaHere(const json::Value& schema, const std::string& path,
+                        const SchemaOptions& opts, Causes& out) {
     if (opts.statusEnabled) {
         statusRoot(schema, path, out);
     }
@@ -854,7 +934,7 @@ void validateSchema(const json::Value& schema, const std::string& path, const Sc
     }
     if (convertible(schema)) {
         Causes structural;
-        StructuralCheck(structural).invariants(schema, Level::Root, path);
+        StructuralCheck(structural).invariants(schema, Level::Root, Path(path));
         // kube sorts these by their error text: the field, then the message.
         std::stable_sort(structural.begin(), structural.end(),
                          [](const meta::StatusCause& a, const meta::StatusCause& b) {
@@ -864,18 +944,35 @@ void validateSchema(const json::Value& schema, const std::string& path, const Sc
     }
     Context ctx;
     ctx.requireValidPropertyType = opts.requireValidPropertyType;
-    OpenAPICheck(out).schema(schema, path, ctx, true);
+    OpenAPICheck(out).schema(schema, Path(path), ctx, true);
+}
+
+}  // namespace
+
+// The walks recurse per schema level: a deep schema gets a stack for it.
+void validateSchema(const json::Value& schema, const std::string& path, const SchemaOptions& opts,
+                    Causes& out) {
+    util::runWithStackFor(schema, [&] { validateSchemaHere(schema, path, opts, out); });
 }
 
 bool schemaHasDefaults(const json::Value& schema) {
-    return schemaHas(schema, [](const json::Value& s) { return member(s, "default") != nullptr; });
+    bool has = false;
+    util::runWithStackFor(schema, [&] {
+        has =
+            schemaHas(schema, [](const json::Value& s) { return member(s, "default") != nullptr; });
+    });
+    return has;
 }
 
 bool schemaHasValidTypes(const json::Value& schema) {
-    return !schemaHas(schema, [](const json::Value& s) {
-        std::string_view type = text(s, "type");
-        return !type.empty() && !isOpenAPIV3Type(type);
+    bool invalid = false;
+    util::runWithStackFor(schema, [&] {
+        invalid = schemaHas(schema, [](const json::Value& s) {
+            std::string_view type = text(s, "type");
+            return !type.empty() && !isOpenAPIV3Type(type);
+        });
     });
+    return !invalid;
 }
 
 }  // namespace kube::apis::apiextensions
