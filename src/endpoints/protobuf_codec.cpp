@@ -11,7 +11,6 @@
 #include <vector>
 
 #include <google/protobuf/descriptor.h>
-#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/message.h>
 
 #include "kapi/apiextensions.pb.h"
@@ -31,8 +30,6 @@
 #include "kapi/runtime.pb.h"
 #include "kapi/scheduling.pb.h"
 #include "registry/schema_fields.hpp"
-#include "util/deep_stack.hpp"
-#include "util/json_depth.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
 
@@ -42,15 +39,6 @@ namespace json = util::json;
 namespace pb = google::protobuf;
 
 namespace {
-
-// Protobuf's default limit of nested messages: a body within it is read on
-// the caller's stack.
-constexpr int kShallowMessageDepth = 100;
-
-// The most nested messages read at all: a message per JSON level, and one
-// more per level for a schema union or map entry in between (a CRD schema of
-// `items` nests two messages per JSON level).
-constexpr int kDeepMessageDepth = 2 * json::kMaxNestingDepth + 100;
 
 using FileList = std::vector<const pb::FileDescriptor*>;
 
@@ -562,38 +550,15 @@ std::optional<std::string> protobufToJson(const ProtobufEnvelope& envelope, json
         return "no protobuf schema is known for kind \"" + envelope.kind + "\" in version \"" +
                envelope.apiVersion + "\"";
     }
+    std::unique_ptr<pb::Message> m(pb::MessageFactory::generated_factory()->GetPrototype(d)->New());
+    if (!m->ParseFromString(envelope.raw)) {
+        return parseFailure(envelope.raw);
+    }
     auto& a = out.GetAllocator();
-    json::Value fields;
-    bool parsed = false;
-    // Parsed, read and freed in one place: each recurses per nested message.
-    auto decode = [&](int recursionLimit) -> std::optional<std::string> {
-        std::unique_ptr<pb::Message> m(
-            pb::MessageFactory::generated_factory()->GetPrototype(d)->New());
-        pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(envelope.raw.data()),
-                                    static_cast<int>(envelope.raw.size()));
-        in.SetRecursionLimit(recursionLimit);
-        if (!m->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
-            return parseFailure(envelope.raw);
-        }
-        parsed = true;
-        JsonWriter writer(a);
-        fields = writer.message(*m);
-        return writer.error();
-    };
-    std::optional<std::string> why = decode(kShallowMessageDepth);
-    if (why && !parsed) {
-        // Nested deeper than protobuf's default limit (a CRD schema), or not
-        // protobuf: read again as deep as a JSON body may nest, on a stack
-        // for that depth (kube reads any depth).
-        util::runOnDeepStack([&] { why = decode(kDeepMessageDepth); });
-    }
-    if (why) {
-        return why;
-    }
-    if (json::firstTooDeep(fields)) {
-        // Stored as JSON, it could not be read back.
-        return "the object nests deeper than " + std::to_string(json::kMaxNestingDepth) +
-               " levels, the most its JSON form may";
+    JsonWriter writer(a);
+    json::Value fields = writer.message(*m);
+    if (writer.error()) {
+        return *writer.error();
     }
     out.SetObject();
     out.AddMember("kind", json::stringValue(envelope.kind, a), a);

@@ -45,10 +45,6 @@ void runWithStackFor(const json::Value& v, const std::function<void()>& fn) {
         fn();
         return;
     }
-    runOnDeepStack(fn);
-}
-
-void runOnDeepStack(const std::function<void()>& fn) {
     pthread_attr_t attr;
     if (int e = pthread_attr_init(&attr); e != 0) {
         throw std::runtime_error("cannot start a thread for a deeply nested object: " +

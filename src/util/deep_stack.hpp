@@ -25,8 +25,4 @@ bool nestsDeep(const json::Value& v);
 // here. Throws std::runtime_error if no such thread can be started.
 void runWithStackFor(const json::Value& v, const std::function<void()>& fn);
 
-// Runs `fn` on a thread with a stack for kMaxNestingDepth levels, for a walk
-// of input whose depth is not known before it (protobuf bodies).
-void runOnDeepStack(const std::function<void()>& fn);
-
 }  // namespace kube::util
