@@ -71,11 +71,7 @@ sub raw_patch {
     return ($r->{status}, $r->{body}, time - $t0);
 }
 
-# The bound on a GET's wait while a patch runs: 100 ms; under SANITIZE=1
-# (ASan and UBSan make the loop's own work, reading and parsing megabytes,
-# three to five times slower) 400 ms, so the sanitized run still catches a
-# patch built on the loop (seconds) without failing on the sanitizers' cost.
-my $stall = ($ENV{SANITIZE} || '') eq '1' ? 0.4 : 0.1;
+my $stall = loop_stall_bound();
 my $within = sprintf 'within %d ms', 1000 * $stall;
 
 sub max_of {

@@ -20,7 +20,7 @@ use Time::HiRes qw(time sleep);
 my $s = start_server(tls => 1);
 my $crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 my $pb = 'application/vnd.kubernetes.protobuf';
-my $stall = ($ENV{SANITIZE} || '') eq '1' ? 0.4 : 0.1;
+my $stall = loop_stall_bound();
 my $within = sprintf 'within %d ms', 1000 * $stall;
 
 # A CRD named `$plural` whose schema is `$open` repeated `$depth` times
