@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,19 @@ struct TableColumn {
 };
 
 struct KindInfo;
+
+// What a custom resource's kind is served from: its CustomResourceDefinition
+// as it was when the kind was added, and the parts of it for this version.
+// The compiled forms of the schema (structural validation, pruning,
+// defaulting, CEL rules, printer columns) are built from these once per
+// version and held by the kind's hooks, never per request.
+struct CustomResourceDefinitionRef {
+    std::shared_ptr<const json::Document> crd;
+    // The spec.versions[] entry the kind serves.
+    const json::Value* version = nullptr;
+    // Its schema.openAPIV3Schema; null when the version has none.
+    const json::Value* openAPIV3Schema = nullptr;
+};
 
 // What serves a subresource's requests; mirrors the rest.Storage kube
 // installs behind its path.
@@ -167,6 +181,11 @@ struct KindInfo {
     // (deletionTimestamp, then this hook's terminating state) and answers;
     // the store's terminator removes what it holds and then the object.
     std::function<void(json::Value& obj, json::Allocator& a)> beginTerminating;
+
+    // Set for a custom resource's kind (Server::addKind from a
+    // CustomResourceDefinition); null for built-in kinds, whose schema is
+    // their message in src/apis/proto.
+    std::shared_ptr<const CustomResourceDefinitionRef> custom;
 
     // "v1" or "apps/v1".
     std::string apiVersion() const { return group.empty() ? version : group + "/" + version; }
