@@ -9,7 +9,6 @@
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
-use HTTP::Tiny;
 use POSIX ();
 use Time::HiRes qw(time sleep);
 
@@ -34,32 +33,7 @@ sub patch_as {
 
 # A client on one kept-alive connection (the admin's certificate), as
 # other clients of the same worker would be.
-my $dir = cert_dir();
-my $other = HTTP::Tiny->new(keep_alive => 1, timeout => 10, verify_SSL => 1,
-    SSL_options => { SSL_ca_file => "$dir/ca.crt", SSL_cert_file => "$dir/admin.crt",
-        SSL_key_file => "$dir/admin.key" });
-
-# Runs `$work` in a child process while this one GETs `$path` on the other
-# connection; returns the child's exit code and the GETs' latencies.
-sub while_running {
-    my ($work, $path) = @_;
-    $other->get($s->url . $path);
-    my $pid = fork // die "fork: $!";
-    if (!$pid) {
-        POSIX::_exit($work->() ? 0 : 1);
-    }
-    my @latencies;
-    my $deadline = time + 60;
-    while (time < $deadline) {
-        last if waitpid($pid, POSIX::WNOHANG()) == $pid;
-        my $t0 = time;
-        my $r = $other->get($s->url . $path);
-        push @latencies, $r->{status} == 200 ? time - $t0 : 999;
-        sleep 0.01;
-    }
-    my $rc = $? >> 8;
-    return ($rc, @latencies);
-}
+my $other = admin_connection();
 
 # A PATCH whose answer is only counted, not decoded (the client's CPU
 # stays free for the GETs meanwhile).
@@ -134,7 +108,7 @@ my $data = join ',', map { qq("k$_":"v") } 0 .. $n - 1;
 is($st, 201, "configmap wide with $n keys");
 my $mp = '{"data":{' . join(',', map { $_ % 2 ? qq("k$_":null) : qq("n$_":"w") } 0 .. $n - 1)
     . '}}';
-my ($took, @lat, $body);
+my ($took, $done, @lat, $body);
 # timed as the server answers, before the client decodes 60,000 keys and as
 # many managed fields
 ($st, $body, $took) = raw_patch(merge => "$cms/wide", $mp);
@@ -149,23 +123,23 @@ my $refs = join ',', map { qq({"apiVersion":"v1","kind":"X","name":"o$_","uid":"
 my $smp = qq({"metadata":{"ownerReferences":[$refs]}});
 ($st) = call(POST => $cms, '{"metadata":{"name":"owned"}}');
 is($st, 201, 'configmap owned');
-($rc, @lat) = while_running(sub {
+($done, @lat) = latencies_while($other, $s->url . "$cms/probe", sub {
     my ($st, $body, $took) = raw_patch(smp => "$cms/owned", $smp);
     my $uids = () = $body =~ /"uid":"u\d+"/g;
     diag(sprintf 'smp of %d ownerReferences: %d in %.0f ms', $items, $st, 1000 * $took)
         if $ENV{TEST_VERBOSE};
     return $st == 200 && $uids == $items && $took < 3;
-}, "$cms/probe");
-is($rc, 0, "a strategic merge patch of $items merge-keyed items succeeds in seconds");
+});
+ok($done, "a strategic merge patch of $items merge-keyed items succeeds in seconds");
 ok(@lat && max_of(@lat) < $stall, "... while GETs on another connection are answered $within")
     or diag(sprintf '%d GETs, slowest %.0f ms', scalar @lat, 1000 * max_of(@lat));
 # The same list merged again: every item matched by its uid.
-($rc, @lat) = while_running(sub {
+($done, @lat) = latencies_while($other, $s->url . "$cms/probe", sub {
     my ($st, $body, $took) = raw_patch(smp => "$cms/owned", $smp);
     my $uids = () = $body =~ /"uid":"u\d+"/g;
     return $st == 200 && $uids == $items && $took < 3;
-}, "$cms/probe");
-is($rc, 0, '... and again, matching each item by its merge key');
+});
+ok($done, '... and again, matching each item by its merge key');
 ok(@lat && max_of(@lat) < $stall, "... GETs meanwhile $within")
     or diag(sprintf '%d GETs, slowest %.0f ms', scalar @lat, 1000 * max_of(@lat));
 
@@ -187,13 +161,13 @@ my %patches = (
     } 0 .. 4799) . ']',
 );
 for my $kind (qw(merge smp json)) {
-    ($rc, @lat) = while_running(sub {
+    ($done, @lat) = latencies_while($other, $s->url . "$cms/probe", sub {
         my ($st, $body, $took) = raw_patch($kind => "$cms/big", $patches{$kind});
         diag(sprintf "%s patch of %d KiB: %d in %.0f ms", $kind, length($patches{$kind}) / 1024,
             $st, 1000 * $took) if $ENV{TEST_VERBOSE};
         return $st == 200 && $took < 3;
-    }, "$cms/probe");
-    is($rc, 0, "$kind patch of " . int(length($patches{$kind}) / 1024) . ' KiB of it: 200');
+    });
+    ok($done, "$kind patch of " . int(length($patches{$kind}) / 1024) . ' KiB of it: 200');
     ok(@lat && max_of(@lat) < $stall, "... GETs meanwhile $within")
         or diag(sprintf '%d GETs, slowest %.0f ms', scalar @lat, 1000 * max_of(@lat));
 }
@@ -219,14 +193,14 @@ ok($took < 2, '... and soon') or diag("${took}s");
 ($st) = call(POST => $cms, '{"metadata":{"name":"grow"},"data":{"a":"' . 'g' x 65536 . '"}}');
 is($st, 201, 'configmap grow: 64 KiB');
 $ops = '[' . join(',', map { qq({"op":"copy","from":"/data/a","path":"/data/b$_"}) } 0 .. 13) . ']';
-($rc, @lat) = while_running(sub {
+($done, @lat) = latencies_while($other, $s->url . "$cms/probe", sub {
     my $r = $s->request(PATCH => "$cms/grow", timeout => 60, body => $ops,
         headers => { 'Content-Type' => $type{json},
             Accept => 'application/vnd.kubernetes.protobuf' });
     return $r->{status} == 200 && length($r->{body}) > 15 * 65536
         && $r->{headers}{'content-type'} eq 'application/vnd.kubernetes.protobuf';
-}, "$cms/probe");
-is($rc, 0, 'a JSON patch of 14 copies growing it to 960 KiB: 200 in protobuf');
+});
+ok($done, 'a JSON patch of 14 copies growing it to 960 KiB: 200 in protobuf');
 ok(@lat && max_of(@lat) < $stall, "... GETs meanwhile $within")
     or diag(sprintf '%d GETs, slowest %.0f ms', scalar @lat, 1000 * max_of(@lat));
 ($st, $o) = call(GET => "$cms/grow");

@@ -283,7 +283,8 @@ our @EXPORT = (qw(
     add_block_preprocessor
     start_server new_server http_request kubectl kubectl_versions
     python_client client_cert untrusted_cert cert_dir run_command
-    json_subset json_subset_ok wait_until loop_stall_bound pid_alive decode_json encode_json ABSENT
+    json_subset json_subset_ok wait_until loop_stall_bound admin_connection latencies_while
+    pid_alive decode_json encode_json ABSENT
     scrape_metrics metric_value
     warnings_of http_batch free_port b64url sign_jwt front_proxy_cert
     json_of slurp spew scratch_dir start_etcd
@@ -536,6 +537,40 @@ sub run_command {
 
 sub loop_stall_bound {
     return ($ENV{SANITIZE} || '') eq '1' ? 0.4 : 0.1;
+}
+
+# An HTTP::Tiny client on one kept-alive TLS connection with the admin's
+# certificate (of cert_dir()), as another client of the same worker would
+# be: latencies_while's prober.
+sub admin_connection {
+    my $dir = cert_dir();
+    return HTTP::Tiny->new(keep_alive => 1, timeout => 10, verify_SSL => 1,
+        SSL_options => { SSL_ca_file => "$dir/ca.crt", SSL_cert_file => "$dir/admin.crt",
+            SSL_key_file => "$dir/admin.key" });
+}
+
+# latencies_while($client, $url, $work): runs $work (a code ref) in a child
+# process while this one GETs $url with $client (an HTTP::Tiny on its own
+# kept-alive connection) every 10 ms, for at most 60 s. Returns whether
+# $work returned true, then each GET's latency in seconds (999 for one that
+# failed). With loop_stall_bound() it shows that heavy work leaves the event
+# loop free for other clients.
+sub latencies_while {
+    my ($client, $url, $work) = @_;
+    $client->get($url);
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        POSIX::_exit($work->() ? 0 : 1);
+    }
+    my @latencies;
+    my $deadline = time + 60;
+    while (time < $deadline && waitpid($pid, POSIX::WNOHANG()) != $pid) {
+        my $t0 = time;
+        my $r = $client->get($url);
+        push @latencies, $r->{status} == 200 ? time - $t0 : 999;
+        sleep 0.01;
+    }
+    return ($? == 0, @latencies);
 }
 
 # wait_until(sub { ... }, $seconds): polls until the sub returns true.
