@@ -1,6 +1,7 @@
 #include "openapi/custom_resource_schema.hpp"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -15,7 +16,6 @@ namespace {
 // The keywords a structural schema keeps besides properties, items,
 // additionalProperties and the junctors; value validations with a false
 // or empty zero value are dropped as Go's omitempty drops them.
-constexpr std::string_view kGeneric[] = {"description", "type", "format", "title"};
 constexpr std::string_view kValidations[] = {
     "maximum",  "minimum",    "maxLength",     "minLength",     "pattern", "maxItems",
     "minItems", "multipleOf", "maxProperties", "minProperties", "enum"};
@@ -68,7 +68,8 @@ class Converter {
         : parts_(parts), v2_(parts.flavor == Flavor::V2), a_(a) {}
 
     // A schema node: its properties, items and additionalProperties are
-    // schema nodes too.
+    // schema nodes too. One pass over its members (a 1 MiB schema has tens
+    // of thousands of nodes).
     json::Value structural(const json::Value& s) {
         json::Value out(rapidjson::kObjectType);
         if (!s.IsObject()) {
@@ -79,45 +80,68 @@ class Converter {
         // v2: a nullable value or one that keeps unknown fields loses its
         // type, items and properties (kubectl's v2 validation chokes on them).
         bool bare = v2_ && (nullable || preserve);
-        for (std::string_view key : kGeneric) {
-            if (key == "type" && bare) {
-                continue;
+        for (const auto& m : s.GetObject()) {
+            std::string_view key = json::view(m.name);
+            const json::Value& v = m.value;
+            switch (keyword(key)) {
+                case Keyword::Generic:
+                case Keyword::Validation:
+                    add(key, json::Value(v, a_), out);
+                    break;
+                case Keyword::Type:
+                    if (!bare) {
+                        add(key, json::Value(v, a_), out);
+                    }
+                    break;
+                case Keyword::Default:
+                    if (!v2_) {
+                        add(key, json::Value(v, a_), out);
+                    }
+                    break;
+                case Keyword::Nullable:
+                    if (!v2_ && nullable) {
+                        add(key, json::Value(true), out);
+                    }
+                    break;
+                case Keyword::Flag:
+                case Keyword::Extension:
+                    if (kept(v)) {
+                        add(key, json::Value(v, a_), out);
+                    }
+                    break;
+                case Keyword::Properties:
+                    if (v.IsObject() && !bare) {
+                        add(key, properties(v), out);
+                    }
+                    break;
+                case Keyword::Items:
+                    if (v.IsObject() && !bare) {
+                        add(key, structural(v), out);
+                    }
+                    break;
+                case Keyword::AdditionalProperties:
+                    if (v.IsBool()) {
+                        add(key, json::Value(v.GetBool()), out);
+                    } else if (v.IsObject()) {
+                        add(key, structural(v), out);
+                    }
+                    break;
+                case Keyword::Required:
+                    if (v.IsArray() && !v.Empty()) {
+                        if (json::Value r = requiredOf(s, v); !r.Empty()) {
+                            add(key, std::move(r), out);
+                        }
+                    }
+                    break;
+                case Keyword::Junctor:
+                    if (!v2_) {
+                        junctor(key, v, out);
+                    }
+                    break;
+                case Keyword::Dropped:
+                    break;
             }
-            copy(s, key, out);
         }
-        if (!v2_) {
-            copy(s, "default", out);
-            if (nullable) {
-                out.AddMember("nullable", true, a_);
-            }
-        }
-        if (const json::Value* props = json::member(s, "properties");
-            props && props->IsObject() && !bare) {
-            out.AddMember("properties", properties(*props), a_);
-        }
-        if (const json::Value* items = json::member(s, "items");
-            items && items->IsObject() && !bare) {
-            out.AddMember("items", structural(*items), a_);
-        }
-        if (const json::Value* ap = json::member(s, "additionalProperties")) {
-            if (ap->IsBool()) {
-                out.AddMember("additionalProperties", json::Value(ap->GetBool()), a_);
-            } else if (ap->IsObject()) {
-                out.AddMember("additionalProperties", structural(*ap), a_);
-            }
-        }
-        validations(s, out);
-        if (const json::Value* required = json::member(s, "required");
-            required && required->IsArray() && !required->Empty()) {
-            json::Value kept = requiredOf(s, *required);
-            if (!kept.Empty()) {
-                out.AddMember("required", kept, a_);
-            }
-        }
-        if (!v2_) {
-            junctors(s, out);
-        }
-        extensions(s, out);
         if (v2_) {
             // An array left without items, an object that keeps unknown
             // fields: no type either.
@@ -151,10 +175,80 @@ class Converter {
     }
 
   private:
-    void copy(const json::Value& s, std::string_view key, json::Value& out) {
-        if (const json::Value* v = json::member(s, key)) {
-            out.AddMember(json::stringValue(key, a_), json::Value(*v, a_), a_);
+    enum class Keyword {
+        Generic,     // description, title, format
+        Type,
+        Default,
+        Nullable,
+        Validation,  // value validations kept as they are
+        Flag,        // value validations kept when true
+        Extension,   // x-kubernetes-*, kept unless false or empty
+        Properties,
+        Items,
+        AdditionalProperties,
+        Required,
+        Junctor,  // allOf, anyOf, oneOf, not
+        Dropped,  // example, externalDocs, and what structural schemas forbid
+    };
+
+    static Keyword keyword(std::string_view key) {
+        static const std::map<std::string_view, Keyword> keywords = [] {
+            std::map<std::string_view, Keyword> m = {
+                {"description", Keyword::Generic},
+                {"title", Keyword::Generic},
+                {"format", Keyword::Generic},
+                {"type", Keyword::Type},
+                {"default", Keyword::Default},
+                {"nullable", Keyword::Nullable},
+                {"properties", Keyword::Properties},
+                {"items", Keyword::Items},
+                {"additionalProperties", Keyword::AdditionalProperties},
+                {"required", Keyword::Required},
+                {"not", Keyword::Junctor},
+            };
+            for (std::string_view k : kValidations) {
+                m.emplace(k, Keyword::Validation);
+            }
+            for (std::string_view k : kFlags) {
+                m.emplace(k, Keyword::Flag);
+            }
+            for (std::string_view k : kExtensions) {
+                m.emplace(k, Keyword::Extension);
+            }
+            for (std::string_view k : kJunctors) {
+                m.emplace(k, Keyword::Junctor);
+            }
+            return m;
+        }();
+        auto it = keywords.find(key);
+        return it == keywords.end() ? Keyword::Dropped : it->second;
+    }
+
+    // Go's omitempty: false, empty lists and null are not written.
+    static bool kept(const json::Value& v) {
+        return !(v.IsBool() && !v.GetBool()) && !isEmptyList(v) && !v.IsNull();
+    }
+
+    void add(std::string_view key, json::Value v, json::Value& out) {
+        out.AddMember(json::stringValue(key, a_), v, a_);
+    }
+
+    // allOf, anyOf, oneOf (non-empty lists) and not: nested value validations.
+    void junctor(std::string_view key, const json::Value& v, json::Value& out) {
+        if (key == "not") {
+            if (v.IsObject()) {
+                add(key, nested(v), out);
+            }
+            return;
         }
+        if (!v.IsArray() || v.Empty()) {
+            return;
+        }
+        json::Value l(rapidjson::kArrayType);
+        for (const json::Value& e : v.GetArray()) {
+            l.PushBack(nested(e), a_);
+        }
+        add(key, std::move(l), out);
     }
 
     json::Value properties(const json::Value& props) {
@@ -189,34 +283,6 @@ class Converter {
         return out;
     }
 
-    void validations(const json::Value& s, json::Value& out) {
-        for (std::string_view key : kValidations) {
-            copy(s, key, out);
-        }
-        for (std::string_view key : kFlags) {
-            if (isTrue(s, key)) {
-                out.AddMember(json::stringValue(key, a_), json::Value(true), a_);
-            }
-        }
-    }
-
-    void junctors(const json::Value& s, json::Value& out) {
-        for (std::string_view key : kJunctors) {
-            const json::Value* list = json::member(s, key);
-            if (!list || !list->IsArray() || list->Empty()) {
-                continue;
-            }
-            json::Value l(rapidjson::kArrayType);
-            for (const json::Value& e : list->GetArray()) {
-                l.PushBack(nested(e), a_);
-            }
-            out.AddMember(json::stringValue(key, a_), l, a_);
-        }
-        if (const json::Value* n = json::member(s, "not"); n && n->IsObject()) {
-            out.AddMember("not", nested(*n), a_);
-        }
-    }
-
     // A schema inside allOf, anyOf, oneOf or not: value validations only
     // (kube's NestedValueValidation), with properties and items of its own.
     json::Value nested(const json::Value& s) {
@@ -224,41 +290,45 @@ class Converter {
         if (!s.IsObject()) {
             return out;
         }
-        for (std::string_view key : kGeneric) {
-            copy(s, key, out);  // only the unfolded int-or-string has these
-        }
-        validations(s, out);
-        if (const json::Value* required = json::member(s, "required");
-            required && required->IsArray() && !required->Empty()) {
-            out.AddMember("required", json::Value(*required, a_), a_);
-        }
-        junctors(s, out);
-        if (const json::Value* v = json::member(s, "x-kubernetes-validations");
-            v && !isEmptyList(*v)) {
-            out.AddMember("x-kubernetes-validations", json::Value(*v, a_), a_);
-        }
-        if (const json::Value* items = json::member(s, "items"); items && items->IsObject()) {
-            out.AddMember("items", nested(*items), a_);
-        }
-        if (const json::Value* props = json::member(s, "properties"); props && props->IsObject()) {
-            json::Value p(rapidjson::kObjectType);
-            for (const auto& m : props->GetObject()) {
-                p.AddMember(json::Value(m.name, a_), nested(m.value), a_);
+        for (const auto& m : s.GetObject()) {
+            std::string_view key = json::view(m.name);
+            const json::Value& v = m.value;
+            switch (keyword(key)) {
+                case Keyword::Generic:  // only the unfolded int-or-string has these
+                case Keyword::Type:
+                case Keyword::Validation:
+                case Keyword::Required:
+                    add(key, json::Value(v, a_), out);
+                    break;
+                case Keyword::Flag:
+                case Keyword::Extension:
+                    if (kept(v)) {
+                        add(key, json::Value(v, a_), out);
+                    }
+                    break;
+                case Keyword::Junctor:
+                    junctor(key, v, out);
+                    break;
+                case Keyword::Items:
+                    if (v.IsObject()) {
+                        add(key, nested(v), out);
+                    }
+                    break;
+                case Keyword::Properties:
+                    if (v.IsObject()) {
+                        json::Value p(rapidjson::kObjectType);
+                        for (const auto& pm : v.GetObject()) {
+                            p.AddMember(json::Value(pm.name, a_), nested(pm.value), a_);
+                        }
+                        sorted(p);
+                        add(key, std::move(p), out);
+                    }
+                    break;
+                default:
+                    break;
             }
-            sorted(p);
-            out.AddMember("properties", p, a_);
         }
         return out;
-    }
-
-    void extensions(const json::Value& s, json::Value& out) {
-        for (std::string_view key : kExtensions) {
-            const json::Value* v = json::member(s, key);
-            if (!v || (v->IsBool() && !v->GetBool()) || isEmptyList(*v) || v->IsNull()) {
-                continue;
-            }
-            out.AddMember(json::stringValue(key, a_), json::Value(*v, a_), a_);
-        }
     }
 
     // Structural.Unfold: x-kubernetes-int-or-string also says so in anyOf.

@@ -235,6 +235,15 @@ std::string compact(const json::Value& v) {
     return json::serialize(v);
 }
 
+// `v` is the JSON `want`, members in any order.
+void assertJson(const json::Value& v, const std::string& want) {
+    json::Document w;
+    assert_false(json::parse(want, w).has_value());
+    if (!(v == w)) {
+        fail_msg("%s != %s", compact(v).c_str(), want.c_str());
+    }
+}
+
 void definitions_are_named_as_kube_names_them(void**) {
     assert_string_equal(
         kube::openapi::customDefinitionName("crview.example.com", "v1", "CronTab").c_str(),
@@ -275,12 +284,12 @@ void v3_keeps_the_crd_schema_and_adds_kube_metadata(void**) {
     }
     const json::Value& ct = at(schemas, {"com.example.crview.v1.CronTab"});
     assert_string_equal(str(ct, {"description"}).c_str(), "A CronTab runs things.");
-    assert_string_equal(compact(at(ct, {"required"})).c_str(), R"(["spec"])");
-    assert_string_equal(compact(at(ct, {"x-kubernetes-group-version-kind"})).c_str(),
-                        R"([{"group":"crview.example.com","kind":"CronTab","version":"v1"}])");
+    assertJson(at(ct, {"required"}), R"(["spec"])");
+    assertJson(at(ct, {"x-kubernetes-group-version-kind"}),
+               R"([{"group":"crview.example.com","kind":"CronTab","version":"v1"}])");
     // The CRD's own metadata schema gives way to ObjectMeta's.
-    assert_string_equal(
-        compact(at(ct, {"properties", "metadata", "allOf"})).c_str(),
+    assertJson(
+        at(ct, {"properties", "metadata", "allOf"}),
         R"([{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}])");
     assert_string_equal(str(ct, {"properties", "apiVersion", "type"}).c_str(), "string");
     assert_string_equal(str(ct, {"properties", "kind", "type"}).c_str(), "string");
@@ -292,40 +301,35 @@ void v3_keeps_the_crd_schema_and_adds_kube_metadata(void**) {
     assert_string_equal(order.c_str(), "apiVersion,kind,metadata,spec,status,");
 
     const json::Value& spec = at(ct, {"properties", "spec", "properties"});
-    assert_string_equal(compact(at(spec, {"image"})).c_str(),
-                        R"({"type":"string","default":"busybox","maxLength":100})");
-    assert_string_equal(compact(at(spec, {"replicas"})).c_str(),
-                        R"({"type":"integer","format":"int32","maximum":10,"minimum":0})");
-    assert_string_equal(compact(at(spec, {"nick"})).c_str(),
-                        R"({"type":"string","nullable":true})");
+    assertJson(at(spec, {"image"}), R"({"type":"string","default":"busybox","maxLength":100})");
+    assertJson(at(spec, {"replicas"}),
+               R"({"type":"integer","format":"int32","maximum":10,"minimum":0})");
+    assertJson(at(spec, {"nick"}), R"({"type":"string","nullable":true})");
     // Unfolded: x-kubernetes-int-or-string is also an anyOf.
-    assert_string_equal(
-        compact(at(spec, {"port"})).c_str(),
+    assertJson(
+        at(spec, {"port"}),
         R"({"x-kubernetes-int-or-string":true,"anyOf":[{"type":"integer"},{"type":"string"}]})");
-    assert_string_equal(
-        compact(at(spec, {"port2"})).c_str(),
+    assertJson(
+        at(spec, {"port2"}),
         R"({"anyOf":[{"type":"integer"},{"type":"string"}],"x-kubernetes-int-or-string":true})");
-    assert_string_equal(compact(at(spec, {"choice", "oneOf"})).c_str(),
-                        R"([{"required":["a"]},{"required":["b"]}])");
-    assert_string_equal(compact(at(spec, {"notField", "not"})).c_str(), R"({"enum":["x"]})");
-    assert_string_equal(compact(at(spec, {"entries", "x-kubernetes-list-map-keys"})).c_str(),
-                        R"(["name"])");
-    assert_string_equal(compact(at(ct, {"properties", "spec", "x-kubernetes-validations"})).c_str(),
-                        R"([{"message":"must be positive","rule":"self.replicas >= 0"}])");
-    assert_string_equal(compact(at(ct, {"properties", "spec", "required"})).c_str(),
-                        R"(["cronSpec","nick"])");
+    assertJson(at(spec, {"choice", "oneOf"}), R"([{"required":["a"]},{"required":["b"]}])");
+    assertJson(at(spec, {"notField", "not"}), R"({"enum":["x"]})");
+    assertJson(at(spec, {"entries", "x-kubernetes-list-map-keys"}), R"(["name"])");
+    assertJson(at(ct, {"properties", "spec", "x-kubernetes-validations"}),
+               R"([{"message":"must be positive","rule":"self.replicas >= 0"}])");
+    assertJson(at(ct, {"properties", "spec", "required"}), R"(["cronSpec","nick"])");
     // Embedded objects get apiVersion, kind and metadata, and require two.
     for (const char* field : {"template", "embedded2"}) {
         const json::Value& e = at(spec, {field});
-        assert_string_equal(compact(at(e, {"required"})).c_str(), R"(["kind","apiVersion"])");
+        assertJson(at(e, {"required"}), R"(["kind","apiVersion"])");
         assert_non_null(json::at(e, {"properties", "metadata", "allOf"}));
         assert_string_equal(str(e, {"properties", "kind", "type"}).c_str(), "string");
     }
 
     const json::Value& list = at(schemas, {"com.example.crview.v1.CronTabList"});
-    assert_string_equal(compact(at(list, {"properties", "items", "items"})).c_str(),
-                        R"({"$ref":"#/components/schemas/com.example.crview.v1.CronTab"})");
-    assert_string_equal(compact(at(list, {"required"})).c_str(), R"(["items"])");
+    assertJson(at(list, {"properties", "items", "items"}),
+               R"({"$ref":"#/components/schemas/com.example.crview.v1.CronTab"})");
+    assertJson(at(list, {"required"}), R"(["items"])");
     assert_null(json::member(list, "type"));
     assert_string_equal(str(at(list, {"x-kubernetes-group-version-kind"})[0], {"kind"}).c_str(),
                         "CronTabList");
@@ -342,44 +346,36 @@ void v2_drops_what_kubectl_cannot_read(void**) {
     Service svc = serviceFor(scheme);
     json::Document d = document(svc, "/openapi/v2");
     const json::Value& ct = at(d, {"definitions", "com.example.crview.v1.CronTab"});
-    assert_string_equal(
-        compact(at(ct, {"properties", "metadata"})).c_str(),
-        (R"({"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",)"
-         R"("description":"The object's metadata: its name and namespace, its labels and )"
-         R"(annotations, and what the server records about it."})"));
+    assertJson(at(ct, {"properties", "metadata"}),
+               (R"({"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",)"
+                R"("description":"The object's metadata: its name and namespace, its labels and )"
+                R"(annotations, and what the server records about it."})"));
     const json::Value& spec = at(ct, {"properties", "spec", "properties"});
     // No defaults, nullable, anyOf, oneOf or not.
-    assert_string_equal(compact(at(spec, {"image"})).c_str(),
-                        R"({"type":"string","maxLength":100})");
-    assert_string_equal(compact(at(spec, {"nick"})).c_str(), "{}");
-    assert_string_equal(compact(at(spec, {"maybe"})).c_str(), "{}");
-    assert_string_equal(compact(at(spec, {"port"})).c_str(),
-                        R"({"x-kubernetes-int-or-string":true})");
-    assert_string_equal(compact(at(spec, {"port2"})).c_str(),
-                        R"({"x-kubernetes-int-or-string":true})");
+    assertJson(at(spec, {"image"}), R"({"type":"string","maxLength":100})");
+    assertJson(at(spec, {"nick"}), "{}");
+    assertJson(at(spec, {"maybe"}), "{}");
+    assertJson(at(spec, {"port"}), R"({"x-kubernetes-int-or-string":true})");
+    assertJson(at(spec, {"port2"}), R"({"x-kubernetes-int-or-string":true})");
     assert_null(json::at(spec, {"choice", "oneOf"}));
     assert_null(json::at(spec, {"notField", "not"}));
     // A nullable property is not required; nullable values of a map are
     // untyped.
-    assert_string_equal(compact(at(ct, {"properties", "spec", "required"})).c_str(),
-                        R"(["cronSpec"])");
-    assert_string_equal(compact(at(spec, {"labels", "additionalProperties"})).c_str(), "{}");
+    assertJson(at(ct, {"properties", "spec", "required"}), R"(["cronSpec"])");
+    assertJson(at(spec, {"labels", "additionalProperties"}), "{}");
     // Keeping unknown fields: no type, properties or items.
-    assert_string_equal(compact(at(spec, {"anything"})).c_str(),
-                        R"({"x-kubernetes-preserve-unknown-fields":true})");
-    assert_string_equal(
-        compact(at(spec, {"list2"})).c_str(),
-        R"({"type":"array","items":{"x-kubernetes-preserve-unknown-fields":true}})");
-    assert_string_equal(
-        compact(at(spec, {"template"})).c_str(),
+    assertJson(at(spec, {"anything"}), R"({"x-kubernetes-preserve-unknown-fields":true})");
+    assertJson(at(spec, {"list2"}),
+               R"({"type":"array","items":{"x-kubernetes-preserve-unknown-fields":true}})");
+    assertJson(
+        at(spec, {"template"}),
         R"({"x-kubernetes-preserve-unknown-fields":true,"x-kubernetes-embedded-resource":true})");
-    assert_string_equal(compact(at(spec, {"embedded2", "required"})).c_str(),
-                        R"(["kind","apiVersion"])");
+    assertJson(at(spec, {"embedded2", "required"}), R"(["kind","apiVersion"])");
     assert_string_equal(str(spec, {"embedded2", "properties", "metadata", "$ref"}).c_str(),
                         "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
     // A version whose root keeps unknown fields is a bare object in v2.
-    assert_string_equal(
-        compact(at(d, {"definitions", "com.example.crview.v2.CronTab"})).c_str(),
+    assertJson(
+        at(d, {"definitions", "com.example.crview.v2.CronTab"}),
         R"({"type":"object","x-kubernetes-group-version-kind":[{"group":"crview.example.com","kind":"CronTab","version":"v2"}]})");
     // The v2 document converts to protobuf (client-go asks for it).
     Response pb = svc.serve(Request{
@@ -424,8 +420,8 @@ void operations_are_those_of_kubes_crd_builder(void**) {
         fieldValidation = fieldValidation || json::stringMember(p, "name") == "fieldValidation";
     }
     assert_true(fieldValidation);
-    assert_string_equal(compact(at(patch, {"x-kubernetes-group-version-kind"})).c_str(),
-                        R"({"group":"crview.example.com","kind":"CronTab","version":"v1"})");
+    assertJson(at(patch, {"x-kubernetes-group-version-kind"}),
+               R"({"group":"crview.example.com","kind":"CronTab","version":"v1"})");
     std::string produces;
     for (const auto& m : at(item, {"get", "responses", "200", "content"}).GetObject()) {
         produces += std::string(json::view(m.name)) + " ";
@@ -445,11 +441,10 @@ void operations_are_those_of_kubes_crd_builder(void**) {
     const json::Value& v2patch = at(
         v2,
         {"paths", "/apis/crview.example.com/v1/namespaces/{namespace}/crontabs/{name}", "patch"});
-    assert_string_equal(
-        compact(at(v2patch, {"consumes"})).c_str(),
+    assertJson(
+        at(v2patch, {"consumes"}),
         R"(["application/json-patch+json","application/merge-patch+json","application/apply-patch+yaml"])");
-    assert_string_equal(compact(at(v2patch, {"produces"})).c_str(),
-                        R"(["application/json","application/yaml"])");
+    assertJson(at(v2patch, {"produces"}), R"(["application/json","application/yaml"])");
     assert_null(json::at(v2, {"paths", "/apis/crview.example.com/v1/"}));
     assert_null(json::at(v2, {"paths", "/apis/crview.example.com/"}));
     assert_null(json::at(v2, {"paths", "/apis/crview.example.com/v1/watch/crontabs"}));
