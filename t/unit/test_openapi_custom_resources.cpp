@@ -483,6 +483,10 @@ void deep_schemas_convert(void**) {
     assert_int_equal(depth, 5000);
     assert_int_equal(svc.serve(Request{"/openapi/v2", "", "application/json", "", kNow}).status,
                      200);
+    // The protobuf form too (client-go's), which nests a message per level.
+    Response pb = svc.serve(Request{
+        "/openapi/v2", "", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf", "", kNow});
+    assert_int_equal(pb.status, 200);
 }
 
 // A CRD of about 1 MiB of schema (prometheus-operator's prometheuses is
