@@ -7,6 +7,7 @@
 // (PATCH types for apply, fieldValidation for --validate=strict).
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -489,6 +490,14 @@ void deep_schemas_convert(void**) {
     assert_int_equal(pb.status, 200);
 }
 
+// The CPU time of this thread, in ms: what the event loop would spend,
+// whatever else the machine runs.
+double cpuMillis() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 // A CRD of about 1 MiB of schema (prometheus-operator's prometheuses is
 // this size): the documents are rebuilt when kinds are added, on the event
 // loop; this measures what one build costs with and without it.
@@ -512,10 +521,9 @@ void a_one_mib_crd_rebuilds_the_documents_quickly(void**) {
     assert_false(json::parse(text, *crd).has_value());
     auto time = [](const Scheme& scheme) {
         Service svc = serviceFor(scheme);
-        auto start = std::chrono::steady_clock::now();
+        double start = cpuMillis();
         svc.build();
-        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count();
+        return cpuMillis() - start;
     };
     Scheme builtin = schemeWith({});
     Scheme with = schemeWith({crd});
@@ -524,7 +532,7 @@ void a_one_mib_crd_rebuilds_the_documents_quickly(void**) {
     // The conversion of the schema alone, for both documents.
     const json::Value* schema = json::at(*crd, {"spec", "versions"});
     schema = json::at((*schema)[0], {"schema", "openAPIV3Schema"});
-    auto start = std::chrono::steady_clock::now();
+    double start = cpuMillis();
     for (auto flavor : {kube::openapi::Flavor::V2, kube::openapi::Flavor::V3}) {
         json::Document out;
         kube::openapi::CustomSchemaParts parts;
@@ -533,10 +541,9 @@ void a_one_mib_crd_rebuilds_the_documents_quickly(void**) {
         json::Value s = kube::openapi::customResourceSchema(schema, parts, out.GetAllocator());
         assert_true(s.IsObject());
     }
-    double convert =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    double convert = cpuMillis() - start;
     std::printf(
-        "openapi build: built-in kinds %.1f ms; with a %zu KiB CRD (%d fields) %.1f ms, "
+        "openapi build, CPU time: built-in kinds %.1f ms; with a %zu KiB CRD (%d fields) %.1f ms, "
         "of which converting its schema for v2 and v3 %.1f ms\n",
         base, text.size() / 1024, n, big, convert);
     Service svc = serviceFor(with);
@@ -545,8 +552,10 @@ void a_one_mib_crd_rebuilds_the_documents_quickly(void**) {
                             "spec", "properties"})
                          .MemberCount(),
                      n);
-    // Generous: the build must not take seconds.
-    assert_true(big < 2000);
+    // About 60 ms of CPU here (23 ms without the CRD); generous enough for
+    // sanitizers, tight enough to catch work that grows with the square of
+    // the schema.
+    assert_true(big < 1000);
 }
 
 }  // namespace
