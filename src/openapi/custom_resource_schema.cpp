@@ -176,7 +176,7 @@ class Converter {
 
   private:
     enum class Keyword {
-        Generic,     // description, title, format
+        Generic,  // description, title, format
         Type,
         Default,
         Nullable,
