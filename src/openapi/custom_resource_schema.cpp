@@ -78,7 +78,8 @@ class Converter {
         bool nullable = isTrue(s, "nullable");
         bool preserve = isTrue(s, "x-kubernetes-preserve-unknown-fields");
         // v2: a nullable value or one that keeps unknown fields loses its
-        // type, items and properties (kubectl's v2 validation chokes on them).
+        // items and properties (kubectl's v2 validation chokes on them), a
+        // nullable one its type too.
         bool bare = v2_ && (nullable || preserve);
         for (const auto& m : s.GetObject()) {
             std::string_view key = json::view(m.name);
@@ -89,7 +90,7 @@ class Converter {
                     add(key, json::Value(v, a_), out);
                     break;
                 case Keyword::Type:
-                    if (!bare) {
+                    if (!(v2_ && nullable)) {
                         add(key, json::Value(v, a_), out);
                     }
                     break;
