@@ -163,31 +163,13 @@ std::optional<std::string> unquote(std::string_view s) {
             return std::nullopt;
         }
         char e = s[i++];
+        // The one-letter escapes and an escaped backslash.
+        static constexpr std::string_view kFrom = "abfnrtv\\", kTo = "\a\b\f\n\r\t\v\\";
+        if (size_t k = kFrom.find(e); k != std::string_view::npos) {
+            out += kTo[k];
+            continue;
+        }
         switch (e) {
-            case 'a':
-                out += '\a';
-                break;
-            case 'b':
-                out += '\b';
-                break;
-            case 'f':
-                out += '\f';
-                break;
-            case 'n':
-                out += '\n';
-                break;
-            case 'r':
-                out += '\r';
-                break;
-            case 't':
-                out += '\t';
-                break;
-            case 'v':
-                out += '\v';
-                break;
-            case '\\':
-                out += '\\';
-                break;
             case '\'':
             case '"':
                 if (e != quote) {
