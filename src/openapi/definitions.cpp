@@ -3,6 +3,7 @@
 #include <google/protobuf/descriptor.h>
 
 #include "kapi/opts.pb.h"
+#include "openapi/custom_resource_schema.hpp"
 
 namespace kube::openapi {
 
@@ -34,6 +35,16 @@ void merge(json::Value& to, json::Value& from, json::Allocator& a) {
     }
 }
 
+// A custom kind's list kind: the CRD's spec.names.listKind, which may be
+// other than <Kind>List.
+std::string customListKind(const registry::KindInfo& kind) {
+    const json::Value* listKind =
+        kind.custom->crd ? json::at(*kind.custom->crd, {"spec", "names", "listKind"}) : nullptr;
+    return listKind && listKind->IsString() && listKind->GetStringLength() > 0
+               ? std::string(json::view(*listKind))
+               : kind.listKind();
+}
+
 json::Value typeOnly(const char* type, json::Allocator& a) {
     json::Value v(rapidjson::kObjectType);
     v.AddMember("type", rapidjson::StringRef(type), a);
@@ -50,6 +61,14 @@ std::string Definitions::refPath(std::string_view name) const {
 }
 
 std::string Definitions::kind(const registry::KindInfo& kind) {
+    if (kind.custom) {
+        std::string name = customDefinitionName(kind.group, kind.version, kind.kind);
+        kinds_.emplace(name, &kind);
+        if (queued_.insert(name).second) {
+            pending_.push_back({name, nullptr});
+        }
+        return name;
+    }
     const pb::Descriptor* message = pool_.forKind(kind.apiVersion(), kind.kind);
     std::string name =
         message ? SchemaPool::definitionName(message) : packageOf(kind) + "." + kind.kind;
@@ -62,6 +81,9 @@ std::string Definitions::kind(const registry::KindInfo& kind) {
 
 std::string Definitions::list(const registry::KindInfo& kind) {
     std::string name = this->kind(kind) + "List";
+    if (kind.custom) {
+        name = customDefinitionName(kind.group, kind.version, customListKind(kind));
+    }
     lists_.emplace(name, &kind);
     if (queued_.insert(name).second) {
         pending_.push_back({name, nullptr});
@@ -104,9 +126,12 @@ json::Value Definitions::take() {
         if (p.message) {
             schema = render(p.message);
         } else if (auto l = lists_.find(p.name); l != lists_.end()) {
-            schema = listObject(*l->second, this->kind(*l->second));
+            schema = l->second->custom ? customListObject(*l->second)
+                                       : listObject(*l->second, this->kind(*l->second));
+        } else if (const registry::KindInfo* k = kinds_.at(p.name); k->custom) {
+            schema = customKindObject(*k);
         } else {
-            schema = kindObject(*kinds_.at(p.name));
+            schema = kindObject(*k);
         }
         done_.emplace(p.name, std::move(schema));
     }
@@ -480,6 +505,61 @@ json::Value Definitions::listObject(const registry::KindInfo& kind, const std::s
     s.AddMember("required", required, a_);
     s.AddMember("x-kubernetes-group-version-kind",
                 gvkExtension(kind.group, kind.version, kind.listKind()), a_);
+    return s;
+}
+
+// A reference to a meta.k8s.io definition ("ObjectMeta") with a description
+// beside it.
+json::Value Definitions::metaReference(std::string_view name, const char* description) {
+    json::Value siblings(rapidjson::kObjectType);
+    addString(siblings, "description", description, a_);
+    const pb::Descriptor* m = pool_.forDefinition(std::string(kMetaPackage) + std::string(name));
+    if (!m) {
+        return siblings;
+    }
+    return reference(m, std::move(siblings));
+}
+
+// Mirrors the builder's buildKubeNative: the schema of the CRD version.
+json::Value Definitions::customKindObject(const registry::KindInfo& kind) {
+    CustomSchemaParts parts;
+    parts.flavor = flavor_;
+    parts.objectMeta = [&] { return metaReference("ObjectMeta", kObjectMetaDescription); };
+    parts.apiVersion = [&] { return typeMetaProperty(""); };
+    parts.kind = [&] { return typeMetaProperty(kind.kind); };
+    json::Value s = customResourceSchema(kind.custom->openAPIV3Schema, parts, a_);
+    s.AddMember("x-kubernetes-group-version-kind",
+                gvkExtension(kind.group, kind.version, kind.kind), a_);
+    return s;
+}
+
+// Mirrors the builder's buildListSchema: unlike the built-in lists, no type
+// and a plain reference to the items' definition.
+json::Value Definitions::customListObject(const registry::KindInfo& kind) {
+    std::string listKind = customListKind(kind);
+    json::Value s(rapidjson::kObjectType);
+    addString(s, "description", listKind + " is a list of " + kind.kind + " objects.", a_);
+    json::Value required(rapidjson::kArrayType);
+    required.PushBack("items", a_);
+    s.AddMember("required", required, a_);
+    json::Value props(rapidjson::kObjectType);
+    props.AddMember("apiVersion", typeMetaProperty(""), a_);
+    json::Value items(rapidjson::kObjectType);
+    addString(items, "description", "The " + kind.resource + ", in key order.", a_);
+    items.AddMember("type", "array", a_);
+    json::Value item(rapidjson::kObjectType);
+    addString(item, "$ref", refPath(this->kind(kind)), a_);
+    items.AddMember("items", item, a_);
+    props.AddMember("items", items, a_);
+    props.AddMember("kind", typeMetaProperty(listKind), a_);
+    props.AddMember("metadata",
+                    metaReference("ListMeta",
+                                  "The list's metadata: its resourceVersion, and the continue "
+                                  "token of a paginated list."),
+                    a_);
+    s.AddMember("properties", props, a_);
+    s.AddMember("x-kubernetes-group-version-kind", gvkExtension(kind.group, kind.version, listKind),
+                a_);
     return s;
 }
 

@@ -31,7 +31,10 @@ class Definitions {
     // The definition name of a served kind ("io.k8s.api.apps.v1.Deployment")
     // and of its list ("...DeploymentList"); both are added with their
     // x-kubernetes-group-version-kind. A kind the schema has no message for
-    // gets an open object schema that keeps unknown fields.
+    // gets an open object schema that keeps unknown fields. A custom
+    // resource's kind is named as kube names it ("com.example.stable.v1.CronTab",
+    // its list after the CRD's listKind) and described by its CRD version's
+    // schema (openapi/custom_resource_schema).
     std::string kind(const registry::KindInfo& kind);
     std::string list(const registry::KindInfo& kind);
 
@@ -65,6 +68,10 @@ class Definitions {
     util::json::Value valueSchema(const pb::FieldDescriptor* field, bool element);
     util::json::Value reference(const pb::Descriptor* message, util::json::Value siblings);
     util::json::Value kindObject(const registry::KindInfo& kind);
+    // A custom resource's kind and list (KindInfo::custom), from its CRD.
+    util::json::Value customKindObject(const registry::KindInfo& kind);
+    util::json::Value customListObject(const registry::KindInfo& kind);
+    util::json::Value metaReference(std::string_view name, const char* description);
     util::json::Value listObject(const registry::KindInfo& kind, const std::string& itemName);
     util::json::Value gvkExtension(std::string_view group, std::string_view version,
                                    std::string_view kind);

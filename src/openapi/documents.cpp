@@ -36,16 +36,48 @@ json::Value security(json::Allocator& a) {
     return list;
 }
 
-std::string v3Document(json::Document& d, Paths& paths, Definitions& defs) {
+// Whether every kind served at `group` (at `version` when given) is a custom
+// resource: kube serves those from the apiextensions server, whose documents
+// have no discovery paths, and whose v3 index lists no group document.
+bool onlyCustom(const endpoints::RouteTable& routes, const registry::GroupInfo& g,
+                const std::string* version = nullptr) {
+    bool any = false;
+    for (const std::string& v : g.versions) {
+        if (version && v != *version) {
+            continue;
+        }
+        for (const endpoints::KindRoutes* k : routes.kinds(g.name, v)) {
+            if (!k->kind->custom) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    return any;
+}
+
+std::string v3Document(json::Document& d, Paths& paths, Definitions& defs, bool custom) {
     auto& a = d.GetAllocator();
     d.AddMember("openapi", "3.0.0", a);
-    d.AddMember("info", info("unversioned", a), a);
+    if (custom) {
+        // The apiextensions server's own title and version.
+        json::Value v(rapidjson::kObjectType);
+        v.AddMember("title", "Kubernetes CRD Swagger", a);
+        v.AddMember("version", "v0.1.0", a);
+        d.AddMember("info", v, a);
+    } else {
+        d.AddMember("info", info("unversioned", a), a);
+    }
     d.AddMember("paths", paths.take(), a);
     json::Value components(rapidjson::kObjectType);
     components.AddMember("schemas", defs.take(), a);
-    components.AddMember("securitySchemes", bearerScheme(a), a);
+    if (!custom) {
+        components.AddMember("securitySchemes", bearerScheme(a), a);
+    }
     d.AddMember("components", components, a);
-    d.AddMember("security", security(a), a);
+    if (!custom) {
+        d.AddMember("security", security(a), a);
+    }
     return json::serialize(d);
 }
 
@@ -61,11 +93,13 @@ std::string buildV2(const endpoints::RouteTable& routes, const SchemaPool& pool,
     paths.groups();
     paths.version();
     for (const registry::GroupInfo& g : routes.groups()) {
-        if (!g.name.empty()) {
+        if (!g.name.empty() && !onlyCustom(routes, g)) {
             paths.group(g.name);
         }
         for (const std::string& v : g.versions) {
-            paths.groupVersion(g.name, v);
+            if (!onlyCustom(routes, g, &v)) {
+                paths.groupVersion(g.name, v);
+            }
             for (const endpoints::KindRoutes* k : routes.kinds(g.name, v)) {
                 paths.resource(*k);
             }
@@ -83,28 +117,34 @@ std::string buildV2(const endpoints::RouteTable& routes, const SchemaPool& pool,
 std::map<std::string, std::string> buildV3(const endpoints::RouteTable& routes,
                                            const SchemaPool& pool) {
     std::map<std::string, std::string> docs;
-    auto single = [&](const std::string& path, auto&& fill) {
+    auto single = [&](const std::string& path, auto&& fill, bool custom = false) {
         json::Document d(rapidjson::kObjectType);
         Definitions defs(pool, Flavor::V3, d.GetAllocator());
         Paths paths(defs, Flavor::V3, d.GetAllocator());
         fill(paths);
-        docs.emplace(path, v3Document(d, paths, defs));
+        docs.emplace(path, v3Document(d, paths, defs, custom));
     };
     single("api", [](Paths& p) { p.coreVersions(); });
     single("apis", [](Paths& p) { p.groups(); });
     single("version", [](Paths& p) { p.version(); });
     for (const registry::GroupInfo& g : routes.groups()) {
-        if (!g.name.empty()) {
+        if (!g.name.empty() && !onlyCustom(routes, g)) {
             single("apis/" + g.name, [&](Paths& p) { p.group(g.name); });
         }
         for (const std::string& v : g.versions) {
             std::string path = g.name.empty() ? "api/" + v : "apis/" + g.name + "/" + v;
-            single(path, [&](Paths& p) {
-                p.groupVersion(g.name, v);
-                for (const endpoints::KindRoutes* k : routes.kinds(g.name, v)) {
-                    p.resource(*k);
-                }
-            });
+            bool custom = onlyCustom(routes, g, &v);
+            single(
+                path,
+                [&](Paths& p) {
+                    if (!custom) {
+                        p.groupVersion(g.name, v);
+                    }
+                    for (const endpoints::KindRoutes* k : routes.kinds(g.name, v)) {
+                        p.resource(*k);
+                    }
+                },
+                custom);
         }
     }
     return docs;

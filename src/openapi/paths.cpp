@@ -110,6 +110,11 @@ const char* const kMediaTypes[] = {"application/json", "application/yaml",
                                    "application/vnd.kubernetes.protobuf"};
 const char* const kStreamTypes[] = {"application/json;stream=watch",
                                     "application/vnd.kubernetes.protobuf;stream=watch"};
+// What the operations on custom resources read and write (kube's CRD
+// builder): JSON and YAML, no protobuf, and no strategic merge patch.
+const char* const kCustomMediaTypes[] = {"application/json", "application/yaml"};
+const char* const kCustomPatchTypes[] = {
+    "application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"};
 
 bool has(const std::vector<std::string>& verbs, std::string_view verb) {
     return std::find(verbs.begin(), verbs.end(), verb) != verbs.end();
@@ -172,13 +177,14 @@ Paths::Paths(Definitions& defs, Flavor flavor, json::Allocator& a)
 struct Paths::Resource {
     const registry::KindInfo& kind;
     const std::vector<std::string>& verbs;  // the verbs its routes serve
-    std::string gv = {};                 // "CoreV1", "AppsV1": the operation ids' group-version
-    std::string scope = {};              // "Namespaced" or ""
-    std::string root = {};               // "/api/v1", "/apis/apps/v1"
-    std::string ns = {};                 // "/namespaces/{namespace}" or ""
-    std::string tag = {};                // "core_v1"
-    std::string object = {}, list = {};  // definitions of the kind and its list
+    std::string gv = {};                    // "CoreV1", "AppsV1": the operation ids' group-version
+    std::string scope = {};                 // "Namespaced" or ""
+    std::string root = {};                  // "/api/v1", "/apis/apps/v1"
+    std::string ns = {};                    // "/namespaces/{namespace}" or ""
+    std::string tag = {};                   // "core_v1"
+    std::string object = {}, list = {};     // definitions of the kind and its list
     std::vector<std::string> collectionParams = {}, itemParams = {};  // path parameters
+    bool custom = false;  // a custom resource (KindInfo::custom)
 
     std::string id(std::string_view verb, std::string_view suffix = "") const {
         return std::string(verb) + gv + scope + kind.kind + std::string(suffix);
@@ -191,6 +197,7 @@ Paths::Operation Paths::op(const Resource& r, const char* method, const char* ac
                            std::string id) {
     Operation o{method, action, std::move(id)};
     o.kind = &r.kind;
+    o.custom = r.custom;
     return o;
 }
 
@@ -213,6 +220,7 @@ void Paths::resource(const endpoints::KindRoutes& routes) {
     if (kind.namespaced) {
         r.collectionParams.push_back("namespace");
     }
+    r.custom = kind.custom != nullptr;
     r.itemParams = {"name"};
     r.itemParams.insert(r.itemParams.end(), r.collectionParams.begin(), r.collectionParams.end());
     collectionPaths(r);
@@ -325,7 +333,9 @@ void Paths::subresourcePath(const Resource& r, const endpoints::ResourceRoute& r
         o.description = std::move(description);
         o.response = response;
         o.codes = {200};
-        if (!ownKind) {
+        if (!ownKind && !r.custom) {
+            // kube's CRD builder names the custom kind on every operation,
+            // /scale's too.
             o.gvkGroup = sub.group;
             o.gvkVersion = version;
             o.gvkKind = sub.kind;
@@ -366,8 +376,8 @@ void Paths::subresourcePath(const Resource& r, const endpoints::ResourceRoute& r
 // The legacy /watch/ paths kube-apiserver still documents.
 void Paths::watchPaths(const Resource& r) {
     const registry::KindInfo& kind = r.kind;
-    if (!has(r.verbs, "watch")) {
-        return;
+    if (!has(r.verbs, "watch") || r.custom) {
+        return;  // kube documents none for custom resources
     }
     std::string watchEvent = meta("WatchEvent");
     auto watchOp = [&](const char* action, std::string id, std::string description) {
@@ -477,7 +487,11 @@ json::Value Paths::operation(const Operation& op, const std::string& tag) {
     json::Value tags(rapidjson::kArrayType);
     tags.PushBack(json::stringValue(tag, a_), a_);
     std::vector<const char*> produces(std::begin(kMediaTypes), std::end(kMediaTypes));
-    if (op.streams) {
+    std::vector<const char*> patchTypes(std::begin(kPatchTypes), std::end(kPatchTypes));
+    if (op.custom) {
+        produces.assign(std::begin(kCustomMediaTypes), std::end(kCustomMediaTypes));
+        patchTypes.assign(std::begin(kCustomPatchTypes), std::end(kCustomPatchTypes));
+    } else if (op.streams) {
         produces.insert(produces.end(), std::begin(kStreamTypes), std::end(kStreamTypes));
     }
     o.AddMember("tags", tags, a_);
@@ -485,7 +499,11 @@ json::Value Paths::operation(const Operation& op, const std::string& tag) {
     if (flavor_ == Flavor::V2) {
         json::Value consumes(rapidjson::kArrayType);
         if (op.patch) {
-            for (const char* t : kPatchTypes) {
+            for (const char* t : patchTypes) {
+                consumes.PushBack(rapidjson::StringRef(t), a_);
+            }
+        } else if (op.custom) {
+            for (const char* t : kCustomMediaTypes) {
                 consumes.PushBack(rapidjson::StringRef(t), a_);
             }
         } else {
@@ -528,11 +546,15 @@ json::Value Paths::operation(const Operation& op, const std::string& tag) {
             content.AddMember(rapidjson::StringRef(type), media, a_);
         };
         if (op.patch) {
-            addBody(kPatchTypes[3]);
-            for (const char* t : kPatchTypes) {
-                if (t != kPatchTypes[3]) {
-                    addBody(t);
-                }
+            // Sorted, as the keys of a map.
+            std::sort(patchTypes.begin(), patchTypes.end(),
+                      [](const char* x, const char* y) { return std::string_view(x) < y; });
+            for (const char* t : patchTypes) {
+                addBody(t);
+            }
+        } else if (op.custom) {
+            for (const char* t : kCustomMediaTypes) {
+                addBody(t);
             }
         } else {
             addBody("*/*");

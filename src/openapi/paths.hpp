@@ -26,7 +26,10 @@ class Paths {
     // Mirrors APIInstaller.registerResourceHandlers: the collection and item
     // paths of a kind (namespaced ones also across all namespaces), the
     // legacy /watch/ paths and the kind's subresources, with an operation
-    // for each verb its routes serve.
+    // for each verb its routes serve. A custom resource's (KindInfo::custom)
+    // are as kube's CRD builder writes them: no /watch/ paths, JSON and YAML
+    // bodies only, no strategic merge patch, the custom kind's GVK on every
+    // operation (/scale's too).
     void resource(const endpoints::KindRoutes& routes);
 
     // GET /api/v1/, /apis/<group>/<version>/: the APIResourceList.
@@ -58,6 +61,7 @@ class Paths {
         std::string response = {};                 // the response's definition
         bool streams = false;                      // list and watch answers may stream
         const registry::KindInfo* kind = nullptr;  // x-kubernetes-group-version-kind
+        bool custom = false;                       // on a custom resource: JSON and YAML only
         std::string gvkGroup = {}, gvkVersion = {}, gvkKind = {};  // when not `kind`'s
     };
 

@@ -1,6 +1,7 @@
 #include "openapi/v2_protobuf.hpp"
 
 #include "kapi/openapi_v2.pb.h"
+#include "util/deep_stack.hpp"
 #include "util/json.hpp"
 
 namespace kube::openapi {
@@ -155,13 +156,9 @@ void pathItem(const json::Value& item, g::PathItem* out) {
     }
 }
 
-}  // namespace
-
-std::optional<std::string> v2Protobuf(std::string_view text) {
-    json::Document d;
-    if (json::parse(text, d) || !d.IsObject()) {
-        return std::nullopt;
-    }
+// The document as gnostic's message. Building, serializing and freeing it
+// recurse once per level of the schemas (a CRD's may nest thousands deep).
+std::optional<std::string> convert(const json::Document& d) {
     g::Document doc;
     doc.set_swagger(std::string(json::stringMember(d, "swagger")));
     if (const json::Value* info = json::member(d, "info")) {
@@ -208,6 +205,18 @@ std::optional<std::string> v2Protobuf(std::string_view text) {
     if (!doc.SerializeToString(&out)) {
         return std::nullopt;
     }
+    return out;
+}
+
+}  // namespace
+
+std::optional<std::string> v2Protobuf(std::string_view text) {
+    json::Document d;
+    if (json::parse(text, d) || !d.IsObject()) {
+        return std::nullopt;
+    }
+    std::optional<std::string> out;
+    util::runWithStackFor(d, [&] { out = convert(d); });
     return out;
 }
 
