@@ -34,6 +34,11 @@ bool isAny(std::string_view f, std::initializer_list<std::string_view> names) {
     return false;
 }
 
+// A quarter, rounded up (cel-go's RegexStringLengthCostFactor).
+uint64_t quarter(uint64_t units) {
+    return units / 4 + (units % 4 != 0);
+}
+
 }  // namespace
 
 uint64_t callCost(std::string_view f, std::span<const uint64_t> s, uint64_t elementSize) {
@@ -56,8 +61,17 @@ uint64_t callCost(std::string_view f, std::span<const uint64_t> s, uint64_t elem
     if (f == "join") {
         return addSat(1, mulSat(at(0), addSat(addSat(1, tenth(elementSize)), tenth(at(1)))));
     }
-    if (isAny(f, {"contains", "matches", "find", "findAll", "split", "indexOf", "lastIndexOf"}) &&
-        elementSize == 0) {
+    if (f == "contains" && elementSize == 0) {
+        // cel-go: a tenth of the string times a tenth of the substring.
+        return mulSat(tenth(at(0)), tenth(at(1)));
+    }
+    if (isAny(f, {"matches", "find", "findAll"})) {
+        // cel-go and kube's regex library: a tenth of the string (one more
+        // for matches) times a quarter of the pattern's length.
+        uint64_t text = f == "matches" ? addSat(at(0), 1) : at(0);
+        return mulSat(tenth(text), quarter(at(1)));
+    }
+    if (isAny(f, {"split", "indexOf", "lastIndexOf"}) && elementSize == 0) {
         return addSat(1, tenth(mulSat(at(0), std::max<uint64_t>(1, at(1)))));
     }
     if (isAny(f, {"isSorted", "sum", "min", "max", "join", "indexOf", "lastIndexOf"})) {
