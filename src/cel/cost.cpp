@@ -79,7 +79,9 @@ uint64_t callCost(std::string_view f, std::span<const uint64_t> s, uint64_t elem
         return addSat(1, mulSat(at(0), addSat(1, tenth(elementSize))));
     }
     if (f == "@in") {
-        return addSat(1, at(1));
+        // cel-go: one per item of a list; a map's lookup is a call (its
+        // callers pass a size of 1 for a map).
+        return std::max<uint64_t>(1, at(1));
     }
     if (isAny(f, {"lowerAscii", "upperAscii", "trim", "substring", "charAt", "string", "bytes",
                   "int", "uint", "double", "url", "isURL"})) {
@@ -114,7 +116,8 @@ struct Estimate {
 
 class Estimator {
   public:
-    explicit Estimator(const CheckedExpr& checked) : checked_(checked) {}
+    Estimator(const CheckedExpr& checked, const Type* selfType)
+        : checked_(checked), selfType_(selfType) {}
 
     Estimate visit(const Expr& e) {
         switch (e.kind) {
@@ -175,13 +178,53 @@ class Estimator {
             case TypeKind::Map:
                 return t->maxElements >= 0 ? static_cast<uint64_t>(t->maxElements) : kMax;
             case TypeKind::Dyn:
-                return kMax;
+                // x-kubernetes-int-or-string carries kube's bound.
+                return t->maxElements >= 0 ? static_cast<uint64_t>(t->maxElements) : kMax;
+            case TypeKind::Object:
+                return 0;
             default:
                 return 0;
         }
     }
 
     uint64_t typeSize(const Expr& e) const { return sizeOfType(typeOf(e)); }
+
+    static bool isUntyped(const Type* t) { return t->kind == TypeKind::Dyn && t->maxElements < 0; }
+
+    // The size cel-go compares by: scalars 1; strings, bytes, lists and
+    // maps their bound; objects 0 (kube's object types have no bound); a
+    // type name (int, string) the size of `self` (kube's size estimator
+    // reads any one-step path as self's); what a call computes, unknown.
+    uint64_t comparisonSize(const Expr& a, uint64_t estimated) const {
+        const Type* t = typeOf(a);
+        if (t == nullptr) {
+            return kMax;
+        }
+        switch (t->kind) {
+            case TypeKind::Int:
+            case TypeKind::Uint:
+            case TypeKind::Double:
+            case TypeKind::Bool:
+            case TypeKind::Duration:
+            case TypeKind::Timestamp:
+                return 1;
+            case TypeKind::Object:
+                return 0;
+            case TypeKind::Type:
+                if (a.kind == ExprKind::Ident) {
+                    return selfType_ == nullptr || isUntyped(selfType_) ? 0 : sizeOfType(selfType_);
+                }
+                return kMax;
+            case TypeKind::Dyn:
+                // A value the schema does not type (kube gives rules no access
+                // to those): compared as a scalar.
+                return isUntyped(t) ? 0 : estimated;
+            case TypeKind::Null:
+                return 0;
+            default:
+                return estimated;
+        }
+    }
 
     Estimate call(const Expr& e) {
         std::vector<const Expr*> args;
@@ -210,12 +253,15 @@ class Estimator {
         }
         if (e.name == "_==_" || e.name == "_!=_" || e.name == "_<_" || e.name == "_<=_" ||
             e.name == "_>_" || e.name == "_>=_") {
-            // cel-go sizes only the comparison of strings and bytes.
             for (size_t i = 0; i < args.size(); i++) {
-                const Type* t = typeOf(*args[i]);
-                if (t == nullptr || (t->kind != TypeKind::String && t->kind != TypeKind::Bytes)) {
-                    sizes[i] = 0;
-                }
+                sizes[i] = comparisonSize(*args[i], sizes[i]);
+            }
+            return {addSat(cost, tenth(std::min(sizes[0], sizes[1]))), 0};
+        }
+        if (e.name == "@in" && args.size() == 2) {
+            const Type* container = typeOf(*args[1]);
+            if (container != nullptr && container->kind == TypeKind::Map) {
+                sizes[1] = 1;
             }
         }
         uint64_t elementSize = 0;
@@ -264,12 +310,13 @@ class Estimator {
     }
 
     const CheckedExpr& checked_;
+    const Type* selfType_;
 };
 
 }  // namespace
 
-uint64_t estimateMaxCost(const Expr& e, const CheckedExpr& checked) {
-    Estimator est(checked);
+uint64_t estimateMaxCost(const Expr& e, const CheckedExpr& checked, const Type* selfType) {
+    Estimator est(checked, selfType);
     return est.visit(e).cost;
 }
 

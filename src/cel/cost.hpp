@@ -36,8 +36,9 @@ uint64_t iterationCost(MacroKind macro);
 // The worst-case cost of a checked expression, from the bounds its types
 // carry (maxLength, maxItems, maxProperties; unbounded ones from kube's
 // 3 MiB request limit), as cel-go's checker.Cost estimates it with kube's
-// size estimator. Saturates at UINT64_MAX.
-uint64_t estimateMaxCost(const Expr& e, const CheckedExpr& checked);
+// size estimator. Saturates at UINT64_MAX. `selfType` is the type of
+// `self` (kube's estimator sizes type names by it).
+uint64_t estimateMaxCost(const Expr& e, const CheckedExpr& checked, const Type* selfType = nullptr);
 
 // kube's getCostErrorMessage: "<name> exceeds budget by factor of 3.1x (try
 // simplifying the rule, or adding maxItems, maxProperties, and maxLength

@@ -31,6 +31,9 @@ uint64_t actualCallCost(const std::string& function, bool receiver, std::span<co
     for (const Value& a : args) {
         sizes.push_back(sizeOf(a));
     }
+    if (function == "@in" && args.size() == 2 && args[1].kind() == Kind::Map) {
+        sizes[1] = 1;
+    }
     uint64_t elementSize = 0;
     if (receiver && args[0].kind() == Kind::List) {
         elementSize = 1;

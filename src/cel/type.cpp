@@ -189,7 +189,11 @@ TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::
     using T = Type;
     std::string_view type = json::stringMember(schema, "type");
     if (flag(schema, "x-kubernetes-int-or-string")) {
-        return T::dyn();
+        // Bounded as the longest string (kube's SchemaDeclType); "0" at least.
+        auto t = copyOf(T::dyn());
+        t->maxElements = kMaxRequestSizeBytes - 2;
+        t->minSerializedSize = 1;
+        return t;
     }
     if (type == "array") {
         const json::Value* items = json::member(schema, "items");
