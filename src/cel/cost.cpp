@@ -105,6 +105,21 @@ uint64_t iterationCost(MacroKind macro) {
     return 3;
 }
 
+uint64_t comprehensionCost(MacroKind macro) {
+    switch (macro) {
+        case MacroKind::All:
+        case MacroKind::Exists:
+            return 1;
+        case MacroKind::ExistsOne:
+            return 2;
+        case MacroKind::Map:
+        case MacroKind::MapFilter:
+        case MacroKind::Filter:
+            return 11;
+    }
+    return 1;
+}
+
 namespace {
 
 // What the estimator knows of a value: the most it can cost to compute, and
@@ -306,7 +321,8 @@ class Estimator {
         // cel-go knows no size for what a comprehension builds.
         bool builds = e.macro == MacroKind::Map || e.macro == MacroKind::MapFilter ||
                       e.macro == MacroKind::Filter;
-        return {addSat(range.cost, mulSat(range.size, perItem)), builds ? kMax : 0};
+        uint64_t once = addSat(range.cost, comprehensionCost(e.macro));
+        return {addSat(once, mulSat(range.size, perItem)), builds ? kMax : 0};
     }
 
     const CheckedExpr& checked_;

@@ -33,6 +33,11 @@ uint64_t callCost(std::string_view function, std::span<const uint64_t> argSizes,
 // too (all and exists: 3; map and filter append a one-item list: 12, 13).
 uint64_t iterationCost(MacroKind macro);
 
+// What a macro's comprehension costs once, whatever the items: its
+// accumulator's start ([] for map and filter: 10) and its result (reading
+// the accumulator: 1; exists_one compares it with 1: 2).
+uint64_t comprehensionCost(MacroKind macro);
+
 // The worst-case cost of a checked expression, from the bounds its types
 // carry (maxLength, maxItems, maxProperties; unbounded ones from kube's
 // 3 MiB request limit), as cel-go's checker.Cost estimates it with kube's

@@ -263,6 +263,9 @@ class Interpreter {
         int64_t count = 0;
         List out;
         uint64_t perItem = iterationCost(e.macro);
+        if (!spend(comprehensionCost(e.macro))) {
+            return Value();
+        }
         for (const Value& item : items) {
             if (!spend(perItem)) {
                 return Value();

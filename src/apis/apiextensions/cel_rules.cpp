@@ -589,8 +589,19 @@ class Validation {
                 return false;
             }
             if (out.value.isError()) {
-                errors_.push_back(field::invalid(path_.str(), node.schemaType,
-                                                 evaluationError(out.value.str(), rule)));
+                const std::string& error = out.value.str();
+                if (error.rfind(cel::kCostLimitExceeded, 0) == 0) {
+                    // kube 1.26 stops there: no later rule runs.
+                    errors_.push_back(field::invalid(
+                        path_.str(), node.schemaType,
+                        "'" + error +
+                            "': no further validation rules will be run due to call cost exceeds "
+                            "limit for rule: " +
+                            ruleErrorString(rule)));
+                    return false;
+                }
+                errors_.push_back(
+                    field::invalid(path_.str(), node.schemaType, evaluationError(error, rule)));
                 continue;
             }
             if (out.value.kind() == cel::Kind::Bool && out.value.asBool()) {
@@ -616,9 +627,6 @@ class Validation {
                    "': call arguments did not match a supported operator, function or macro "
                    "signature for rule: " +
                    ruleErrorString(rule);
-        }
-        if (error.rfind(cel::kCostLimitExceeded, 0) == 0) {
-            return error + ": call cost exceeds limit for rule: " + ruleErrorString(rule);
         }
         return error + " evaluating rule: " + ruleErrorString(rule);
     }
