@@ -423,8 +423,9 @@ class Compiler {
             compiled.messageProgram =
                 cel::compile(messageExpression, type, &why, cel::Purpose::MessageExpression);
             if (!compiled.messageProgram) {
-                error(field::invalid(at, BadValue::raw(goValidationRule(rule, message)),
-                                     "messageExpression " + why));
+                error(field::invalid(
+                    at, BadValue::raw(goValidationRule(rule, message)),
+                    why.rfind("messageExpression", 0) == 0 ? why : "messageExpression " + why));
             } else if (uint64_t c = mulSat(compiled.messageProgram->estimatedMaxCost(), times);
                        c > cel::kStaticEstimatedCostLimit) {
                 error(
