@@ -479,6 +479,24 @@ void twenty_rules_on_one_object_take_microseconds(void**) {
     assert_true(us < 5000);
 }
 
+// Rules on the resource's root are at kube's nil path, "<nil>"; a null
+// value is not validated; an embedded resource sees its kind and metadata.
+void root_null_and_embedded_values_as_kube_treats_them(void**) {
+    auto rules = compiled(R"j({"type": "object", "properties": {"spec": {"type": "object",
+        "properties": {"a": {"type": "integer", "nullable": true,
+                             "x-kubernetes-validations": [{"rule": "self > 0"}]},
+                       "e": {"type": "object", "x-kubernetes-embedded-resource": true,
+                             "x-kubernetes-preserve-unknown-fields": true,
+                             "x-kubernetes-validations": [{"rule": "self.kind == 'Pod'"}]}}}},
+      "x-kubernetes-validations": [{"rule": "self.metadata.name.startsWith('ok')",
+                                    "message": "name must start with ok"},
+                                   {"rule": "has(self.spec)"}]})j");
+    expectLines(run(*rules, R"j({"a": null, "e": {"apiVersion": "v1", "kind": "Service",
+                                "metadata": {"name": "x"}}})j"),
+                {"<nil> | FieldValueInvalid | Invalid value: \"object\": name must start with ok",
+                 failed("spec.e", "object", "failed rule: self.kind == 'Pod'")});
+}
+
 }  // namespace
 
 int main() {
@@ -490,6 +508,7 @@ int main() {
         cmocka_unit_test(transition_rules_run_where_an_old_value_corresponds),
         cmocka_unit_test(message_expression_reason_and_field_path_shape_the_cause),
         cmocka_unit_test(per_call_limit_and_budget_stop_validation),
+        cmocka_unit_test(root_null_and_embedded_values_as_kube_treats_them),
         cmocka_unit_test(deep_schemas_compile_and_run),
         cmocka_unit_test(twenty_rules_on_one_object_take_microseconds),
     };

@@ -553,8 +553,12 @@ class Validation {
         return true;
     }
 
+    // The path of the node being validated; the object's root is a nil
+    // field.Path, which kube prints as "<nil>".
+    std::string fieldAt() const { return path_.depth() == 0 ? "<nil>" : path_.str(); }
+
     meta::StatusCause budgetSpent() const {
-        return field::invalid(path_.str(), currentType_,
+        return field::invalid(fieldAt(), currentType_,
                               "validation failed due to running out of cost budget, no further "
                               "validation rules will be run");
     }
@@ -594,7 +598,7 @@ class Validation {
                 if (error.rfind(cel::kCostLimitExceeded, 0) == 0) {
                     // kube 1.26 stops there: no later rule runs.
                     errors_.push_back(field::invalid(
-                        path_.str(), node.schemaType,
+                        fieldAt(), node.schemaType,
                         "'" + error +
                             "': no further validation rules will be run due to call cost exceeds "
                             "limit for rule: " +
@@ -602,7 +606,7 @@ class Validation {
                     return false;
                 }
                 errors_.push_back(
-                    field::invalid(path_.str(), node.schemaType, evaluationError(error, rule)));
+                    field::invalid(fieldAt(), node.schemaType, evaluationError(error, rule)));
                 continue;
             }
             if (out.value.kind() == cel::Kind::Bool && out.value.asBool()) {
@@ -666,7 +670,7 @@ class Validation {
                 path_.child(step.name);
             }
         }
-        std::string at = path_.str();
+        std::string at = fieldAt();
         path_.truncate(depth);
         if (rule.reason == "FieldValueForbidden") {
             return field::forbidden(at, message);
