@@ -188,6 +188,11 @@ void costs_multiply_by_how_often_a_node_occurs(void**) {
     compiled(rootWith(R"j({"type": "array", "maxItems": 100, "items": {"type": "array",
         "maxItems": 100, "items": {"type": "string", "maxLength": 100,
         "x-kubernetes-validations": [{"rule": "self.contains('abcdefghijklmnopqrstuvwxyz0123')"}]}}})j"));
+    // Presence tests cost nothing in kube 1.26's estimate: six of them on
+    // 2,000,000 objects are accepted.
+    compiled(rootWith(R"j({"type": "array", "maxItems": 2000000, "items": {"type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}},
+        "x-kubernetes-validations": [{"rule": "has(self.a) && has(self.b) && has(self.c) && has(self.a) && has(self.b) && has(self.c)"}]}})j"));
     // 20 rules of 7,006,003 each: a CRD total of 1.401201x.
     std::string many = R"j({"type": "object", "properties": {"n": {"type": "array",
         "maxItems": 1000, "items": {"type": "integer"}}}, "x-kubernetes-validations": [)j";
