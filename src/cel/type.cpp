@@ -225,7 +225,11 @@ TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::
             additional != nullptr && additional->IsObject() && !isResourceRoot && !embedded) {
             auto t = std::make_shared<Type>();
             t->kind = TypeKind::Map;
-            t->key = T::string();
+            // kube's key type carries no bound, which its estimator reads as
+            // a size of 0.
+            auto key = copyOf(T::string());
+            key->maxElements = 0;
+            t->key = key;
             t->elem = typeOfSchema(*additional, false, childName(name, "@idx"), depth + 1);
             t->maxElements = bound(schema, "maxProperties");
             if (t->maxElements < 0) {

@@ -44,7 +44,7 @@ void estimates_refuse_what_kube_refuses(void**) {
     }
     assert_string_equal(estimateOutcome(concat + " != ''").c_str(), refusal("3.1x").c_str());
     assert_string_equal(estimateOutcome("self.l.filter(e, e.startsWith('a')).size() > 0").c_str(),
-                        refusal("1.7x").c_str());
+                        refusal("1.6x").c_str());
     assert_string_equal(estimateOutcome("self.s.split(',').all(x, x.size() > 1)").c_str(),
                         refusal("1.9x").c_str());
     for (const char* rule :
