@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 namespace kube::cel {
 
@@ -292,8 +293,69 @@ class Estimator {
         if (receiver != nullptr && receiver->kind == TypeKind::List && receiver->elem) {
             elementSize = std::max<uint64_t>(1, sizeOfType(receiver->elem.get()));
         }
+        if (std::optional<Estimate> lib = libraryEstimate(e, sizes, receiver)) {
+            return {addSat(cost, lib->cost), lib->size};
+        }
         cost = addSat(cost, callCost(e.name, sizes, elementSize));
         return {cost, resultSize(e, sizes, receiver)};
+    }
+
+    // kube 1.26's library estimates of the string and list functions
+    // (library.CostEstimator.EstimateCallCost): what the call costs beyond
+    // its arguments, and the largest result. The runtime keeps its own,
+    // stricter counts (cost.hpp's callCost).
+    std::optional<Estimate> libraryEstimate(const Expr& e, const std::vector<uint64_t>& sizes,
+                                            const Type* receiver) const {
+        const std::string& f = e.name;
+        auto at = [&](size_t i) -> uint64_t { return i < sizes.size() ? sizes[i] : 0; };
+        bool onList = receiver != nullptr && receiver->kind == TypeKind::List && receiver->elem;
+        if (!e.target) {
+            if (f == "url" && sizes.size() == 1) {
+                return Estimate{tenth(at(0)), 0};
+            }
+            if (f == "isURL") {
+                return Estimate{1, 0};
+            }
+            return std::nullopt;
+        }
+        if (onList && isAny(f, {"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"})) {
+            // One per item, plus a tenth of each string item.
+            const Type* elem = receiver->elem.get();
+            uint64_t perItem = 1;
+            if (elem->kind == TypeKind::String || elem->kind == TypeKind::Bytes) {
+                perItem = addSat(1, tenth(sizeOfType(elem)));
+            }
+            return Estimate{mulSat(at(0), perItem), 0};
+        }
+        if (onList && f == "join") {
+            uint64_t chars = mulSat(at(0), sizeOfType(receiver->elem.get()));
+            if (sizes.size() > 1) {
+                chars = addSat(chars, mulSat(at(1), at(0) > 0 ? at(0) - 1 : 0));
+            }
+            return Estimate{tenth(chars), chars};
+        }
+        if (onList) {
+            return std::nullopt;
+        }
+        if (isAny(f, {"indexOf", "lastIndexOf"})) {
+            return Estimate{tenth(at(0)), 0};
+        }
+        if (isAny(f, {"lowerAscii", "upperAscii", "substring", "trim"})) {
+            return Estimate{tenth(at(0)), at(0)};
+        }
+        if (f == "replace" && sizes.size() >= 3) {
+            // Largest: every (shortest) match replaced by the longest
+            // replacement (cel-go's division by an empty match: unbounded).
+            uint64_t largest = at(1) == 0 ? kMax : mulSat((at(0) + at(1) - 1) / at(1), at(2));
+            return Estimate{tenth(mulSat(at(0), 2)), largest};
+        }
+        if (f == "split") {
+            return Estimate{tenth(mulSat(at(0), 2)), at(0)};
+        }
+        if (isAny(f, {"find", "findAll"}) && sizes.size() >= 2) {
+            return Estimate{mulSat(tenth(addSat(at(0), 1)), quarter(at(1))), at(0)};
+        }
+        return std::nullopt;
     }
 
     // The largest result of a call, where kube's library knows it.

@@ -46,7 +46,7 @@ void estimates_refuse_what_kube_refuses(void**) {
     assert_string_equal(estimateOutcome("self.l.filter(e, e.startsWith('a')).size() > 0").c_str(),
                         refusal("1.6x").c_str());
     assert_string_equal(estimateOutcome("self.s.split(',').all(x, x.size() > 1)").c_str(),
-                        refusal("1.9x").c_str());
+                        refusal("2.0x").c_str());
     for (const char* rule :
          {"self.l.all(e, self.l.exists(f, f == e))",
           "self.n.all(x, self.n.all(y, self.n.all(z, true)))", "self.l.map(e, e.size()).sum() > 0",
