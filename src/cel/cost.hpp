@@ -30,14 +30,21 @@ uint64_t callCost(std::string_view function, std::span<const uint64_t> argSizes,
 
 // What each iteration of a macro costs besides its body: cel-go expands the
 // macros to comprehensions whose loop condition and accumulator step cost
-// too (all and exists: 3; map and filter append a one-item list: 12, 13).
+// too (all and exists: 3; exists_one: 2; map and filter append a one-item
+// list: 12, 13). kube 1.26's url library has no estimate: its calls cost 1.
 uint64_t iterationCost(MacroKind macro);
+
+// What a macro's comprehension costs once, whatever the items: its
+// accumulator's start ([] for map and filter: 10) and its result (reading
+// the accumulator: 1; exists_one compares it with 1: 2).
+uint64_t comprehensionCost(MacroKind macro);
 
 // The worst-case cost of a checked expression, from the bounds its types
 // carry (maxLength, maxItems, maxProperties; unbounded ones from kube's
 // 3 MiB request limit), as cel-go's checker.Cost estimates it with kube's
-// size estimator. Saturates at UINT64_MAX.
-uint64_t estimateMaxCost(const Expr& e, const CheckedExpr& checked);
+// size estimator. Saturates at UINT64_MAX. `selfType` is the type of
+// `self` (kube's estimator sizes type names by it).
+uint64_t estimateMaxCost(const Expr& e, const CheckedExpr& checked, const Type* selfType = nullptr);
 
 // kube's getCostErrorMessage: "<name> exceeds budget by factor of 3.1x (try
 // simplifying the rule, or adding maxItems, maxProperties, and maxLength

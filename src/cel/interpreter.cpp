@@ -31,6 +31,9 @@ uint64_t actualCallCost(const std::string& function, bool receiver, std::span<co
     for (const Value& a : args) {
         sizes.push_back(sizeOf(a));
     }
+    if (function == "@in" && args.size() == 2 && args[1].kind() == Kind::Map) {
+        sizes[1] = 1;
+    }
     uint64_t elementSize = 0;
     if (receiver && args[0].kind() == Kind::List) {
         elementSize = 1;
@@ -260,6 +263,9 @@ class Interpreter {
         int64_t count = 0;
         List out;
         uint64_t perItem = iterationCost(e.macro);
+        if (!spend(comprehensionCost(e.macro))) {
+            return Value();
+        }
         for (const Value& item : items) {
             if (!spend(perItem)) {
                 return Value();

@@ -1,8 +1,10 @@
 #include "cel/object_value.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cel/escaping.hpp"
 #include "cel/functions.hpp"
 #include "util/base64.hpp"
 
@@ -22,6 +24,19 @@ struct Pending {
     MapData members;
 };
 
+// The key a member is stored under: an object's fields under the names the
+// rule's type gives them (escaped: "namespace" is __namespace__), a map's
+// keys as they are.
+std::string memberKey(const Type* type, const json::Value& name) {
+    std::string_view raw = json::view(name);
+    if (type != nullptr && type->kind == TypeKind::Object) {
+        if (std::optional<std::string> escaped = escapePropertyName(raw)) {
+            return std::move(*escaped);
+        }
+    }
+    return std::string(raw);
+}
+
 const Type* childType(const Type* parent, const json::Value& container, size_t index) {
     if (parent == nullptr) {
         return nullptr;
@@ -31,8 +46,8 @@ const Type* childType(const Type* parent, const json::Value& container, size_t i
         case TypeKind::Map:
             return parent->elem.get();
         case TypeKind::Object: {
-            const auto& name = (container.MemberBegin() + index)->name;
-            auto it = parent->fields.find(std::string(name.GetString(), name.GetStringLength()));
+            auto it =
+                parent->fields.find(memberKey(parent, (container.MemberBegin() + index)->name));
             return it == parent->fields.end() ? nullptr : it->second.get();
         }
         default:
@@ -103,9 +118,7 @@ Value objectValue(const json::Value& root, const Type* rootType) {
                 parent.items.push_back(std::move(done));
             } else {
                 const auto& name = (parent.json->MemberBegin() + parent.next)->name;
-                parent.members.insert(
-                    Value::string(std::string(name.GetString(), name.GetStringLength())),
-                    std::move(done));
+                parent.members.insert(Value::string(memberKey(parent.type, name)), std::move(done));
             }
             parent.next++;
             continue;
@@ -121,8 +134,7 @@ Value objectValue(const json::Value& root, const Type* rootType) {
             top.items.push_back(scalar(child, type));
         } else {
             const auto& name = (j.MemberBegin() + top.next)->name;
-            top.members.insert(Value::string(std::string(name.GetString(), name.GetStringLength())),
-                               scalar(child, type));
+            top.members.insert(Value::string(memberKey(top.type, name)), scalar(child, type));
         }
         top.next++;
     }

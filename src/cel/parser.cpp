@@ -484,7 +484,9 @@ class Parser {
             if (args[0]->kind != ExprKind::Select) {
                 fail(open, "invalid argument to has() macro");
             }
+            // cel-go's macro gives the presence test the call's position.
             args[0]->testOnly = true;
+            args[0]->offset = open;
             return std::move(args[0]);
         }
         ExprPtr e = node(ExprKind::Call, open);

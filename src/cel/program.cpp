@@ -74,7 +74,7 @@ std::shared_ptr<const Program> compile(std::string_view rule, const TypePtr& sel
     auto program = std::make_shared<Program>();
     const auto& refs = checked.referencedVariables;
     program->transitionRule_ = std::find(refs.begin(), refs.end(), "oldSelf") != refs.end();
-    program->estimatedMaxCost_ = estimateMaxCost(*expr, checked);
+    program->estimatedMaxCost_ = estimateMaxCost(*expr, checked, selfType.get());
     program->expr_ = std::move(expr);
     program->selfType_ = selfType;
     program->checked_ = std::move(checked);

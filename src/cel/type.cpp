@@ -1,5 +1,9 @@
 #include "cel/type.hpp"
 
+#include <optional>
+
+#include "cel/escaping.hpp"
+
 namespace kube::cel {
 
 namespace {
@@ -107,6 +111,24 @@ namespace json = util::json;
 // kube's maxRequestSizeBytes: what bounds a list or string with no declared
 // bound (3 MiB).
 constexpr int64_t kMaxRequestSizeBytes = 3 * 1024 * 1024;
+// The longest and shortest JSON forms of a duration and a date-time, with
+// their quotes (kube's cel limits).
+constexpr int64_t kMaxDurationSizeJSON = 32;
+constexpr int64_t kMinDurationSizeJSON = 3;
+constexpr int64_t kMaxDatetimeSizeJSON = 32;
+constexpr int64_t kMinDatetimeSizeJSON = 21;
+
+bool isRequired(const json::Value* required, std::string_view field) {
+    if (required == nullptr || !required->IsArray()) {
+        return false;
+    }
+    for (const json::Value& r : required->GetArray()) {
+        if (r.IsString() && json::view(r) == field) {
+            return true;
+        }
+    }
+    return false;
+}
 
 int64_t bound(const json::Value& schema, std::string_view field) {
     const json::Value* v = json::member(schema, field);
@@ -167,7 +189,11 @@ TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::
     using T = Type;
     std::string_view type = json::stringMember(schema, "type");
     if (flag(schema, "x-kubernetes-int-or-string")) {
-        return T::dyn();
+        // Bounded as the longest string (kube's SchemaDeclType); "0" at least.
+        auto t = copyOf(T::dyn());
+        t->maxElements = kMaxRequestSizeBytes - 2;
+        t->minSerializedSize = 1;
+        return t;
     }
     if (type == "array") {
         const json::Value* items = json::member(schema, "items");
@@ -199,12 +225,17 @@ TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::
             additional != nullptr && additional->IsObject() && !isResourceRoot && !embedded) {
             auto t = std::make_shared<Type>();
             t->kind = TypeKind::Map;
-            t->key = T::string();
+            // kube's key type carries no bound, which its estimator reads as
+            // a size of 0.
+            auto key = copyOf(T::string());
+            key->maxElements = 0;
+            t->key = key;
             t->elem = typeOfSchema(*additional, false, childName(name, "@idx"), depth + 1);
             t->maxElements = bound(schema, "maxProperties");
             if (t->maxElements < 0) {
-                // Each entry at least "k":v, and a comma.
-                t->maxElements = (kMaxRequestSizeBytes - 2) / (t->elem->minSerializedSize + 4);
+                // Each entry at least "k":v, a comma (and, as kube counts, a key of
+                // two characters).
+                t->maxElements = (kMaxRequestSizeBytes - 2) / (t->elem->minSerializedSize + 6);
             }
             t->minSerializedSize = 2;
             return t;
@@ -214,10 +245,22 @@ TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::
         t->name = name;
         t->minSerializedSize = 2;
         if (props != nullptr && props->IsObject()) {
+            const json::Value* required = json::member(schema, "required");
             for (auto it = props->MemberBegin(); it != props->MemberEnd(); ++it) {
-                std::string field(it->name.GetString(), it->name.GetStringLength());
-                t->fields[field] =
-                    typeOfSchema(it->value, false, childName(name, field), depth + 1);
+                std::string_view field = json::view(it->name);
+                std::optional<std::string> escaped = escapePropertyName(field);
+                TypePtr type = typeOfSchema(
+                    it->value, false, childName(name, escaped ? std::string_view(*escaped) : field),
+                    depth + 1);
+                if (escaped) {
+                    t->fields[*escaped] = type;
+                }
+                // kube's minimum size counts the required fields the server
+                // does not default: "name":value and a comma.
+                if (isRequired(required, field) && json::member(it->value, "default") == nullptr) {
+                    t->minSerializedSize +=
+                        static_cast<int64_t>(field.size()) + type->minSerializedSize + 4;
+                }
             }
         }
         if (isResourceRoot || embedded) {
@@ -230,15 +273,31 @@ TypePtr typeOfSchema(const json::Value& schema, bool isResourceRoot, const std::
     }
     if (type == "string") {
         std::string_view format = json::stringMember(schema, "format");
-        std::shared_ptr<Type> t = copyOf(format == "byte"        ? T::bytes()
-                                         : format == "duration"  ? T::duration()
-                                         : format == "date-time" ? T::timestamp()
-                                                                 : T::string());
-        t->maxElements = bound(schema, "maxLength");
+        // Sizes as kube's SchemaDeclType gives them: maxLength counts
+        // characters, up to 4 bytes each; durations and date-times have a
+        // longest form whatever maxLength says.
+        int64_t maxLength = bound(schema, "maxLength");
+        std::shared_ptr<Type> t;
+        if (format == "byte") {
+            t = copyOf(T::bytes());
+            t->maxElements = maxLength;
+            t->minSerializedSize = 2;
+        } else if (format == "duration") {
+            t = copyOf(T::duration());
+            t->maxElements = kMaxDurationSizeJSON;
+            t->minSerializedSize = kMinDurationSizeJSON;
+        } else if (format == "date-time") {
+            t = copyOf(T::timestamp());
+            t->maxElements = kMaxDatetimeSizeJSON;
+            t->minSerializedSize = kMinDatetimeSizeJSON;
+        } else {
+            t = copyOf(T::string());
+            t->maxElements = maxLength >= 0 ? maxLength * 4 : -1;
+            t->minSerializedSize = 2;
+        }
         if (t->maxElements < 0) {
             t->maxElements = kMaxRequestSizeBytes - 2;
         }
-        t->minSerializedSize = 2;
         return t;
     }
     if (type == "integer") {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apis/apiextensions/cel_rules.hpp"
 #include "apis/apiextensions/json_members.hpp"
 #include "apis/apiextensions/schema_validation.hpp"
 
@@ -259,7 +260,13 @@ void validateValidation(const json::Value* validation, bool statusEnabled, const
     SchemaOptions schemaOpts;
     schemaOpts.statusEnabled = statusEnabled;
     schemaOpts.requireValidPropertyType = opts.requireValidPropertyType;
+    size_t before = out.size();
     validateSchema(*schema, path + ".openAPIV3Schema", schemaOpts, out);
+    // kube compiles the rules of a schema without errors (CEL errors on a
+    // broken schema would not help).
+    if (out.size() == before) {
+        compileCelRules(*schema, path + ".openAPIV3Schema", &out);
+    }
 }
 
 bool statusEnabled(const json::Value* subresources) {
