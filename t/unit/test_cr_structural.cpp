@@ -80,8 +80,7 @@ json::Document parse(std::string_view text) {
 
 const ext::StructuralSchema& widget() {
     static const json::Document doc = parse(kWidgetSchema);
-    static const std::shared_ptr<const ext::StructuralSchema> s =
-        ext::compileStructuralSchema(doc);
+    static const std::shared_ptr<const ext::StructuralSchema> s = ext::compileStructuralSchema(doc);
     return *s;
 }
 
@@ -98,7 +97,8 @@ struct Cause {
 };
 
 // As the server runs them on a create: prune, default, validate.
-kube::apis::core::field::Causes decodeAndValidate(const ext::StructuralSchema& s, json::Document& d) {
+kube::apis::core::field::Causes decodeAndValidate(const ext::StructuralSchema& s,
+                                                  json::Document& d) {
     ext::pruneCustomResource(s, d);
     ext::defaultCustomResource(s, d, d.GetAllocator());
     return ext::validateCustomResource(s, d);
@@ -271,8 +271,8 @@ void pruning_reports_unknown_fields_as_kube_warns(void** /*state*/) {
         R"("metadata":{"name":"n","bogus":1}},"pairs":[{"a":"1"}],"labels":{"a":null},)"
         R"("nul":null,"ios":null})");
     std::vector<std::string> unknown = ext::pruneCustomResource(widget(), d);
-    std::vector<std::string> want = {"spec.aaa", "spec.free.known.j", "spec.list[0].q",
-                                     "spec.zzz", "spec.template.metadata.bogus"};
+    std::vector<std::string> want = {"spec.aaa", "spec.free.known.j", "spec.list[0].q", "spec.zzz",
+                                     "spec.template.metadata.bogus"};
     assert_int_equal(unknown.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
         assert_string_equal(unknown[i].c_str(), want[i].c_str());
@@ -331,10 +331,10 @@ void defaults_are_pruned_when_compiled(void** /*state*/) {
 // and a schema nested thousands deep: the walks finish (on a stack for
 // them) instead of overflowing the worker's.
 void deep_objects_and_schemas_do_not_overflow_the_stack(void** /*state*/) {
-    json::Document schema = parse(
-        R"({"type":"object","properties":{"spec":{"type":"object",)"
-        R"("properties":{"a":{"type":"array","items":{"type":"array","items":{}}}},)"
-        R"("x-kubernetes-preserve-unknown-fields":true}}})");
+    json::Document schema =
+        parse(R"({"type":"object","properties":{"spec":{"type":"object",)"
+              R"("properties":{"a":{"type":"array","items":{"type":"array","items":{}}}},)"
+              R"("x-kubernetes-preserve-unknown-fields":true}}})");
     auto s = ext::compileStructuralSchema(schema);
     std::string deep = R"({"apiVersion":"x/v1","kind":"X","metadata":{},"spec":{"free":)";
     for (int i = 0; i < 9990; ++i) {
@@ -394,13 +394,16 @@ void a_hundred_fields_validate_in_microseconds(void** /*state*/) {
                    : i % 3 == 1 ? R"({"type":"string","maxLength":20,"pattern":"^[a-z0-9]+$"})"
                                 : R"({"type":"array","items":{"type":"string"}})");
         spec += (i ? "," : "") + std::string("\"") + n + "\":" +
-                (i % 3 == 0 ? std::to_string(i) : i % 3 == 1 ? "\"v" + n + "\"" : "[\"a\",\"b\"]");
+                (i % 3 == 0   ? std::to_string(i)
+                 : i % 3 == 1 ? "\"v" + n + "\""
+                              : "[\"a\",\"b\"]");
     }
     schema += "}}}}";
     spec += "}";
     json::Document sd = parse(schema);
     auto s = ext::compileStructuralSchema(sd);
-    json::Document d = parse(R"({"apiVersion":"x/v1","kind":"X","metadata":{},"spec":)" + spec + "}");
+    json::Document d =
+        parse(R"({"apiVersion":"x/v1","kind":"X","metadata":{},"spec":)" + spec + "}");
     constexpr int kRounds = 2000;
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < kRounds; ++i) {
@@ -414,7 +417,6 @@ void a_hundred_fields_validate_in_microseconds(void** /*state*/) {
     fprintf(stderr, "100 fields: prune + default + validate in %.1f us\n", us);
     assert_true(us < 2000);
 }
-
 
 // clang-format off
 // A CRD whose defaults do not fit their schemas: kube 1.26.5's causes (its
@@ -465,6 +467,39 @@ void crd_defaults_must_validate_and_be_pruned(void** /*state*/) {
 }
 // clang-format on
 
+// clang-format off
+// kube-openapi's conversions: an integer is held to a bound cut to an
+// integer, a float matches an integer enum value by conversion, a nullable
+// enum still refuses null, the int-or-string anyOf reports its branch.
+void numbers_and_enums_compare_as_kube_openapi_converts_them(void** /*state*/) {
+    json::Document schema = parse(
+        R"({"type":"object","required":["spec"],"properties":{"spec":{"type":"object","properties":{)"
+        R"("e":{"type":"string","nullable":true,"enum":["a"]},)"
+        R"("ios2":{"x-kubernetes-int-or-string":true,"anyOf":[{"type":"integer"},{"type":"string"}]},)"
+        R"("num":{"type":"number","minimum":1,"multipleOf":2},"intmax":{"type":"integer","maximum":1.5},)"
+        R"("en":{"type":"integer","enum":[1,2]}}}}})");
+    auto s = ext::compileStructuralSchema(schema);
+    json::Document d = parse(R"({"apiVersion":"st.example.com/v1","kind":"Thing","metadata":{"name":"x"},)"
+                             R"("spec":{"e":null,"ios2":true,"num":3,"intmax":2,"en":1.0}})");
+    expectCauses(decodeAndValidate(*s, d),
+                 {{"FieldValueNotSupported", "spec.e", R"(Unsupported value: "null": supported values: "a")"},
+                  {"FieldValueTypeInvalid", "spec.ios2", R"(Invalid value: "boolean": spec.ios2 in body must be of type integer,string: "boolean")"},
+                  {"FieldValueInvalid", "<nil>", R"(Invalid value: "": "spec.ios2" must validate at least one schema (anyOf))"},
+                  {"FieldValueTypeInvalid", "spec.ios2", R"(Invalid value: "boolean": spec.ios2 in body must be of type integer: "boolean")"},
+                  {"FieldValueInvalid", "spec.num", R"(Invalid value: 3: spec.num in body should be a multiple of 2)"},
+                  {"FieldValueInvalid", "spec.intmax", R"(Invalid value: 2: spec.intmax in body should be less than or equal to 1)"}});
+    d = parse(R"({"apiVersion":"st.example.com/v1","kind":"Thing","metadata":{"name":"x"},)"
+              R"("spec":{"e":"b","num":0.5,"en":3}})");
+    expectCauses(decodeAndValidate(*s, d),
+                 {{"FieldValueNotSupported", "spec.e", R"(Unsupported value: "b": supported values: "a")"},
+                  {"FieldValueInvalid", "spec.num", R"(Invalid value: 0.5: spec.num in body should be a multiple of 2)"},
+                  {"FieldValueInvalid", "spec.num", R"(Invalid value: 0.5: spec.num in body should be greater than or equal to 1)"},
+                  {"FieldValueNotSupported", "spec.en", R"(Unsupported value: 3: supported values: "1", "2")"}});
+    d = parse(R"({"apiVersion":"st.example.com/v1","kind":"Thing","metadata":{"name":"x"}})");
+    expectCauses(decodeAndValidate(*s, d), {{"FieldValueRequired", "spec", "Required value"}});
+}
+// clang-format on
+
 }  // namespace
 
 int main() {
@@ -482,6 +517,7 @@ int main() {
         cmocka_unit_test(deep_objects_and_schemas_do_not_overflow_the_stack),
         cmocka_unit_test(a_hundred_fields_validate_in_microseconds),
         cmocka_unit_test(crd_defaults_must_validate_and_be_pruned),
+        cmocka_unit_test(numbers_and_enums_compare_as_kube_openapi_converts_them),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -27,9 +27,11 @@ bool StructuralNode::hasType(std::string_view t) const {
 }
 
 const StructuralNode* StructuralNode::property(std::string_view name) const {
-    auto it = std::lower_bound(properties.begin(), properties.end(), name,
-                               [](const auto& p, std::string_view n) { return p.first < n; });
-    return it != properties.end() && it->first == name ? it->second : nullptr;
+    if (properties.empty()) {
+        return nullptr;
+    }
+    auto it = propertyIndex.find(name);
+    return it != propertyIndex.end() ? it->second : nullptr;
 }
 
 const StructuralNode* StructuralNode::fieldSchema(std::string_view name) const {
@@ -100,6 +102,10 @@ class SchemaCompiler {
             }
             std::sort(n.properties.begin(), n.properties.end(),
                       [](const auto& a, const auto& b) { return a.first < b.first; });
+            n.propertyIndex.reserve(n.properties.size());
+            for (const auto& [name, p] : n.properties) {
+                n.propertyIndex.emplace(name, p);
+            }
         }
         if (const json::Value* items = objectAt(s, "items")) {
             n.items = build(*items, depth + 1);

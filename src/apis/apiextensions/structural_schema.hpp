@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "util/json.hpp"
@@ -53,8 +54,9 @@ struct StructuralNode {
     bool hasEnum = false;
     std::vector<std::string> required;
 
-    // Sorted by name.
+    // Sorted by name, and indexed by name (views into `properties`).
     std::vector<std::pair<std::string, const StructuralNode*>> properties;
+    std::unordered_map<std::string_view, const StructuralNode*> propertyIndex;
     const StructuralNode* items = nullptr;
     // additionalProperties: absent, a boolean, or a schema.
     bool hasAdditionalProperties = false;
