@@ -500,6 +500,28 @@ void numbers_and_enums_compare_as_kube_openapi_converts_them(void** /*state*/) {
 }
 // clang-format on
 
+// A null item or additionalProperties value takes its schema's default;
+// additionalProperties: false keeps the field (nothing prunes it) and
+// refuses it.
+void item_and_map_value_defaults_and_forbidden_properties(void** /*state*/) {
+    json::Document schema =
+        parse(R"({"type":"object","properties":{"spec":{"type":"object","properties":{)"
+              R"("l":{"type":"array","items":{"type":"string","default":"dflt"}},)"
+              R"("m":{"type":"object","additionalProperties":{"type":"integer","default":9}},)"
+              R"("o":{"type":"object","additionalProperties":false}}}}})");
+    auto s = ext::compileStructuralSchema(schema);
+    json::Document d = parse(R"({"apiVersion":"st.example.com/v1","kind":"Box","metadata":{},)"
+                             R"("spec":{"l":["a",null],"m":{"a":null,"b":1}}})");
+    expectCauses(decodeAndValidate(*s, d), {});
+    expectSpec(d, R"({"l":["a","dflt"],"m":{"a":9,"b":1}})");
+    d = parse(R"({"apiVersion":"st.example.com/v1","kind":"Box","metadata":{},)"
+              R"("spec":{"o":{"x":1}}})");
+    assert_true(ext::pruneCustomResource(*s, d).empty());
+    expectCauses(ext::validateCustomResource(*s, d),
+                 {{"FieldValueInvalid", "spec.o",
+                   R"(Invalid value: "x": spec.o.x in body is a forbidden property)"}});
+}
+
 }  // namespace
 
 int main() {
@@ -518,6 +540,7 @@ int main() {
         cmocka_unit_test(a_hundred_fields_validate_in_microseconds),
         cmocka_unit_test(crd_defaults_must_validate_and_be_pruned),
         cmocka_unit_test(numbers_and_enums_compare_as_kube_openapi_converts_them),
+        cmocka_unit_test(item_and_map_value_defaults_and_forbidden_properties),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
