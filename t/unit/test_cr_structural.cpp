@@ -17,6 +17,7 @@
 #include "apis/apiextensions/pruning.hpp"
 #include "apis/apiextensions/schema_validation.hpp"
 #include "apis/apiextensions/structural_schema.hpp"
+#include "apis/apiextensions/validation.hpp"
 #include "util/json.hpp"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
@@ -522,6 +523,40 @@ void item_and_map_value_defaults_and_forbidden_properties(void** /*state*/) {
                    R"(Invalid value: "x": spec.o.x in body is a forbidden property)"}});
 }
 
+// An update keeps accepting defaults that are not pruned when the stored CRD
+// already had such defaults (kube's requirePrunedDefaults); a create never.
+void unpruned_defaults_stay_acceptable_on_update_only_when_stored(void** /*state*/) {
+    auto crd = [](const char* dflt) {
+        return parse(
+            R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",)"
+            R"("metadata":{"name":"widgets.h.example.com"},"spec":{"group":"h.example.com",)"
+            R"("names":{"plural":"widgets","kind":"Widget"},"scope":"Namespaced","versions":[)"
+            R"({"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{)"
+            R"("type":"object","properties":{"spec":{"type":"object","default":)" +
+            std::string(dflt) +
+            R"(,"properties":{"a":{"type":"integer"}}}}}}}]},)"
+            R"("status":{"storedVersions":["v1"]}})");
+    };
+    json::Document unpruned = crd(R"({"a":1,"zz":2})");
+    json::Document pruned = crd(R"({"a":1})");
+    const std::string field = "spec.validation.openAPIV3Schema.properties[spec].default";
+    auto hasUnknownFieldsCause = [&](const kube::apis::core::field::Causes& causes) {
+        for (const auto& c : causes) {
+            if (c.field == field &&
+                c.message.find("must not have unknown fields") != std::string::npos) {
+                return true;
+            }
+        }
+        return false;
+    };
+    assert_true(hasUnknownFieldsCause(ext::validateCustomResourceDefinition(unpruned)));
+    assert_true(
+        hasUnknownFieldsCause(ext::validateCustomResourceDefinitionUpdate(unpruned, pruned)));
+    assert_false(
+        hasUnknownFieldsCause(ext::validateCustomResourceDefinitionUpdate(unpruned, unpruned)));
+    assert_false(hasUnknownFieldsCause(ext::validateCustomResourceDefinition(pruned)));
+}
+
 }  // namespace
 
 int main() {
@@ -541,6 +576,7 @@ int main() {
         cmocka_unit_test(crd_defaults_must_validate_and_be_pruned),
         cmocka_unit_test(numbers_and_enums_compare_as_kube_openapi_converts_them),
         cmocka_unit_test(item_and_map_value_defaults_and_forbidden_properties),
+        cmocka_unit_test(unpruned_defaults_stay_acceptable_on_update_only_when_stored),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

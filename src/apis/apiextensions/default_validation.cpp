@@ -1,6 +1,7 @@
 #include "apis/apiextensions/default_validation.hpp"
 
-#include "apis/apiextensions/schema_validation.hpp"
+#include <vector>
+
 #include "apis/apiextensions/structural_schema.hpp"
 #include "apis/apiextensions/structural_walks.hpp"
 #include "util/deep_stack.hpp"
@@ -37,6 +38,30 @@ void surroundingObject(const StructuralSchema::Defaulted& d, json::Document& obj
             json::setMember(obj, json::view(m.name), json::Value(m.value, a), a);
         }
     }
+}
+
+// Whether some object in `v` has a member "default" (a property so named
+// counts too: then the schema is compiled for nothing). Iterative, so that it
+// costs no thread for a deep schema; most schemas have no default at all.
+bool mayHaveDefaults(const json::Value& v) {
+    std::vector<const json::Value*> stack{&v};
+    while (!stack.empty()) {
+        const json::Value* x = stack.back();
+        stack.pop_back();
+        if (x->IsObject()) {
+            for (const auto& m : x->GetObject()) {
+                if (json::view(m.name) == "default") {
+                    return true;
+                }
+                stack.push_back(&m.value);
+            }
+        } else if (x->IsArray()) {
+            for (const json::Value& e : x->GetArray()) {
+                stack.push_back(&e);
+            }
+        }
+    }
+    return false;
 }
 
 // field.ErrorList.ToAggregate().Error().
@@ -100,7 +125,7 @@ void validateDefault(const StructuralSchema::Defaulted& d, const std::string& pa
 
 void validateDefaults(const json::Value& schema, const std::string& path,
                       bool requirePrunedDefaults, field::Causes& out) {
-    if (!schemaHasDefaults(schema)) {
+    if (!mayHaveDefaults(schema)) {
         return;
     }
     std::shared_ptr<const StructuralSchema> s = compileStructuralSchema(schema);
@@ -110,6 +135,20 @@ void validateDefaults(const json::Value& schema, const std::string& path,
             validateDefault(d, path, requirePrunedDefaults, out);
         }
     });
+}
+
+bool schemaHasUnprunedDefaults(const json::Value& schema) {
+    if (!mayHaveDefaults(schema)) {
+        return false;
+    }
+    std::shared_ptr<const StructuralSchema> s = compileStructuralSchema(schema);
+    bool unpruned = false;
+    util::runWithStackFor(schema, [&] {
+        for (const StructuralSchema::Defaulted& d : s->defaulted()) {
+            unpruned = unpruned || !structural::goDeepEqual(*d.original, *d.node->defaultValue);
+        }
+    });
+    return unpruned;
 }
 
 }  // namespace kube::apis::apiextensions

@@ -20,4 +20,8 @@ namespace kube::apis::apiextensions {
 void validateDefaults(const util::json::Value& schema, const std::string& path,
                       bool requirePrunedDefaults, core::field::Causes& out);
 
+// Mirrors schemaHasUnprunedDefaults: some default of `schema` would lose a
+// field to pruning (an update keeps accepting such a stored CRD's defaults).
+bool schemaHasUnprunedDefaults(const util::json::Value& schema);
+
 }  // namespace kube::apis::apiextensions

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apis/apiextensions/default_validation.hpp"
 #include "apis/apiextensions/json_members.hpp"
 #include "apis/apiextensions/schema_validation.hpp"
 
@@ -126,6 +127,7 @@ struct Options {
     bool requireOpenAPISchema = true;
     bool requireValidPropertyType = true;
     bool requireRecognizedConversionReviewVersion = true;
+    bool requirePrunedDefaults = true;
 };
 
 // Mirrors ValidateCustomResourceDefinitionNames.
@@ -259,6 +261,7 @@ void validateValidation(const json::Value* validation, bool statusEnabled, const
     SchemaOptions schemaOpts;
     schemaOpts.statusEnabled = statusEnabled;
     schemaOpts.requireValidPropertyType = opts.requireValidPropertyType;
+    schemaOpts.requirePrunedDefaults = opts.requirePrunedDefaults;
     validateSchema(*schema, path + ".openAPIV3Schema", schemaOpts, out);
 }
 
@@ -756,6 +759,22 @@ bool allSchemasHaveValidTypes(const json::Value* spec) {
     return true;
 }
 
+// Mirrors requirePrunedDefaults: a stored CRD with unpruned defaults may
+// keep them.
+bool anySchemaHasUnprunedDefaults(const json::Value* spec) {
+    const json::Value* versions = arrayAt(spec, "versions");
+    if (!versions) {
+        return false;
+    }
+    for (const json::Value& v : versions->GetArray()) {
+        const json::Value* schema = member(member(&v, "schema"), "openAPIV3Schema");
+        if (schema && schemaHasUnprunedDefaults(*schema)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 Causes validateCustomResourceDefinition(const json::Value& crd) {
@@ -782,6 +801,7 @@ Causes validateCustomResourceDefinitionUpdate(const json::Value& crd, const json
     Options opts;
     opts.requireOpenAPISchema = allVersionsHaveSchemas(oldSpec);
     opts.requireValidPropertyType = allSchemasHaveValidTypes(oldSpec);
+    opts.requirePrunedDefaults = !anySchemaHasUnprunedDefaults(oldSpec);
     if (const json::Value* reviewVersions =
             arrayAt(member(member(oldSpec, "conversion"), "webhook"), "conversionReviewVersions")) {
         bool ok = reviewVersions->Empty();
