@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "apis/apiextensions/default_validation.hpp"
 #include "apis/apiextensions/json_members.hpp"
 #include "cel/regex.hpp"
 #include "util/deep_stack.hpp"
@@ -941,6 +942,9 @@ void validateSchemaHere(const json::Value& schema, const std::string& path,
                              return a.field + ": " + a.message < b.field + ": " + b.message;
                          });
         out.insert(out.end(), structural.begin(), structural.end());
+        if (structural.empty()) {
+            validateDefaults(schema, path, opts.requirePrunedDefaults, out);
+        }
     }
     Context ctx;
     ctx.requireValidPropertyType = opts.requireValidPropertyType;

@@ -20,12 +20,16 @@ struct SchemaOptions {
     // Only the OpenAPI v3 types are allowed (false on an update of a CRD that
     // already had others).
     bool requireValidPropertyType = true;
+    // Defaults must already be pruned ("must not have unknown fields");
+    // kube relaxes this on an update of a CRD that already had unpruned ones.
+    bool requirePrunedDefaults = true;
 };
 
 // Mirrors ValidateCustomResourceDefinitionValidation for the schema at
 // `path` ("spec.validation.openAPIV3Schema" or
 // "spec.versions[0].schema.openAPIV3Schema"): the root rules, then the
-// structural invariants (sorted, as kube sorts them), then the OpenAPI rules
+// structural invariants (sorted, as kube sorts them), the defaults when the
+// schema is structural (default_validation.hpp), then the OpenAPI rules
 // node by node (properties in name order: kube visits them in Go's random map
 // order).
 void validateSchema(const util::json::Value& schema, const std::string& path,

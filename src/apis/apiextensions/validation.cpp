@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "apis/apiextensions/cel_rules.hpp"
+#include "apis/apiextensions/default_validation.hpp"
 #include "apis/apiextensions/json_members.hpp"
 #include "apis/apiextensions/schema_validation.hpp"
 
@@ -127,6 +128,7 @@ struct Options {
     bool requireOpenAPISchema = true;
     bool requireValidPropertyType = true;
     bool requireRecognizedConversionReviewVersion = true;
+    bool requirePrunedDefaults = true;
 };
 
 // Mirrors ValidateCustomResourceDefinitionNames.
@@ -260,6 +262,7 @@ void validateValidation(const json::Value* validation, bool statusEnabled, const
     SchemaOptions schemaOpts;
     schemaOpts.statusEnabled = statusEnabled;
     schemaOpts.requireValidPropertyType = opts.requireValidPropertyType;
+    schemaOpts.requirePrunedDefaults = opts.requirePrunedDefaults;
     size_t before = out.size();
     validateSchema(*schema, path + ".openAPIV3Schema", schemaOpts, out);
     // kube compiles the rules of a schema without errors (CEL errors on a
@@ -763,6 +766,22 @@ bool allSchemasHaveValidTypes(const json::Value* spec) {
     return true;
 }
 
+// Mirrors requirePrunedDefaults: a stored CRD with unpruned defaults may
+// keep them.
+bool anySchemaHasUnprunedDefaults(const json::Value* spec) {
+    const json::Value* versions = arrayAt(spec, "versions");
+    if (!versions) {
+        return false;
+    }
+    for (const json::Value& v : versions->GetArray()) {
+        const json::Value* schema = member(member(&v, "schema"), "openAPIV3Schema");
+        if (schema && schemaHasUnprunedDefaults(*schema)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 Causes validateCustomResourceDefinition(const json::Value& crd) {
@@ -789,6 +808,7 @@ Causes validateCustomResourceDefinitionUpdate(const json::Value& crd, const json
     Options opts;
     opts.requireOpenAPISchema = allVersionsHaveSchemas(oldSpec);
     opts.requireValidPropertyType = allSchemasHaveValidTypes(oldSpec);
+    opts.requirePrunedDefaults = !anySchemaHasUnprunedDefaults(oldSpec);
     if (const json::Value* reviewVersions =
             arrayAt(member(member(oldSpec, "conversion"), "webhook"), "conversionReviewVersions")) {
         bool ok = reviewVersions->Empty();
