@@ -41,7 +41,8 @@ struct Server {
     }
 
     HttpResponse send(const std::string& method, const std::string& url,
-                      const std::string& body = "") {
+                      const std::string& body = "",
+                      const std::string& accept = "application/json") {
         size_t mark = url.find('?');
         std::string path = url.substr(0, mark);
         std::string query = mark == std::string::npos ? "" : url.substr(mark + 1);
@@ -51,7 +52,7 @@ struct Server {
         req.method = method;
         req.path = path;
         req.query = query;
-        req.accept = "application/json";
+        req.accept = accept;
         req.contentType = "application/json";
         req.host = "127.0.0.1:6443";
         req.body = body;
@@ -107,22 +108,9 @@ void storage_class_defaults_its_policies_and_prints_kubes_columns(void**) {
     assert_int_equal(r.status, 201);
     assert_string_equal(at(r.body, {"reclaimPolicy"}).c_str(), "Delete");
     assert_string_equal(at(r.body, {"volumeBindingMode"}).c_str(), "Immediate");
-    kube::endpoints::HttpResponse t;
-    {
-        auto info =
-            std::make_shared<kube::endpoints::RequestInfo>(kube::endpoints::resolveRequestInfo(
-                "GET", std::string(kStorage) + "/storageclasses", ""));
-        kube::endpoints::HttpRequest req;
-        req.method = "GET";
-        req.path = std::string(kStorage) + "/storageclasses";
-        req.accept = "application/json;as=Table;v=v1;g=meta.k8s.io";
-        req.host = "127.0.0.1:6443";
-        req.info = info.get();
-        auto out = std::make_shared<std::optional<HttpResponse>>();
-        s.server.serve(req, [out](HttpResponse&& x) { *out = std::move(x); });
-        s.loop.run();
-        t = std::move(**out);
-    }
+    HttpResponse t = s.send("GET", std::string(kStorage) + "/storageclasses", "",
+                            "application/json;as=Table;v=v1;g=meta.k8s.io");
+    assert_int_equal(t.status, 200);
     json::Document d = parse(t.body);
     std::string names;
     for (const json::Value& c : d["columnDefinitions"].GetArray()) {
