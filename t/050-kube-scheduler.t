@@ -170,6 +170,43 @@ like($out, qr/^NAME\s+PROVISIONER\s+RECLAIMPOLICY\s+VOLUMEBINDINGMODE\s+ALLOWVOL
     'kubectl get sc shows kube\'s columns');
 like($out, qr/^fast\s+csi\.example\.com\s+Delete\s+Immediate\s+false\s+\S+$/m, '... and the class');
 
+# --- Storage objects the scheduler's informers now watch arrive as protobuf
+# events; a pod scheduled after them is still bound, and nothing failed to
+# decode or list.
+for my $obj (
+    [ '/apis/storage.k8s.io/v1/csidrivers', { apiVersion => 'storage.k8s.io/v1',
+        kind => 'CSIDriver', metadata => { name => 'csi.example.com' }, spec => {} } ],
+    [ '/apis/storage.k8s.io/v1/csinodes', { apiVersion => 'storage.k8s.io/v1', kind => 'CSINode',
+        metadata => { name => 'node-a' }, spec => { drivers => [ { name => 'csi.example.com',
+            nodeID => 'node-a', topologyKeys => ['topology.example.com/zone'],
+            allocatable => { count => 8 } } ] } } ],
+    [ "/apis/storage.k8s.io/v1/namespaces/$ns/csistoragecapacities", {
+        apiVersion => 'storage.k8s.io/v1', kind => 'CSIStorageCapacity',
+        metadata => { name => 'fast-a' }, storageClassName => 'fast', capacity => '10Gi',
+        nodeTopology => { matchLabels => { 'kubernetes.io/hostname' => 'node-a' } } } ],
+    [ '/api/v1/namespaces/' . $ns . '/replicationcontrollers', { apiVersion => 'v1',
+        kind => 'ReplicationController', metadata => { name => 'rc' }, spec => { replicas => 0,
+            template => { metadata => { labels => { app => 'rc' } },
+                spec => { containers => [ { name => 'c', image => 'nginx:1.25' } ] } } } } ],
+) {
+    ($st, $body) = $server->call(POST => $obj->[0], $obj->[1]);
+    is($st, 201, "$obj->[1]{kind} created") or diag(explain($body));
+}
+is(create_pod('after-storage', '100m'), 201, 'another pod created');
+wait_until(sub {
+    $pod = $server->get_json("/api/v1/namespaces/$ns/pods/after-storage");
+    $pod && $pod->{spec}{nodeName};
+}, 30);
+is($pod->{spec}{nodeName}, 'node-a', '... and bound with the CSI objects in place');
+$out = $server->kc_ok(undef, undef, 'get', 'csidriver,csinode');
+like($out, qr/^csidriver\.storage\.k8s\.io\/csi\.example\.com\s+true\s+false\s+false\s+<unset>\s+false\s+Persistent\s/m,
+    'kubectl get csidriver shows its defaults');
+like($out, qr/^csinode\.storage\.k8s\.io\/node-a\s+1\s/m, 'kubectl get csinode counts its drivers');
+$text = slurp($log);
+my @errors = grep { /failed to list|Failed to watch|unable to decode|Unhandled Error|failed to decode/i }
+    split /\n/, $text;
+is_deeply(\@errors, [], 'the scheduler logged no list, watch or decode failure');
+
 # The scheduler is still alive and still holds the lease.
 ok(pid_alive($pid), 'the scheduler is still running');
 my $l = $server->get_json($lease_path);
