@@ -42,7 +42,8 @@ struct Server {
     }
 
     HttpResponse send(const std::string& method, const std::string& url,
-                      const std::string& body = "") {
+                      const std::string& body = "",
+                      const std::string& contentType = "application/json") {
         size_t mark = url.find('?');
         std::string path = url.substr(0, mark);
         std::string query = mark == std::string::npos ? "" : url.substr(mark + 1);
@@ -53,7 +54,7 @@ struct Server {
         req.path = path;
         req.query = query;
         req.accept = "application/json";
-        req.contentType = "application/json";
+        req.contentType = contentType;
         req.host = "127.0.0.1:6443";
         req.body = body;
         req.info = info.get();
@@ -132,6 +133,41 @@ void a_bound_pod_is_a_conflict_on_pods_binding(void**) {
     assert_string_equal(at(r.body, {"details", "kind"}).c_str(), "pods/binding");
     assert_string_equal(
         at(s.send("GET", std::string(kPods) + "/p1").body, {"spec", "nodeName"}).c_str(), "n1");
+}
+
+void an_unschedulable_condition_is_replaced_by_scheduled_true(void**) {
+    Server s;
+    s.createPod("p5");
+    HttpResponse r = s.send("PATCH", std::string(kPods) + "/p5/status",
+                            R"({"status":{"conditions":[{"type":"PodScheduled","status":"False",)"
+                            R"("reason":"Unschedulable","message":"no",)"
+                            R"("lastTransitionTime":"2026-01-01T00:00:00Z"}]}})",
+                            "application/merge-patch+json");
+    assert_int_equal(r.status, 200);
+    assert_int_equal(s.bind("p5", binding("p5", "n1")).status, 201);
+    json::Document d = parse(s.send("GET", std::string(kPods) + "/p5").body);
+    const json::Value& conditions = *json::at(d, {"status", "conditions"});
+    assert_int_equal(conditions.Size(), 1);
+    // The reason and message go; the condition became True just now.
+    assert_false(json::member(conditions[0], "reason"));
+    assert_false(json::member(conditions[0], "message"));
+    assert_string_equal(json::stringMember(conditions[0], "status").data(), "True");
+    assert_string_not_equal(json::stringMember(conditions[0], "lastTransitionTime").data(),
+                            "2026-01-01T00:00:00Z");
+}
+
+void a_pod_being_deleted_is_not_bound(void**) {
+    Server s;
+    HttpResponse r = s.send("POST", kPods,
+                            R"({"metadata":{"name":"p6","finalizers":["example.com/hold"]},)"
+                            R"("spec":{"containers":[{"name":"c","image":"nginx:1.25"}]}})");
+    assert_int_equal(r.status, 201);
+    assert_int_equal(s.send("DELETE", std::string(kPods) + "/p6").status, 200);
+    r = s.bind("p6", binding("p6", "n1"));
+    assert_int_equal(r.status, 409);
+    assert_string_equal(at(r.body, {"message"}).c_str(),
+                        "Operation cannot be fulfilled on pods/binding \"p6\": pod p6 is being "
+                        "deleted, cannot be assigned to a host");
 }
 
 void a_bad_target_is_kubes_500_and_changes_nothing(void**) {
@@ -234,6 +270,8 @@ int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(binding_sets_the_node_annotations_and_the_scheduled_condition),
         cmocka_unit_test(a_bound_pod_is_a_conflict_on_pods_binding),
+        cmocka_unit_test(an_unschedulable_condition_is_replaced_by_scheduled_true),
+        cmocka_unit_test(a_pod_being_deleted_is_not_bound),
         cmocka_unit_test(a_bad_target_is_kubes_500_and_changes_nothing),
         cmocka_unit_test(names_namespaces_and_preconditions_must_match_the_pod),
         cmocka_unit_test(the_bindings_resource_names_the_pod_in_the_body),
