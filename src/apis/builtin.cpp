@@ -10,6 +10,7 @@
 #include "apis/policy/kinds.hpp"
 #include "apis/rbac/kinds.hpp"
 #include "apis/scheduling/kinds.hpp"
+#include "apis/storage/kinds.hpp"
 #include "registry/scheme.hpp"
 
 namespace kube::registry {
@@ -17,7 +18,7 @@ namespace kube::registry {
 // Groups in kube-apiserver's discovery priority order (the aggregator's
 // apiVersionPriorities: "" 18000, apps 17800, authentication.k8s.io 17700,
 // authorization.k8s.io 17600, batch 17400, networking.k8s.io 17200, policy
-// 17100, rbac 17000, apiextensions.k8s.io 16700, scheduling.k8s.io 16600,
+// 17100, rbac 17000, storage.k8s.io 16800, apiextensions.k8s.io 16700, scheduling.k8s.io 16600,
 // coordination 16500, flowcontrol.apiserver.k8s.io 16100, v1 before
 // v1beta3); resources alphabetical inside a group-version, as kube's
 // discovery lists them.
@@ -27,6 +28,7 @@ void addBuiltinKinds(Scheme& scheme) {
     namespace batch = apis::batch;
     namespace rbac = apis::rbac;
     for (KindInfo (*kind)() : {
+             core::bindingKind,
              core::configMapKind,
              core::endpointsKind,
              core::eventKind,
@@ -36,6 +38,7 @@ void addBuiltinKinds(Scheme& scheme) {
              core::persistentVolumeClaimKind,
              core::persistentVolumeKind,
              core::podKind,
+             core::replicationControllerKind,
              core::resourceQuotaKind,
              core::secretKind,
              core::serviceAccountKind,
@@ -60,6 +63,11 @@ void addBuiltinKinds(Scheme& scheme) {
              rbac::clusterRoleKind,
              rbac::roleBindingKind,
              rbac::roleKind,
+             apis::storage::csiDriverKind,
+             apis::storage::csiNodeKind,
+             apis::storage::csiStorageCapacityKind,
+             apis::storage::storageClassKind,
+             apis::storage::volumeAttachmentKind,
              apis::apiextensions::customResourceDefinitionKind,
              apis::scheduling::priorityClassKind,
              apis::coordination::leaseKind,

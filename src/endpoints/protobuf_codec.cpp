@@ -29,6 +29,7 @@
 #include "kapi/rbac.pb.h"
 #include "kapi/runtime.pb.h"
 #include "kapi/scheduling.pb.h"
+#include "kapi/storage.pb.h"
 #include "registry/schema_fields.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
@@ -53,6 +54,7 @@ FileList schemaFiles() {
             kapi::scheduling::v1::PriorityClass::descriptor()->file(),
             kapi::rbac::v1::Role::descriptor()->file(),
             kapi::coordination::v1::Lease::descriptor()->file(),
+            kapi::storage::v1::StorageClass::descriptor()->file(),
             kapi::flowcontrol::v1::FlowSchema::descriptor()->file(),
             kapi::flowcontrol::v1beta3::FlowSchema::descriptor()->file(),
             kapi::autoscaling::v1::Scale::descriptor()->file(),

@@ -527,7 +527,7 @@ std::string encodeProtobufStatus(const meta::Status& s) {
         }
         d->set_retryafterseconds(s.details->retryAfterSeconds);
     }
-    st.set_code(s.success ? 0 : s.code);
+    st.set_code(s.success && s.code == 200 ? 0 : s.code);
     return protobufEnvelope("v1", "Status", serializeDeterministic(st));
 }
 

@@ -20,6 +20,7 @@ const std::vector<std::string>& implementedVerbs(Handlers handlers, bool subreso
             return part;
         case Handlers::Review:
         case Handlers::TokenRequest:
+        case Handlers::Binding:
             return create;
     }
     return create;
@@ -31,6 +32,8 @@ Handlers subresourceHandlers(registry::SubresourceStorage storage) {
             return Handlers::Scale;
         case registry::SubresourceStorage::TokenRequest:
             return Handlers::TokenRequest;
+        case registry::SubresourceStorage::Binding:
+            return Handlers::Binding;
         case registry::SubresourceStorage::Parent:
             break;
     }

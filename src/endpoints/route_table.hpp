@@ -19,6 +19,7 @@ enum class Handlers {
     Review,        // a review: answered on create, never stored
     Scale,         // the scale subresource's handlers
     TokenRequest,  // serviceaccounts/token
+    Binding,       // pods/binding and bindings: the pod's node
 };
 
 // One resource or subresource served: its handlers and the verbs they

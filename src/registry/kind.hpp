@@ -73,6 +73,7 @@ enum class SubresourceStorage {
     Parent,        // the kind's own handlers, on a part of the object (status)
     Scale,         // an autoscaling/v1 Scale mapped onto the object (registry/scale)
     TokenRequest,  // a token minted for the object (serviceaccounts/token)
+    Binding,       // a Binding that assigns the pod to a node (pods/binding, core/v1 bindings)
 };
 
 // A subresource served under <resource>/<name>/<subresource>.

@@ -81,7 +81,18 @@ json::Document scaleFromObject(const json::Value& parent) {
     scale.AddMember("spec", spec, a);
     json::Value status(rapidjson::kObjectType);
     status.AddMember("replicas", json::Value(replicasAt(parent, {"status", "replicas"})), a);
-    std::string selector = cells::labelSelectorString(json::at(parent, {"spec", "selector"}));
+    // A core/v1 ReplicationController selects with a plain label map, which
+    // reads as a selector's matchLabels.
+    const json::Value* sel = json::at(parent, {"spec", "selector"});
+    std::string selector;
+    if (json::stringMember(parent, "apiVersion") == "v1" && sel && sel->IsObject()) {
+        json::Document wrapped(rapidjson::kObjectType);
+        wrapped.AddMember("matchLabels", json::Value(*sel, wrapped.GetAllocator()),
+                          wrapped.GetAllocator());
+        selector = cells::labelSelectorString(&wrapped);
+    } else {
+        selector = cells::labelSelectorString(sel);
+    }
     if (!selector.empty()) {
         status.AddMember("selector", json::stringValue(selector, a), a);
     }

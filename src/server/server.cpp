@@ -7,6 +7,7 @@
 #include "endpoints/field_managers.hpp"
 #include "endpoints/handlers/authentication.hpp"
 #include "endpoints/handlers/authorization.hpp"
+#include "endpoints/handlers/binding.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/protobuf_codec.hpp"
 #include "flowcontrol/bootstrap.hpp"
@@ -707,6 +708,9 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
         case endpoints::Handlers::TokenRequest:
             endpoints::createToken(scope, *authentication_, getter_);
             return;
+        case endpoints::Handlers::Binding:
+            endpoints::createBinding(scope, *stores_.at(scheme_.find("", "v1", "pods")));
+            return;
         case endpoints::Handlers::Review:
             serveReview(kind, scope);
             return;
@@ -745,6 +749,11 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
 // A review is created, answered and forgotten; each group's reviews have
 // their handler.
 void Server::serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope) {
+    if (kind.group.empty() && kind.kind == "Binding") {
+        // core/v1 bindings: pods/binding with the pod named in the body.
+        endpoints::createBinding(scope, *stores_.at(scheme_.find("", "v1", "pods")));
+        return;
+    }
     if (kind.group == "authentication.k8s.io") {
         if (kind.kind == "TokenReview") {
             endpoints::createTokenReview(scope, *authentication_);

@@ -5,6 +5,7 @@
 // The core ("" group, v1) kinds served, one file each.
 namespace kube::apis::core {
 
+registry::KindInfo bindingKind();
 registry::KindInfo configMapKind();
 registry::KindInfo endpointsKind();
 registry::KindInfo eventKind();
@@ -14,6 +15,7 @@ registry::KindInfo nodeKind();
 registry::KindInfo persistentVolumeClaimKind();
 registry::KindInfo persistentVolumeKind();
 registry::KindInfo podKind();
+registry::KindInfo replicationControllerKind();
 registry::KindInfo resourceQuotaKind();
 registry::KindInfo secretKind();
 registry::KindInfo serviceAccountKind();

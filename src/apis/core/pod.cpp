@@ -2,6 +2,7 @@
 #include <map>
 #include <string>
 
+#include "apis/core/binding.hpp"
 #include "apis/core/defaulting.hpp"
 #include "apis/core/kinds.hpp"
 #include "apis/core/pod_spec.hpp"
@@ -311,7 +312,7 @@ registry::KindInfo podKind() {
     k.shortNames = {"po"};
     k.categories = {"all"};
     k.tracksGeneration = true;
-    k.subresources = {registry::statusSubresource()};
+    k.subresources = {bindingSubresource(), registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::textColumn("Ready", "string",

@@ -223,7 +223,9 @@ std::string Status::toJson(bool pretty) const {
         }
         doc.AddMember("details", d, a);
     }
-    if (!success) {
+    // A delete's Success carries no code; a binding's carries the 201 its
+    // create answers with.
+    if (!success || code != 200) {
         doc.AddMember("code", code, a);
     }
     return pretty ? json::serializePretty(doc) : json::serialize(doc);
