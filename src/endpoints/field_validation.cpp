@@ -552,4 +552,21 @@ SchemaCheck checkAgainstSchema(json::Value& obj, json::Allocator& a, std::string
     return out;
 }
 
+SchemaCheck checkAgainstSchema(json::Value& obj, json::Allocator& a,
+                               const registry::KindInfo& kind) {
+    if (!kind.decodeCustom) {
+        return checkAgainstSchema(obj, a, kind.apiVersion(), kind.kind);
+    }
+    SchemaCheck out;
+    out.checked = true;
+    std::vector<std::string> unknown;
+    out.typeError = kind.decodeCustom(obj, unknown);
+    if (!out.typeError) {
+        for (const std::string& path : unknown) {
+            out.strictErrors.push_back("unknown field \"" + path + "\"");
+        }
+    }
+    return out;
+}
+
 }  // namespace kube::endpoints

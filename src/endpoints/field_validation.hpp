@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "apis/meta/status.hpp"
+#include "registry/kind.hpp"
 #include "util/json.hpp"
 #include "util/query.hpp"
 
@@ -45,5 +46,11 @@ struct SchemaCheck {
 // quantities as strings.
 SchemaCheck checkAgainstSchema(util::json::Value& obj, util::json::Allocator& a,
                                std::string_view apiVersion, std::string_view kind);
+
+// The same for an object of `kind`: a custom resource is checked with its
+// structural schema (KindInfo::decodeCustom), its unknown fields removed and
+// reported as `unknown field "spec.foo"`; others as above.
+SchemaCheck checkAgainstSchema(util::json::Value& obj, util::json::Allocator& a,
+                               const registry::KindInfo& kind);
 
 }  // namespace kube::endpoints

@@ -47,8 +47,7 @@ struct TableColumn {
     std::string description;  // shown by kubectl explain-like tools
     int priority = 0;         // 0: default view; 1: -o wide only
     // Builds the cell for `obj` (a full object, as stored).
-    std::function<json::Value(const json::Value& obj, const TableContext& ctx,
-                              json::Allocator& a)>
+    std::function<json::Value(const json::Value& obj, const TableContext& ctx, json::Allocator& a)>
         cell;
 };
 
@@ -96,8 +95,8 @@ struct StatusUpdateContext {
 // A field a fieldSelector may name beyond metadata.name/namespace; mirrors one
 // case of the kind's field label conversion and its ToSelectableFields.
 struct SelectableField {
-    std::string name;        // "status.phase"
-    std::string path = {};   // dotted JSON path when it differs ("source.component")
+    std::string name;         // "status.phase"
+    std::string path = {};    // dotted JSON path when it differs ("source.component")
     std::string absent = {};  // the value of an unset field ("false", "0")
 };
 
@@ -187,6 +186,16 @@ struct KindInfo {
     // CustomResourceDefinition); null for built-in kinds, whose schema is
     // their message in src/apis/proto.
     std::shared_ptr<const CustomResourceDefinitionRef> custom;
+    // A custom resource's decoding, in place of the walk of a message of
+    // src/apis/proto (endpoints::checkAgainstSchema): kube's unstructured
+    // decoder with the version's structural schema. Returns the error that
+    // fails the request whatever fieldValidation says (an embedded
+    // resource's apiVersion that is no string); otherwise removes the fields
+    // the schema does not know and appends their paths ("spec.foo") to
+    // `unknownFields`, for fieldValidation to report. Unset: nothing checked.
+    std::function<std::optional<std::string>(json::Value& obj,
+                                             std::vector<std::string>& unknownFields)>
+        decodeCustom;
 
     // "v1" or "apps/v1".
     std::string apiVersion() const { return group.empty() ? version : group + "/" + version; }

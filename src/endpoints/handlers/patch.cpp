@@ -2,8 +2,8 @@
 
 #include "endpoints/field_validation.hpp"
 #include "endpoints/handlers/scope.hpp"
-#include "endpoints/warning.hpp"
 #include "endpoints/protobuf_codec.hpp"
+#include "endpoints/warning.hpp"
 #include "registry/patch/go_format.hpp"
 #include "registry/patch/json_patch.hpp"
 #include "registry/patch/merge_patch.hpp"
@@ -163,8 +163,7 @@ struct Patcher {
                                 "json: cannot unmarshal " + std::string(json::typeName(out)) +
                                     " into Go value of type " + kind->version + "." + kind->kind);
         }
-        SchemaCheck check =
-            checkAgainstSchema(out, out.GetAllocator(), kind->apiVersion(), kind->kind);
+        SchemaCheck check = checkAgainstSchema(out, out.GetAllocator(), *kind);
         if (check.typeError) {
             return invalidPatch(shown(), *check.typeError);
         }
@@ -301,8 +300,8 @@ void patchResource(Scope s) {
         return;
     }
     auto warnings = patch->warnings;
-    registry::UpdateOptions opts{patch->dryRun, s->info.subresource == "status",
-                                 s->req.body.size(), patch->mayGrow};
+    registry::UpdateOptions opts{patch->dryRun, s->info.subresource == "status", s->req.body.size(),
+                                 patch->mayGrow};
     opts.user = s->req.user;
     opts.manager = patch->manager;
     s->store.patch(s->info.namespace_, s->info.name, patch->apply, opts,

@@ -51,7 +51,7 @@ std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
         s->fail(err);
         return nullptr;
     }
-    SchemaCheck check = checkAgainstSchema(*obj, obj->GetAllocator(), kind.apiVersion(), kind.kind);
+    SchemaCheck check = checkAgainstSchema(*obj, obj->GetAllocator(), kind);
     // A protobuf body decodes only into the kind's fields, of their types:
     // the walk only parsed its quantities (and rounded its ResourceLists).
     if (*form == InputForm::Protobuf && !check.typeError) {
