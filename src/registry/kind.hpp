@@ -75,6 +75,21 @@ enum class SubresourceStorage {
     TokenRequest,  // a token minted for the object (serviceaccounts/token)
 };
 
+// Where a kind keeps what its scale subresource shows; mirrors the fields
+// each replicated kind's scale REST reads, and a CustomResourceDefinition's
+// subresources.scale paths.
+struct ScalePaths {
+    std::vector<std::string> specReplicas = {"spec", "replicas"};
+    std::vector<std::string> statusReplicas = {"status", "replicas"};
+    // The pod selector; empty: the Scale shows none.
+    std::vector<std::string> labelSelector = {"spec", "selector"};
+    // The selector is a metav1.LabelSelector (the built-in kinds), not a
+    // string in selector syntax already (labelSelectorPath of a custom resource).
+    bool structuredSelector = true;
+    // How the spec replicas path is spelled in errors (".spec.replicas").
+    std::string specReplicasPath = ".spec.replicas";
+};
+
 // A subresource served under <resource>/<name>/<subresource>.
 struct SubresourceInfo {
     std::string name;  // "status"
@@ -85,6 +100,8 @@ struct SubresourceInfo {
     // The kind its requests read and write when not the parent's (Scale),
     // static storage.
     const KindInfo* responseKind = nullptr;
+    // SubresourceStorage::Scale: where the parent keeps what the Scale shows.
+    ScalePaths scale = {};
 };
 
 // What the store passes a status strategy.
