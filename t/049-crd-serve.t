@@ -251,6 +251,11 @@ is($st, 201, 'create at v2');
 is($obj->{apiVersion}, "$group/v2", '... answered at v2');
 $obj = $s->get_json("$gizmos/g9");
 is($obj->{apiVersion}, "$group/v1", '... read at v1');
+my $added;
+while (my $ev = $w->next_event(5)) {
+    last if ($added = $ev->{type} eq 'ADDED' && $ev->{object}{metadata}{name} eq 'g9');
+}
+ok($added, 'the watch sees it ADDED');
 
 # --- shortNames, categories, kubectl CRUD, other kubectl versions
 ($out) = $s->kc_ok(undef, 'get gz', 'get', 'gz', '-n', 'ns-b', '-o', 'name');
@@ -390,6 +395,17 @@ $s->kc_ok(undef, 'delete the widgets CRD', 'delete', 'crd', "widgets.$group");
 $s->kc_ok(undef, 'recreate the gizmos CRD', 'create', '-f', '-', { stdin => $gizmo_crd });
 ok(defined served_on_both($all_gizmos, time, 5), 'a recreated definition is served again');
 is_deeply($s->get_json($all_gizmos)->{items}, [], '... with none of the old gizmos');
+
+# --- deleting a namespace deletes the custom resources in it
+$s->create_namespace('ns-d');
+($st) = $s->call(POST => "/apis/$group/v1/namespaces/ns-d/gizmos", gizmo('d1'));
+is($st, 201, 'a gizmo in ns-d');
+($st) = $s->call(DELETE => '/api/v1/namespaces/ns-d');
+is($st, 200, 'delete ns-d');
+ok(wait_until(sub { $s->request(GET => '/api/v1/namespaces/ns-d')->{status} == 404 }, 10),
+    'the namespace goes');
+is($s->request(GET => "/apis/$group/v1/namespaces/ns-d/gizmos/d1")->{status}, 404,
+    '... and its gizmo with it');
 
 $s->fatal_free_ok($s->error_log_since_start, 'the whole file');
 done_testing();

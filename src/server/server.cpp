@@ -287,7 +287,6 @@ void Server::start() {
     const registry::KindInfo* ns = scheme_.find("", "v1", "namespaces");
     registry::Store& store = *stores_.at(ns);
     started_ = true;
-    startCustomResources();
     namespacesPending_ = static_cast<int>(std::size(kDefaultNamespaces));
     if (options_.rbacPolicyOwner) {
         startRbacPolicy();
@@ -302,6 +301,9 @@ void Server::start() {
         startGarbageCollector();
         startServiceAccountsController();
     }
+    // After the garbage collector and the quota controller took the kinds
+    // they follow: custom resources' kinds come and go.
+    startCustomResources();
     for (const char* name : kDefaultNamespaces) {
         auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
         auto& a = doc->GetAllocator();
