@@ -363,7 +363,8 @@ is($aw->status, 200, 'a watch across namespaces opens');
 is($st, 200, 'DELETE the gizmos CRD: 200 with the object');
 is_deeply($obj->{metadata}{finalizers}, ['customresourcecleanup.apiextensions.k8s.io'],
     '... marked with the cleanup finalizer');
-my ($term) = grep { $_->{type} eq 'Terminating' } @{ $obj->{status}{conditions} || [] };
+my $term;
+($term) = grep { $_->{type} eq 'Terminating' } @{ $obj->{status}{conditions} || [] };
 json_subset_ok($term, { status => 'True', reason => 'InstanceDeletionPending' },
     '... and Terminating');
 my %deleted;
@@ -382,7 +383,31 @@ ok(wait_until(sub { all_answer("/apis/$group/v2", 404) == 2 }, 5),
 $v1 = $s->get_json("/apis/$group/v1");
 is_deeply([ map { $_->{name} } @{ $v1->{resources} } ], ['knobs'],
     'discovery of v1 lists knobs only');
-$s->kc_ok(undef, 'delete the knobs CRD', 'delete', 'crd', "knobs.$group");
+# a knob with a finalizer holds its definition Terminating; creates are refused
+my $knobs = "/apis/$group/v1/knobs";
+($st) = $s->patch(merge => "$knobs/k1", { metadata => { finalizers => ["$group/hold"] } });
+is($st, 200, 'a finalizer on k1');
+($st) = $s->call(DELETE => "$crds/knobs.$group");
+is($st, 200, 'DELETE the knobs CRD');
+my $held = wait_until(sub {
+    my $k = $s->get_json("$knobs/k1");
+    return $k && $k->{metadata}{deletionTimestamp} ? $k : undef;
+}, 5);
+ok($held, 'k1 is being deleted, held by its finalizer');
+($st, $obj) = $s->call(POST => $knobs, { apiVersion => "$group/v1", kind => 'Knob',
+    metadata => { name => 'k2' } });
+is($st, 405, 'a create while the definition terminates: 405');
+json_subset_ok($obj, { reason => 'MethodNotAllowed',
+    message => 'create not allowed while custom resource definition is terminating',
+    details => { group => $group, kind => 'knobs' } }, '... with kube\'s message');
+($term) = grep { $_->{type} eq 'Terminating' }
+    @{ ($s->get_json("$crds/knobs.$group") || {})->{status}{conditions} || [] };
+json_subset_ok($term, { status => 'True', reason => 'InstanceDeletionInProgress',
+    message => 'CustomResource deletion is in progress' }, 'the CRD waits: Terminating');
+($st) = $s->patch(merge => "$knobs/k1", { metadata => { finalizers => undef } });
+is($st, 200, 'the finalizer goes');
+ok(wait_until(sub { $s->request(GET => "$crds/knobs.$group")->{status} == 404 }, 5),
+    'then the knobs CRD goes');
 is($s->request(GET => "/apis/$group/v1/knobs/k1")->{status}, 404, 'knobs are gone');
 ok(!$s->get_json("/apis/$group/v1/knobs"), 'and their list');
 # the short names gz and kn are free now: widgets get them and are served
