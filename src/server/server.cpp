@@ -392,9 +392,7 @@ void Server::startCustomResources() {
     }
     customResources_ = std::make_unique<controller::apiextensions::CustomResourceServing>(
         *cache, [this](registry::KindInfo kind) { return addKind(std::move(kind)) != nullptr; },
-        [this](std::string_view group, std::string_view resource) {
-            removeKind(group, resource);
-        });
+        [this](std::string_view group, std::string_view resource) { removeKind(group, resource); });
     if (options_.rbacPolicyOwner) {
         definitions_ = std::make_unique<controller::apiextensions::DefinitionController>(
             loop_, storage_, *cache, *stores_.at(crds));

@@ -55,8 +55,8 @@ constexpr std::string_view kGizmos =
     R"("kind":"Gizmo","listKind":"GizmoList","categories":["all"]}}})";
 
 void versions_sort_by_kube_priority(void**) {
-    std::vector<std::string> order = {"v1alpha1", "foo", "v2", "v1beta2", "v1", "v10", "v1beta1",
-                                      "bar", "v2alpha1"};
+    std::vector<std::string> order = {"v1alpha1", "foo",     "v2",  "v1beta2", "v1",
+                                      "v10",      "v1beta1", "bar", "v2alpha1"};
     std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
         return ext::compareKubeAwareVersions(a, b) < 0;
     });

@@ -10,8 +10,8 @@ namespace {
 
 json::Value* mutableCondition(json::Value& crd, std::string_view type) {
     json::Value* conditions = crd.IsObject() ? json::member(crd, "status") : nullptr;
-    conditions = conditions && conditions->IsObject() ? json::member(*conditions, "conditions")
-                                                      : nullptr;
+    conditions =
+        conditions && conditions->IsObject() ? json::member(*conditions, "conditions") : nullptr;
     if (!conditions || !conditions->IsArray()) {
         return nullptr;
     }
@@ -25,8 +25,7 @@ json::Value* mutableCondition(json::Value& crd, std::string_view type) {
 
 // The condition as Go writes CustomResourceDefinitionCondition: type,
 // status, lastTransitionTime, then reason and message unless empty.
-json::Value conditionValue(const CrdCondition& c, std::string_view transition,
-                           json::Allocator& a) {
+json::Value conditionValue(const CrdCondition& c, std::string_view transition, json::Allocator& a) {
     json::Value v(rapidjson::kObjectType);
     v.AddMember("type", json::stringValue(c.type, a), a);
     v.AddMember("status", json::stringValue(c.status, a), a);

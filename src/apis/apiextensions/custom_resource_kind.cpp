@@ -77,8 +77,8 @@ int64_t generationOf(const json::Value& obj) {
 
 // Mirrors the status strategy's PrepareForUpdate: the stored object with the
 // request's status (none if it sent none) and managedFields.
-void keepAllButStatus(json::Value& obj, const json::Value& old, const registry::StatusUpdateContext&,
-                      json::Allocator& a) {
+void keepAllButStatus(json::Value& obj, const json::Value& old,
+                      const registry::StatusUpdateContext&, json::Allocator& a) {
     const json::Value* oldMeta = json::member(old, "metadata");
     json::Value* metadata = json::member(obj, "metadata");
     if (!oldMeta || !oldMeta->IsObject() || !metadata || !metadata->IsObject()) {

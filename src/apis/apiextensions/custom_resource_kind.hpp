@@ -30,7 +30,8 @@ namespace kube::apis::apiextensions {
 // as its subresources say; kube's default columns (Name, Age); and
 // KindInfo::custom naming `crd`, the version and its schema. The strategy
 // neither validates nor prunes: objects keep every field they are sent.
-std::vector<registry::KindInfo> customResourceKinds(std::shared_ptr<const util::json::Document> crd);
+std::vector<registry::KindInfo> customResourceKinds(
+    std::shared_ptr<const util::json::Document> crd);
 
 // The kind of `crd`'s storage version, served or not (what its custom
 // resources are listed and deleted through); none without accepted names.

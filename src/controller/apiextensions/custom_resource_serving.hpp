@@ -34,8 +34,7 @@ class CustomResourceServing {
     // Stops serving every version of a group's resource.
     using RemoveKind = std::function<void(std::string_view group, std::string_view resource)>;
 
-    CustomResourceServing(storage::cacher::WatchCache& definitions, AddKind add,
-                          RemoveKind remove);
+    CustomResourceServing(storage::cacher::WatchCache& definitions, AddKind add, RemoveKind remove);
     CustomResourceServing(const CustomResourceServing&) = delete;
     CustomResourceServing& operator=(const CustomResourceServing&) = delete;
 

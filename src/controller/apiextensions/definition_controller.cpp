@@ -199,28 +199,28 @@ void DefinitionController::writeStatus(const Doc& crd, std::function<void(Doc)> 
     registry::UpdateOptions opts;
     opts.status = true;
     std::weak_ptr<bool> alive = alive_;
-    store_.update("", name, crd, opts,
-                  [this, alive, name, then = std::move(then)](const meta::Status* err,
-                                                              std::string_view obj) {
-                      if (!alive.lock()) {
-                          return;
-                      }
-                      if (err) {
-                          // NotFound, Conflict: the cache brings what changed.
-                          then(nullptr);
-                          return;
-                      }
-                      auto stored = std::make_shared<json::Document>();
-                      if (json::parse(obj, *stored) || !stored->IsObject()) {
-                          then(nullptr);
-                          return;
-                      }
-                      if (auto it = crds_.find(name);
-                          it != crds_.end() && revisionOf(*it->second) <= revisionOf(*stored)) {
-                          it->second = stored;
-                      }
-                      then(stored);
-                  });
+    store_.update(
+        "", name, crd, opts,
+        [this, alive, name, then = std::move(then)](const meta::Status* err, std::string_view obj) {
+            if (!alive.lock()) {
+                return;
+            }
+            if (err) {
+                // NotFound, Conflict: the cache brings what changed.
+                then(nullptr);
+                return;
+            }
+            auto stored = std::make_shared<json::Document>();
+            if (json::parse(obj, *stored) || !stored->IsObject()) {
+                then(nullptr);
+                return;
+            }
+            if (auto it = crds_.find(name);
+                it != crds_.end() && revisionOf(*it->second) <= revisionOf(*stored)) {
+                it->second = stored;
+            }
+            then(stored);
+        });
 }
 
 void DefinitionController::finalize(const std::string& name, Doc crd) {
@@ -240,8 +240,8 @@ void DefinitionController::finalize(const std::string& name, Doc crd) {
         }
         f->crd = stored;
         const json::Value* plural = json::at(*stored, {"spec", "names", "plural"});
-        if (overlapsBuiltIn(groupOf(*stored), plural && plural->IsString() ? json::view(*plural)
-                                                                           : "")) {
+        if (overlapsBuiltIn(groupOf(*stored),
+                            plural && plural->IsString() ? json::view(*plural) : "")) {
             f->outcome = {"Terminating", "False", "OverlappingBuiltInResource",
                           "instances overlap with built-in resources in storage"};
             finishFinalization(f, false);
@@ -260,9 +260,9 @@ void DefinitionController::finalize(const std::string& name, Doc crd) {
 void DefinitionController::deleteInstances(std::shared_ptr<Finalization> f) {
     std::optional<registry::KindInfo> kind = ext::customResourceStorageKind(f->crd);
     if (!kind) {
-        f->outcome = {"Terminating", "True", "InstanceDeletionFailed",
-                      "could not list instances: unable to find a custom resource client for " +
-                          f->name};
+        f->outcome = {
+            "Terminating", "True", "InstanceDeletionFailed",
+            "could not list instances: unable to find a custom resource client for " + f->name};
         finishFinalization(f, true);
         return;
     }
@@ -346,9 +346,10 @@ void DefinitionController::checkInstances(std::shared_ptr<Finalization> f) {
             return;
         }
         if (err || std::chrono::steady_clock::now() >= f->deadline) {
-            f->outcome = {"Terminating", "True", "InstanceDeletionCheck",
-                          "could not confirm zero CustomResources remaining: " +
-                              (err ? err->message : std::string("timed out waiting for the condition"))};
+            f->outcome = {
+                "Terminating", "True", "InstanceDeletionCheck",
+                "could not confirm zero CustomResources remaining: " +
+                    (err ? err->message : std::string("timed out waiting for the condition"))};
             finishFinalization(f, true);
             return;
         }

@@ -173,7 +173,8 @@ bool updateAcceptedNames(json::Document& crd, const std::vector<const json::Valu
                        std::string(json::stringMember(*old, "message"))};
     }
     if (established.status != "True" && names.status == "True") {
-        established = {"Established", "False", "Installing", "the initial names have been accepted"};
+        established = {"Established", "False", "Installing",
+                       "the initial names have been accepted"};
     }
     if (next == accepted && ext::conditionEquivalent(crd, names)) {
         return false;
@@ -194,10 +195,10 @@ bool establish(json::Document& crd, std::chrono::system_clock::time_point now) {
     if (!ext::isConditionTrue(crd, "NamesAccepted") || ext::isConditionTrue(crd, "Established")) {
         return false;
     }
-    ext::setCondition(crd,
-                      {"Established", "True", "InitialNamesAccepted",
-                       "the initial names have been accepted"},
-                      now, crd.GetAllocator());
+    ext::setCondition(
+        crd,
+        {"Established", "True", "InitialNamesAccepted", "the initial names have been accepted"},
+        now, crd.GetAllocator());
     return true;
 }
 

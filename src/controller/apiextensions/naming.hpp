@@ -19,7 +19,8 @@ namespace kube::controller::apiextensions {
 // is refused: NamesAccepted False with kube's reason (PluralConflict,
 // SingularConflict, ShortNamesConflict, KindConflict, ListKindConflict) and
 // message ("\"x\" is already in use"); the names that are free are accepted.
-bool updateAcceptedNames(util::json::Document& crd, const std::vector<const util::json::Value*>& group,
+bool updateAcceptedNames(util::json::Document& crd,
+                         const std::vector<const util::json::Value*>& group,
                          std::chrono::system_clock::time_point now);
 
 // Mirrors the EstablishingController: a definition whose names are accepted
