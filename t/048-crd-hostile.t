@@ -75,6 +75,12 @@ for my $case (@cases) {
     is($st, 201, "$what: created");
     ok($slowest < $stall, "... GETs meanwhile $within")
         or diag(sprintf 'slowest %.0f ms', 1000 * $slowest);
+    # the controllers accept its names and establish it (two status writes;
+    # the body is read as text: too deep for JSON::PP)
+    ok(wait_until(sub {
+        $s->request(GET => "$crds/$name")->{body}
+            =~ /"type":"Established","status":"True"/;
+    }, 10), '... and Established');
 
     ($st, $out) = timed_request(GET => "$crds/$name");
     is($st, 200, "$what: read as JSON");

@@ -30,9 +30,11 @@ std::string sha512Hex(std::string_view s) {
     return out;
 }
 
-// discovery's storageVersionHash: the first 8 bytes of sha256("<gv>/<kind>"), base64.
+// discovery's storageVersionHash: the first 8 bytes of sha256("<gv>/<kind>"), base64,
+// of the version objects are stored at (every served version shows the same).
 std::string storageVersionHash(const registry::KindInfo& k) {
-    std::string in = k.group + "/" + k.version + "/" + k.kind;
+    std::string in =
+        k.group + "/" + (k.storageVersion.empty() ? k.version : k.storageVersion) + "/" + k.kind;
     unsigned char md[SHA256_DIGEST_LENGTH];
     SHA256(reinterpret_cast<const unsigned char*>(in.data()), in.size(), md);
     unsigned char out[16] = {};

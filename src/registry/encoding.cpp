@@ -175,8 +175,14 @@ std::string objectKey(const KindInfo& kind, std::string_view ns, std::string_vie
 }
 
 std::string collectionPrefix(const KindInfo& kind, std::string_view ns) {
-    // Built-in kinds live under /registry/<resource>/, as in kube's etcd.
+    // Built-in kinds live under /registry/<resource>/, custom resources
+    // under /registry/<group>/<resource>/, as in kube's etcd (a group always
+    // holds a dot, a resource never does).
     std::string k = "/registry/";
+    if (kind.custom) {
+        k += kind.group;
+        k += '/';
+    }
     k += kind.resource;
     k += '/';
     if (kind.namespaced && !ns.empty()) {

@@ -75,6 +75,25 @@ enum class SubresourceStorage {
     Binding,       // a Binding that assigns the pod to a node (pods/binding, core/v1 bindings)
 };
 
+// Where a kind keeps what its scale subresource shows; mirrors the fields
+// each replicated kind's scale REST reads, and a CustomResourceDefinition's
+// subresources.scale paths.
+struct ScalePaths {
+    std::vector<std::string> specReplicas = {"spec", "replicas"};
+    std::vector<std::string> statusReplicas = {"status", "replicas"};
+    // The pod selector; empty: the Scale shows none.
+    std::vector<std::string> labelSelector = {"spec", "selector"};
+    // How the selector is written there.
+    enum class SelectorForm {
+        LabelSelector,  // a metav1.LabelSelector (apps/v1 kinds)
+        LabelMap,       // a plain map of labels (a core/v1 ReplicationController)
+        Text,           // selector syntax already (a custom resource's labelSelectorPath)
+    };
+    SelectorForm selectorForm = SelectorForm::LabelSelector;
+    // How the spec replicas path is spelled in errors (".spec.replicas").
+    std::string specReplicasPath = ".spec.replicas";
+};
+
 // A subresource served under <resource>/<name>/<subresource>.
 struct SubresourceInfo {
     std::string name;  // "status"
@@ -85,6 +104,8 @@ struct SubresourceInfo {
     // The kind its requests read and write when not the parent's (Scale),
     // static storage.
     const KindInfo* responseKind = nullptr;
+    // SubresourceStorage::Scale: where the parent keeps what the Scale shows.
+    ScalePaths scale = {};
 };
 
 // What the store passes a status strategy.

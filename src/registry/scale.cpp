@@ -40,17 +40,55 @@ KindInfo makeScaleKind() {
     return k;
 }
 
-int64_t replicasAt(const json::Value& obj, std::initializer_list<std::string_view> path) {
-    const json::Value* v = json::at(obj, path);
+const json::Value* valueAt(const json::Value& obj, const std::vector<std::string>& path) {
+    const json::Value* v = &obj;
+    for (const std::string& field : path) {
+        v = v->IsObject() ? json::member(*v, field) : nullptr;
+        if (!v) {
+            return nullptr;
+        }
+    }
+    return v;
+}
+
+int64_t replicasAt(const json::Value& obj, const std::vector<std::string>& path) {
+    const json::Value* v = valueAt(obj, path);
     return v && v->IsInt64() ? v->GetInt64() : 0;
+}
+
+// Sets the member at `path`, making the objects on the way (unstructured's
+// SetNestedField); false when a value on the way is no object.
+bool setAt(json::Value& obj, const std::vector<std::string>& path, json::Value value,
+           json::Allocator& a) {
+    json::Value* v = &obj;
+    for (size_t i = 0; i + 1 < path.size(); i++) {
+        json::Value* next = json::member(*v, path[i]);
+        if (!next || next->IsNull()) {
+            json::setMember(*v, path[i], json::Value(rapidjson::kObjectType), a);
+            next = json::member(*v, path[i]);
+        }
+        if (!next->IsObject()) {
+            return false;
+        }
+        v = next;
+    }
+    json::setMember(*v, path.back(), std::move(value), a);
+    return true;
+}
+
+const ScalePaths& scalePathsOf(const KindInfo& kind) {
+    static const ScalePaths kReplicated;
+    const SubresourceInfo* s = kind.subresource("scale");
+    return s ? s->scale : kReplicated;
 }
 
 }  // namespace
 
-SubresourceInfo scaleSubresource() {
+SubresourceInfo scaleSubresource(ScalePaths paths) {
     SubresourceInfo s{"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}};
     s.storage = SubresourceStorage::Scale;
     s.responseKind = &scaleKind();
+    s.scale = std::move(paths);
     return s;
 }
 
@@ -59,7 +97,8 @@ const KindInfo& scaleKind() {
     return kind;
 }
 
-json::Document scaleFromObject(const json::Value& parent) {
+json::Document scaleFromObject(const KindInfo& kind, const json::Value& parent) {
+    const ScalePaths& paths = scalePathsOf(kind);
     json::Document scale(rapidjson::kObjectType);
     auto& a = scale.GetAllocator();
     scale.AddMember("kind", "Scale", a);
@@ -75,23 +114,33 @@ json::Document scaleFromObject(const json::Value& parent) {
     }
     scale.AddMember("metadata", metadata, a);
     json::Value spec(rapidjson::kObjectType);
-    if (int64_t wanted = replicasAt(parent, {"spec", "replicas"}); wanted != 0) {
+    if (int64_t wanted = replicasAt(parent, paths.specReplicas); wanted != 0) {
         spec.AddMember("replicas", json::Value(wanted), a);
     }
     scale.AddMember("spec", spec, a);
     json::Value status(rapidjson::kObjectType);
-    status.AddMember("replicas", json::Value(replicasAt(parent, {"status", "replicas"})), a);
-    // A core/v1 ReplicationController selects with a plain label map, which
-    // reads as a selector's matchLabels.
-    const json::Value* sel = json::at(parent, {"spec", "selector"});
+    status.AddMember("replicas", json::Value(replicasAt(parent, paths.statusReplicas)), a);
     std::string selector;
-    if (json::stringMember(parent, "apiVersion") == "v1" && sel && sel->IsObject()) {
-        json::Document wrapped(rapidjson::kObjectType);
-        wrapped.AddMember("matchLabels", json::Value(*sel, wrapped.GetAllocator()),
-                          wrapped.GetAllocator());
-        selector = cells::labelSelectorString(&wrapped);
-    } else {
-        selector = cells::labelSelectorString(sel);
+    const json::Value* at =
+        paths.labelSelector.empty() ? nullptr : valueAt(parent, paths.labelSelector);
+    switch (paths.selectorForm) {
+        case ScalePaths::SelectorForm::LabelSelector:
+            selector = cells::labelSelectorString(at);
+            break;
+        case ScalePaths::SelectorForm::LabelMap:
+            // Reads as a selector's matchLabels.
+            if (at && at->IsObject()) {
+                json::Document wrapped(rapidjson::kObjectType);
+                wrapped.AddMember("matchLabels", json::Value(*at, wrapped.GetAllocator()),
+                                  wrapped.GetAllocator());
+                selector = cells::labelSelectorString(&wrapped);
+            }
+            break;
+        case ScalePaths::SelectorForm::Text:
+            if (at && at->IsString()) {
+                selector = json::view(*at);
+            }
+            break;
     }
     if (!selector.empty()) {
         status.AddMember("selector", json::stringValue(selector, a), a);
@@ -113,6 +162,7 @@ std::optional<meta::Status> applyScale(const KindInfo& kind, const json::Value& 
     std::vector<meta::StatusCause> causes =
         validation::validateObjectMeta(*scaleMeta, true, NameRule::DNS1123Subdomain);
     int64_t replicas = replicasAt(scale, {"spec", "replicas"});
+    const ScalePaths& paths = scalePathsOf(kind);
     if (replicas < 0) {
         causes.push_back(validation::field::invalid("spec.replicas", replicas,
                                                     "must be greater than or equal to 0"));
@@ -129,12 +179,11 @@ std::optional<meta::Status> applyScale(const KindInfo& kind, const json::Value& 
                 ", UID in object meta: " + std::string(parentUid));
     }
     std::string rv(json::stringMember(*scaleMeta, "resourceVersion"));
-    json::Value* spec = json::member(parent, "spec");
-    if (!spec || !spec->IsObject()) {
-        json::setMember(parent, "spec", json::Value(rapidjson::kObjectType), a);
-        spec = json::member(parent, "spec");
+    if (paths.specReplicas.empty() ||
+        !setAt(parent, paths.specReplicas, json::Value(replicas), a)) {
+        return meta::Status::badRequest("the spec replicas field \"" + paths.specReplicasPath +
+                                        "\" cannot be set");
     }
-    json::setMember(*spec, "replicas", json::Value(replicas), a);
     parentMeta = json::member(parent, "metadata");
     if (!parentMeta || !parentMeta->IsObject()) {
         json::setMember(parent, "metadata", json::Value(rapidjson::kObjectType), a);

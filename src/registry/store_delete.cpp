@@ -79,10 +79,11 @@ void Store::remove(std::string_view ns, std::string_view name, const DeleteOptio
     });
 }
 
-// Whether Store.Delete goes straight to the storage delete: no graceful
-// deletion, no finalizers, and no propagation finalizer to add.
+// Whether Store.Delete goes straight to the storage delete: a kind that does
+// not terminate, no graceful deletion, no finalizers, and no propagation
+// finalizer to add.
 bool Store::deletesAtOnce(const json::Value& obj, const DeleteOptions& opts) const {
-    if (kind_.checkGracefulDelete || !finalizersOf(obj).empty()) {
+    if (kind_.beginTerminating || kind_.checkGracefulDelete || !finalizersOf(obj).empty()) {
         return false;
     }
     return !finalizersForPropagation(kind_, obj, propagationOf(opts));

@@ -136,10 +136,18 @@ size_t Server::removeKind(std::string_view group, std::string_view resource) {
     }
     std::vector<std::shared_ptr<const registry::KindInfo>> removed =
         scheme_.remove(group, resource);
+    std::set<std::string> prefixes;
     for (const auto& k : removed) {
         addedKinds_.erase(k.get());
         // Requests still running hold the store (and it the kind).
         stores_.erase(k.get());
+        prefixes.insert(registry::collectionPrefix(*k, ""));
+    }
+    // Watches on the resource end, as kube's end when it tears the storage down.
+    for (const std::string& prefix : prefixes) {
+        if (storage::cacher::WatchCache* cache = cacher_.find(prefix)) {
+            cache->endWatches();
+        }
     }
     if (!removed.empty()) {
         routesChanged();
@@ -294,6 +302,9 @@ void Server::start() {
         startGarbageCollector();
         startServiceAccountsController();
     }
+    // After the garbage collector and the quota controller took the kinds
+    // they follow: custom resources' kinds come and go.
+    startCustomResources();
     for (const char* name : kDefaultNamespaces) {
         auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
         auto& a = doc->GetAllocator();
@@ -367,6 +378,26 @@ void Server::startNamespaceController() {
         });
     stores_.at(ns)->setTerminator(
         [this](const std::string& name) { namespaceController_->enqueue(name); });
+}
+
+// Every worker serves the custom resources of the established definitions
+// its cache holds; the owner also runs their naming, establishing and
+// finalizer controllers.
+void Server::startCustomResources() {
+    const registry::KindInfo* crds =
+        scheme_.find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+    meta::Status err;
+    storage::cacher::WatchCache* cache = stores_.at(crds)->watchCache(&err);
+    if (!cache) {
+        return;
+    }
+    customResources_ = std::make_unique<controller::apiextensions::CustomResourceServing>(
+        *cache, [this](registry::KindInfo kind) { return addKind(std::move(kind)) != nullptr; },
+        [this](std::string_view group, std::string_view resource) { removeKind(group, resource); });
+    if (options_.rbacPolicyOwner) {
+        definitions_ = std::make_unique<controller::apiextensions::DefinitionController>(
+            loop_, storage_, *cache, *stores_.at(crds));
+    }
 }
 
 // The garbage collector and the quota controller follow the watch cache of
@@ -663,7 +694,15 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
         if (auto out = endpoints::negotiateOutput(req.accept, {false, true}, &unmet)) {
             generic.output = *out;
         }
-        respond(endpoints::statusResponse(meta::Status::notFoundGeneric(), generic));
+        // A custom resource's subresource that its version does not have
+        // is the object's 404 (crdHandler.ServeHTTP).
+        const endpoints::KindRoutes* served =
+            routes_->find(info.apiGroup, info.apiVersion, info.resource);
+        meta::Status notFound = meta::Status::notFoundGeneric();
+        if (served && served->kind->custom && !info.subresource.empty()) {
+            notFound = meta::Status::notFound({info.apiGroup, info.resource}, info.name);
+        }
+        respond(endpoints::statusResponse(notFound, generic));
         return;
     }
     const registry::KindInfo& kind = *match.kind->kind;
@@ -702,6 +741,15 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
         req, effective, std::move(query), *store, *admission_, turns_, render, std::move(respond)});
     if (match.outcome == endpoints::RouteMatch::Outcome::MethodNotAllowed) {
         scope->fail(meta::Status::methodNotSupported());
+        return;
+    }
+    if (verb == "create" && kind.custom && customResources_ &&
+        customResources_->terminating(kind.group, kind.resource)) {
+        // Mirrors crdHandler.serveResource while its definition terminates.
+        meta::Status refused = meta::Status::methodNotSupported();
+        refused.message = "create not allowed while custom resource definition is terminating";
+        refused.details = meta::StatusDetails{"", kind.group, kind.resource, "", {}, 0};
+        scope->fail(refused);
         return;
     }
     switch (route.handlers) {

@@ -17,6 +17,8 @@
 #include "authz/escalation.hpp"
 #include "authz/rbac.hpp"
 #include "authz/rule_resolver.hpp"
+#include "controller/apiextensions/custom_resource_serving.hpp"
+#include "controller/apiextensions/definition_controller.hpp"
 #include "controller/garbagecollector/garbage_collector.hpp"
 #include "controller/namespace/namespace_controller.hpp"
 #include "controller/resourcequota/resource_quota_controller.hpp"
@@ -189,6 +191,7 @@ class Server {
     void startGarbageCollector();
     void startServiceAccountsController();
     void startNamespaceController();
+    void startCustomResources();
     void addHealthChecks();
     std::unique_ptr<BootstrapSync> syncBootstrap(std::string_view group,
                                                  const std::vector<authz::BootstrapObject>& objects,
@@ -221,6 +224,10 @@ class Server {
     std::unique_ptr<resourcequota::ResourceQuotaController> quotaController_;
     // On every worker; after cacher_ and stores_ (it holds their callbacks' targets).
     std::unique_ptr<namespacecontroller::NamespaceController> namespaceController_;
+    // On every worker: serves the established CustomResourceDefinitions; on
+    // the owner, their status controllers. After cacher_ and stores_.
+    std::unique_ptr<controller::apiextensions::CustomResourceServing> customResources_;
+    std::unique_ptr<controller::apiextensions::DefinitionController> definitions_;
     // Finish the PostStartHooks once this worker's caches hold the bootstrap.
     std::unique_ptr<BootstrapSync> rbacSync_;
     std::unique_ptr<BootstrapSync> flowControlSync_;

@@ -78,7 +78,7 @@ const char* kStoredDeployment =
 
 void scale_of_an_object_carries_its_counts_and_its_selector_as_text(void**) {
     json::Document d = parse(kStoredDeployment);
-    json::Document scale = registry::scaleFromObject(d);
+    json::Document scale = registry::scaleFromObject(builtin("apps", "deployments"), d);
     assert_string_equal(json::serialize(scale).c_str(),
                         R"({"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"web",)"
                         R"("namespace":"sub","uid":"u-1","resourceVersion":"7",)"
@@ -89,7 +89,7 @@ void scale_of_an_object_carries_its_counts_and_its_selector_as_text(void**) {
 void scale_leaves_out_zero_replicas_and_an_empty_selector(void**) {
     json::Document d =
         parse(R"({"metadata":{"name":"idle"},"spec":{"replicas":0,"selector":{}},"status":{}})");
-    json::Document scale = registry::scaleFromObject(d);
+    json::Document scale = registry::scaleFromObject(builtin("apps", "deployments"), d);
     assert_string_equal(at(scale, {"spec"}).c_str(), "{}");
     // status.replicas is always written; the selector only when it selects something.
     assert_string_equal(at(scale, {"status"}).c_str(), R"({"replicas":0})");

@@ -2,6 +2,7 @@
 #include <cctype>
 #include <string>
 
+#include "apis/apiextensions/crd_conditions.hpp"
 #include "apis/apiextensions/kinds.hpp"
 #include "apis/apiextensions/validation.hpp"
 #include "apis/core/defaulting.hpp"
@@ -143,6 +144,22 @@ void prepareForStatusUpdate(json::Value& obj, const json::Value& old,
     }
 }
 
+// Mirrors the first Delete of kube's CRD REST: the definition stays,
+// marked, with the cleanup finalizer and the Terminating condition, until the
+// finalizer controller has removed its custom resources. Later deletes find
+// the finalizer and change nothing.
+void beginTerminating(json::Value& obj, json::Allocator& a) {
+    if (hasFinalizer(obj, kCustomResourceCleanupFinalizer)) {
+        return;
+    }
+    addFinalizer(obj, kCustomResourceCleanupFinalizer, a);
+    setCondition(obj,
+                 {"Terminating", "True", "InstanceDeletionPending",
+                  "CustomResourceDefinition marked for deletion; CustomResource deletion will "
+                  "begin soon"},
+                 std::chrono::system_clock::now(), a);
+}
+
 }  // namespace
 
 registry::KindInfo customResourceDefinitionKind() {
@@ -165,6 +182,7 @@ registry::KindInfo customResourceDefinitionKind() {
     k.validate = validateCustomResourceDefinition;
     k.validateUpdate = validateCustomResourceDefinitionUpdate;
     k.prepareForStatusUpdate = prepareForStatusUpdate;
+    k.beginTerminating = beginTerminating;
     k.validateStatusUpdate = [](const json::Value& obj, const json::Value&) {
         return validateCustomResourceDefinitionStatus(obj);
     };

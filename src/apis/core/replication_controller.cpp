@@ -141,7 +141,9 @@ registry::KindInfo replicationControllerKind() {
     k.shortNames = {"rc"};
     k.categories = {"all"};
     k.tracksGeneration = true;
-    k.subresources = {registry::scaleSubresource(), registry::statusSubresource()};
+    registry::ScalePaths scale;
+    scale.selectorForm = registry::ScalePaths::SelectorForm::LabelMap;
+    k.subresources = {registry::scaleSubresource(std::move(scale)), registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
         cells::countColumn("Desired", "integer", "The number of pods the controller wants.",

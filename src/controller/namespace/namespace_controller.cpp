@@ -173,6 +173,8 @@ storage::WriteOp updateOp(const std::string& key, const json::Value& obj,
 struct NamespaceController::Pass {
     std::string name;
     std::string key;
+    // The kinds it lists, kept alive while it runs.
+    std::vector<std::shared_ptr<const registry::KindInfo>> kinds;
     // The objects to delete: their kind and name.
     std::vector<std::pair<const registry::KindInfo*, std::string>> content;
     size_t next = 0;
@@ -187,14 +189,24 @@ struct NamespaceController::Pass {
 NamespaceController::NamespaceController(util::EventLoop& loop, storage::Interface& storage,
                                          const registry::Scheme& scheme,
                                          const registry::KindInfo& namespaces, StoreFor stores)
-    : loop_(loop), storage_(storage), namespaces_(namespaces), stores_(std::move(stores)) {
+    : loop_(loop),
+      storage_(storage),
+      scheme_(scheme),
+      namespaces_(namespaces),
+      stores_(std::move(stores)) {}
+
+// Every namespaced kind the scheme serves now (custom resources come and
+// go), once per stored resource.
+std::vector<std::shared_ptr<const registry::KindInfo>> NamespaceController::kinds() const {
+    std::vector<std::shared_ptr<const registry::KindInfo>> out;
     std::set<std::string> prefixes;
-    for (const auto& k : scheme.all()) {
+    for (const auto& k : scheme_.all()) {
         if (k->namespaced && !k->review && k->servedAtStorageVersion() &&
             prefixes.insert(registry::collectionPrefix(*k, "")).second) {
-            kinds_.push_back(k.get());
+            out.push_back(k);
         }
     }
+    return out;
 }
 
 NamespaceController::~NamespaceController() {
@@ -273,6 +285,7 @@ void NamespaceController::start(const std::string& name) {
     auto p = std::make_shared<Pass>();
     p->name = name;
     p->key = registry::objectKey(namespaces_, "", name);
+    p->kinds = kinds();
     readNamespace(p, [this, p](json::Document& ns, storage::Revision) {
         if (!deleting(ns)) {
             finished(p->name, false, {});
@@ -309,11 +322,11 @@ void NamespaceController::readNamespace(
 
 // What is in the namespace, one kind after the other.
 void NamespaceController::listContent(std::shared_ptr<Pass> p, size_t kind) {
-    if (kind == kinds_.size()) {
+    if (kind == p->kinds.size()) {
         deleteContent(p);
         return;
     }
-    const registry::KindInfo* k = kinds_[kind];
+    const registry::KindInfo* k = p->kinds[kind].get();
     storage::ListOptions opts;
     opts.prefix = registry::collectionPrefix(*k, p->name);
     std::weak_ptr<bool> alive = alive_;
@@ -373,7 +386,7 @@ void NamespaceController::deleteContent(std::shared_ptr<Pass> p) {
 // Mirrors deleteAllContent's totals: what is left, by resource and by
 // finalizer.
 void NamespaceController::countRemaining(std::shared_ptr<Pass> p, size_t kind) {
-    if (kind == kinds_.size()) {
+    if (kind == p->kinds.size()) {
         if (p->remaining.empty() && p->errors.empty()) {
             finalize(p);
         } else {
@@ -381,7 +394,7 @@ void NamespaceController::countRemaining(std::shared_ptr<Pass> p, size_t kind) {
         }
         return;
     }
-    const registry::KindInfo* k = kinds_[kind];
+    const registry::KindInfo* k = p->kinds[kind].get();
     storage::ListOptions opts;
     opts.prefix = registry::collectionPrefix(*k, p->name);
     std::weak_ptr<bool> alive = alive_;

@@ -69,6 +69,7 @@ class NamespaceController {
   private:
     struct Pass;
 
+    std::vector<std::shared_ptr<const registry::KindInfo>> kinds() const;
     void pump();
     void start(const std::string& name);
     void finished(const std::string& name, bool again, std::chrono::milliseconds delay);
@@ -82,10 +83,9 @@ class NamespaceController {
 
     util::EventLoop& loop_;
     storage::Interface& storage_;
+    const registry::Scheme& scheme_;
     const registry::KindInfo& namespaces_;
     StoreFor stores_;
-    // Every namespaced kind, once per stored resource.
-    std::vector<const registry::KindInfo*> kinds_;
     std::deque<std::string> queue_;
     std::set<std::string> queued_;
     std::set<std::string> running_;

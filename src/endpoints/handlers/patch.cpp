@@ -29,6 +29,8 @@ enum class PatchType { Json, Merge, Strategic };
 const char* const kSupportedPatchTypes =
     "application/json-patch+json, application/merge-patch+json, "
     "application/strategic-merge-patch+json, application/apply-patch+yaml";
+const char* const kCustomResourcePatchTypes =
+    "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml";
 
 // The Content-Type without parameters, as kube cuts it (at a ';' that is not
 // the first character), matched exactly.
@@ -254,11 +256,14 @@ std::optional<meta::Status> checkPatchedNamespaceAndName(json::Document& obj, co
 
 std::optional<RequestPatch> readRequestPatch(const Scope& s, const registry::KindInfo& kind) {
     std::optional<PatchType> type = patchTypeOf(s->req.contentType);
-    if (!type) {
+    // Custom resources have no patch strategies: kube's crdHandler serves
+    // JSON, merge and apply patches only (the scale subresource's too).
+    bool custom = s->store.kind().custom != nullptr;
+    if (!type || (custom && *type == PatchType::Strategic)) {
         s->fail(meta::Status::unsupportedMediaType(
             std::string("the body of the request was in an unknown format - accepted media types "
                         "include: ") +
-            kSupportedPatchTypes));
+            (custom ? kCustomResourcePatchTypes : kSupportedPatchTypes)));
         return std::nullopt;
     }
     PatchOptions opts;

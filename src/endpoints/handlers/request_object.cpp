@@ -46,6 +46,14 @@ std::shared_ptr<util::json::Document> readRequestObject(const Scope& s,
         s->fail(err);
         return nullptr;
     }
+    // Custom resources have no protobuf form (kube-apiserver 1.26.5 panics
+    // on such a body; a 415 says what it takes).
+    if (*form == InputForm::Protobuf && kind.custom) {
+        s->fail(meta::Status::unsupportedMediaType(
+            "the body of the request was in an unknown format - accepted media types include: "
+            "application/json, application/yaml"));
+        return nullptr;
+    }
     auto obj = decodeObject(s->req.body, *form, kind, &err);
     if (!obj) {
         s->fail(err);

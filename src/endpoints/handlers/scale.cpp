@@ -18,7 +18,8 @@ void respondScale(const Scope& s, std::string_view stored,
         return;
     }
     HttpResponse r =
-        objectResponse(200, json::serialize(registry::scaleFromObject(parent)), s->render);
+        objectResponse(200, json::serialize(registry::scaleFromObject(s->store.kind(), parent)),
+                       s->render);
     for (const std::string& h : warningHeaders(warnings)) {
         r.headers.emplace_back("Warning", h);
     }
@@ -77,7 +78,7 @@ void patchScale(Scope s) {
     const registry::KindInfo& kind = s->store.kind();
     auto apply = [patchScale = std::move(patch->apply), &kind](const json::Value& current,
                                                                json::Document& parent) {
-        json::Document before = registry::scaleFromObject(current);
+        json::Document before = registry::scaleFromObject(kind, current);
         json::Document after;
         if (std::optional<meta::Status> bad = patchScale(before, after)) {
             return bad;

@@ -9,13 +9,19 @@ namespace kube::storage::cacher {
 
 namespace {
 
-// "/registry/<resource>/" of a key "/registry/<resource>/[<ns>/]<name>".
+// "/registry/<resource>/" of a key "/registry/<resource>/[<ns>/]<name>", and
+// "/registry/<group>/<resource>/" of a custom resource's: a folder whose name
+// holds a dot is a group (resources never hold one).
 std::string_view resourcePrefix(std::string_view key) {
     constexpr std::string_view root = "/registry/";
     if (!key.starts_with(root)) {
         return {};
     }
     size_t slash = key.find('/', root.size());
+    if (slash != std::string_view::npos &&
+        key.substr(root.size(), slash - root.size()).find('.') != std::string_view::npos) {
+        slash = key.find('/', slash + 1);
+    }
     return slash == std::string_view::npos ? std::string_view() : key.substr(0, slash + 1);
 }
 
@@ -40,6 +46,11 @@ Cacher::Cacher(Interface& storage, util::EventLoop& loop, ReviseFunc revise, His
 
 Cacher::~Cacher() {
     *alive_ = false;
+}
+
+WatchCache* Cacher::find(std::string_view prefix) {
+    auto it = caches_.find(prefix);
+    return it == caches_.end() ? nullptr : it->second.get();
 }
 
 WatchCache* Cacher::cache(const std::string& prefix, Error* error, std::string_view resource) {

@@ -47,6 +47,8 @@ public:
     // with `error` set when the store could not be read. `resource` names it
     // in metrics ("deployments.apps"; by default the prefix's resource).
     WatchCache* cache(const std::string& prefix, Error* error, std::string_view resource = {});
+    // The cache of `prefix` if it was filled already; null otherwise.
+    WatchCache* find(std::string_view prefix);
 
     // Applies what the store logged since the last poll.
     void poll();

@@ -238,6 +238,10 @@ void WatchCache::removeWatcher(CacheWatcher* w) {
     }
 }
 
+void WatchCache::endWatches() {
+    forEachWatcher([](CacheWatcher& w) { w.onReset(); });
+}
+
 size_t WatchCache::watchers() const {
     return static_cast<size_t>(
         std::count_if(watchers_.begin(), watchers_.end(), [](CacheWatcher* w) { return w; }));

@@ -111,6 +111,10 @@ public:
     void addWatcher(CacheWatcher* w);
     void removeWatcher(CacheWatcher* w);
     size_t watchers() const;
+    // Tells every watcher the cache was reset, the state kept: watches end
+    // (their resource is no longer served, as kube's cacher stops when a
+    // CustomResourceDefinition's storage is torn down); followers replay.
+    void endWatches();
 
 private:
     // One event of the history and the bytes it alone keeps alive.
