@@ -6,7 +6,9 @@
 # messages, x-kubernetes-validations CEL rules (a failed rule's message, a
 # transition rule on update, rules skipped after a blocking error), the
 # additionalPrinterColumns in kubectl's table (a filter JSONPath, priority 1
-# under -o wide) and kubectl explain from the OpenAPI documents.
+# under -o wide) and kubectl explain from the OpenAPI documents. A Webhook
+# conversion, which this server cannot call, fails requests at the other
+# versions with kube's 500.
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
@@ -173,5 +175,54 @@ FIELDS:
 E
 like($s->kc_ok('1.27', undef, 'explain', 'tank.spec.size'), qr/FIELD: size <integer>\n\nDESCRIPTION:\n +Litres\./,
     '... and kubectl 1.27 too');
+
+# --- a Webhook conversion: versions other than the storage one answer as
+# kube does when the webhook fails (a 500 naming the version converted
+# from), the storage version is served; a listKind of its own
+my $pipes = <<"Y";
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: pipes.$group}
+spec:
+  group: $group
+  names: {plural: pipes, kind: Pipe, listKind: PipeCollection}
+  scope: Namespaced
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig:
+        service: {namespace: default, name: nowhere, path: /convert, port: 443}
+  versions:
+  - {name: v1, served: true, storage: true,
+     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+  - {name: v2, served: true, storage: false,
+     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+Y
+$s->kc_ok(undef, 'create the pipes CRD', 'create', '-f', '-', { stdin => $pipes });
+my $pipes1 = "/apis/$group/v1/namespaces/h-schema/pipes";
+my $pipes2 = "/apis/$group/v2/namespaces/h-schema/pipes";
+ok(wait_until(sub { ($s->call(GET => $pipes2))[0] == 500 }, 5), 'pipes are served');
+($st) = $s->call(POST => $pipes1, { apiVersion => "$group/v1", kind => 'Pipe',
+    metadata => { name => 'p1' }, spec => { a => 1 } });
+is($st, 201, 'a pipe is created at the storage version');
+($st, $o) = $s->call(GET => "$pipes1/p1");
+is("$st $o->{apiVersion}", "200 $group/v1", '... and read there');
+is($s->get_json($pipes1)->{kind}, 'PipeCollection', '... listed as its listKind');
+my $failed = sub {
+    my ($from) = @_;
+    return { kind => 'Status', apiVersion => 'v1', metadata => {}, status => 'Failure',
+        message => "conversion webhook for $group/$from, Kind=Pipe failed: this server does not "
+            . 'call conversion webhooks', code => 500 };
+};
+($st, $o) = $s->call(GET => "$pipes2/p1");
+is($st, 500, 'read at another version: 500');
+is_deeply($o, $failed->('v1'), '... kube\'s Status for a failed webhook, from the stored v1');
+($st, $o) = $s->call(GET => $pipes2);
+is_deeply([ $st, $o ], [ 500, $failed->('v1') ], '... a list too');
+($st, $o) = $s->call(POST => $pipes2, { apiVersion => "$group/v2", kind => 'Pipe',
+    metadata => { name => 'p2' } });
+is_deeply([ $st, $o ], [ 500, $failed->('v2') ], '... a create at v2 names v2');
+is(($s->call(GET => "$pipes1/p2"))[0], 404, '... and stores nothing');
 
 done_testing;

@@ -64,6 +64,10 @@ struct CustomResourceDefinitionRef {
     const json::Value* version = nullptr;
     // Its schema.openAPIV3Schema; null when the version has none.
     const json::Value* openAPIV3Schema = nullptr;
+    // Objects at this version need a conversion this server cannot make (a
+    // Webhook conversion to or from another storage version): requests for
+    // the version are answered as kube answers when the webhook fails.
+    bool conversionUnavailable = false;
 };
 
 // What serves a subresource's requests; mirrors the rest.Storage kube
@@ -228,7 +232,9 @@ struct KindInfo {
     bool servedAtStorageVersion() const {
         return storageVersion.empty() || storageVersion == version;
     }
-    std::string listKind() const { return kind + "List"; }
+    // The list's kind when it is not <kind>List (a CRD's names.listKind).
+    std::string listKindName;
+    std::string listKind() const { return listKindName.empty() ? kind + "List" : listKindName; }
     meta::GroupResource groupResource() const { return {group, resource}; }
     meta::GroupKind groupKind() const { return {group, kind}; }
     // The status stanza is owned by the status subresource: cleared on create,

@@ -752,6 +752,18 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
         scope->fail(refused);
         return;
     }
+    if (kind.custom && kind.custom->conversionUnavailable) {
+        // kube's answer when the conversion webhook fails: a 500 without a
+        // reason, naming the version converted from (the request's body on
+        // a write, the stored object otherwise).
+        bool write = verb == "create" || verb == "update" || verb == "patch";
+        meta::Status failed;
+        failed.message = "conversion webhook for " + kind.group + "/" +
+                         (write ? kind.version : kind.storageVersion) + ", Kind=" + kind.kind +
+                         " failed: this server does not call conversion webhooks";
+        scope->fail(failed);
+        return;
+    }
     switch (route.handlers) {
         case endpoints::Handlers::TokenRequest:
             endpoints::createToken(scope, *authentication_, getter_);

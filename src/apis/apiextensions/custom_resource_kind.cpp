@@ -179,6 +179,9 @@ registry::KindInfo kindOf(const std::shared_ptr<const json::Document>& crd, cons
     k.version = std::string(text(v, "name"));
     k.storageVersion = storage;
     k.kind = std::string(text(accepted, "kind"));
+    if (std::string_view list = text(accepted, "listKind"); !list.empty()) {
+        k.listKindName = std::string(list);
+    }
     k.resource = std::string(text(accepted, "plural"));
     k.singular = std::string(text(accepted, "singular"));
     k.namespaced = text(spec, "scope") != "Cluster";
@@ -224,6 +227,10 @@ registry::KindInfo kindOf(const std::shared_ptr<const json::Document>& crd, cons
     ref->crd = crd;
     ref->version = &v;
     ref->openAPIV3Schema = objectAt(objectAt(v, "schema"), "openAPIV3Schema");
+    // kube converts between versions with the webhook (conversion from a
+    // version to itself never calls it); this server makes no outbound call.
+    ref->conversionUnavailable =
+        text(objectAt(spec, "conversion"), "strategy") == "Webhook" && k.version != storage;
     k.custom = std::move(ref);
     k.columns = printerColumns(v);
     installSchemaHooks(k);
