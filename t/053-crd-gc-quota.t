@@ -6,6 +6,7 @@
 # leaves it working for the other kinds (no error lines), and a
 # ResourceQuota of count/<plural>.<group> counts custom resources in
 # status.used and refuses the one too many with kube-apiserver 1.26.5's 403.
+# After a restart the definitions found at start are followed as well.
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
@@ -153,5 +154,23 @@ ok(wait_until(sub {
 
 my $log = $s->error_log_since_start;
 unlike($log, qr/\[(error|alert|crit|emerg)\]/, 'no error lines in the log');
-$s->fatal_free_ok($log, 'the whole file');
+$s->fatal_free_ok($log, 'before the restart');
+
+# --- after a restart, the kinds of the definitions found at start are followed
+my $rcm = create_cm('r-owner');
+create_cr('widgets', 'Widget', 'r-dep', owner_ref('v1', 'ConfigMap', $rcm));
+my $rw = create_cr('widgets', 'Widget', 'r-owner');
+create_cm('r-dep', owner_ref("$group/v1", 'Widget', $rw));
+ok($s->restart, 'restart');
+ok(wait_until(sub {
+    $s->request(GET => "/apis/$group/v1/namespaces/$ns/widgets")->{status} == 200 }, 5),
+    'widgets are served again');
+is($s->call(DELETE => "$cms/r-owner")->{status}, 200, 'delete the owning ConfigMap');
+gone("/apis/$group/v1/namespaces/$ns/widgets/r-dep", '... the widget it owned is collected');
+is($s->call(DELETE => "/apis/$group/v1/namespaces/$ns/widgets/r-owner")->{status}, 200,
+    'delete the owning widget');
+gone("$cms/r-dep", '... the ConfigMap it owned is collected');
+$log = $s->error_log_since_start;
+unlike($log, qr/\[(error|alert|crit|emerg)\]/, 'no error lines after the restart');
+$s->fatal_free_ok($log, 'after the restart');
 done_testing();
