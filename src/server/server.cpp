@@ -120,6 +120,15 @@ const registry::KindInfo* Server::addKind(registry::KindInfo kind) {
         meta::Status ignored;
         stores_.at(&added)->watchCache(&ignored);
     }
+    // The garbage collector and the quota controller follow the new
+    // resource (at its storage version) as they follow those of start().
+    if (garbageCollector_ && !added.review && added.servedAtStorageVersion()) {
+        meta::Status err;
+        if (storage::cacher::WatchCache* cache = stores_.at(&added)->watchCache(&err)) {
+            garbageCollector_->follow(added, *cache);
+            quotaController_->follow(added, *cache);
+        }
+    }
     routesChanged();
     return &added;
 }
@@ -133,6 +142,13 @@ size_t Server::removeKind(std::string_view group, std::string_view resource) {
     }
     if (builtin) {
         return 0;
+    }
+    // Before the kinds go: the controllers keep no reference to them.
+    for (const auto& k : scheme_.all()) {
+        if (k->group == group && k->resource == resource && garbageCollector_) {
+            garbageCollector_->unfollow(*k);
+            quotaController_->unfollow(*k);
+        }
     }
     std::vector<std::shared_ptr<const registry::KindInfo>> removed =
         scheme_.remove(group, resource);
@@ -404,9 +420,9 @@ void Server::startCustomResources() {
 // every stored resource (once per resource, whichever versions serve it).
 void Server::startGarbageCollector() {
     garbageCollector_ = std::make_unique<garbagecollector::GarbageCollector>(
-        loop_, scheme_, [this](const registry::KindInfo& kind) -> registry::Store* {
+        loop_, scheme_, [this](const registry::KindInfo& kind) -> std::shared_ptr<registry::Store> {
             auto it = stores_.find(&kind);
-            return it == stores_.end() || kind.review ? nullptr : it->second.get();
+            return it == stores_.end() || kind.review ? nullptr : it->second;
         });
     quotaController_ = std::make_unique<resourcequota::ResourceQuotaController>(
         loop_, storage_, *scheme_.find("", "v1", "resourcequotas"));

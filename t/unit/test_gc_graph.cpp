@@ -114,6 +114,39 @@ void forgetting_a_virtual_owner_queues_its_dependents(void**) {
     assert_true(has(w.attemptToDelete, "d"));
 }
 
+void forgetting_a_resource_forgets_its_objects_only(void**) {
+    registry::Scheme scheme;
+    registry::addBuiltinKinds(scheme);
+    const registry::KindInfo* cms = scheme.find("", "v1", "configmaps");
+    const registry::KindInfo* secrets = scheme.find("", "v1", "secrets");
+    gc::Graph g;
+    gc::Work w;
+    gc::ObjectInfo owner = object("o");
+    owner.kind = secrets;
+    gc::ObjectInfo dep = object("d", {ref("o")});
+    dep.kind = cms;
+    gc::ObjectInfo secretDep = object("s", {ref("c")});
+    secretDep.kind = secrets;
+    gc::ObjectInfo cmOwner = object("c");
+    cmOwner.kind = cms;
+    g.observe(dep, w);
+    g.observe(owner, w);
+    g.observe(secretDep, w);
+    g.observe(cmOwner, w);
+    w = {};
+    g.forgetResource("", "secrets", w);
+    // The configmap's owner was a secret: it is looked at.
+    assert_true(has(w.attemptToDelete, "d"));
+    for (std::string_view uid : {"o", "s", "c", "d"}) {
+        const gc::Node* n = g.node(uid);
+        assert_true(!n || !n->observed || n->info.kind != secrets);
+    }
+    assert_true(g.node("d")->observed);
+    assert_null(g.node("s"));
+    // The configmap the secret named has no dependent left.
+    assert_null(g.node("c"));
+}
+
 void objects_without_owners_or_dependents_are_not_kept(void**) {
     gc::Graph g;
     gc::Work w;
@@ -200,7 +233,7 @@ struct Fixture {
     storage::memory::Store memory{loop};
     registry::Scheme scheme;
     storage::cacher::Cacher cacher;
-    std::map<const registry::KindInfo*, std::unique_ptr<registry::Store>> stores;
+    std::map<const registry::KindInfo*, std::shared_ptr<registry::Store>> stores;
     std::unique_ptr<gc::GarbageCollector> collector;
     const registry::KindInfo* configmaps = nullptr;
 
@@ -209,13 +242,13 @@ struct Fixture {
         configmaps = scheme.find("", "v1", "configmaps");
         for (const char* resource : {"configmaps", "secrets"}) {
             const registry::KindInfo* k = scheme.find("", "v1", resource);
-            stores[k] = std::make_unique<registry::Store>(*k, memory, loop);
+            stores[k] = std::make_shared<registry::Store>(*k, memory, loop);
             stores[k]->setCacher(&cacher, true);
         }
         collector = std::make_unique<gc::GarbageCollector>(
-            loop, scheme, [this](const registry::KindInfo& k) -> registry::Store* {
+            loop, scheme, [this](const registry::KindInfo& k) -> std::shared_ptr<registry::Store> {
                 auto it = stores.find(&k);
-                return it == stores.end() ? nullptr : it->second.get();
+                return it == stores.end() ? nullptr : it->second;
             });
         for (auto& [k, store] : stores) {
             Status err;
@@ -351,6 +384,33 @@ void dangling_references_are_collected(void**) {
     assert_true(f.exists("kept"));
 }
 
+void an_unfollowed_kind_leaves_the_graph_and_the_rest_works(void**) {
+    Fixture f;
+    const registry::KindInfo* secrets = f.scheme.find("", "v1", "secrets");
+    std::string owner = f.create("owner");
+    auto doc = std::make_shared<json::Document>();
+    std::string text = R"({"metadata":{"name":"s","ownerReferences":[{"apiVersion":"v1",)"
+                       R"("kind":"ConfigMap","name":"owner","uid":")" +
+                       owner + R"("}]}})";
+    assert_false(json::parse(text, *doc).has_value());
+    f.stores.at(secrets)->create("ns", doc, {},
+                                 [](const Status* err, std::string_view) { assert_null(err); });
+    f.settle();
+    assert_true(f.collector->follows(secrets));
+    assert_int_equal(f.collector->graph().observedCount(), 2);
+    f.collector->unfollow(*secrets);
+    f.settle();
+    assert_false(f.collector->follows(secrets));
+    assert_int_equal(f.collector->graph().observedCount(), 0);  // the owner has no dependent
+    // The store may go now; configmaps are still collected.
+    f.stores.erase(secrets);
+    std::string a = f.create("a");
+    f.create("b", {{"a", a}});
+    f.remove("a", "Background");
+    assert_false(f.exists("b"));
+    f.collector->unfollow(*secrets);  // twice: nothing
+}
+
 void work_per_pass_is_bounded(void**) {
     Fixture f;
     std::string owner = f.create("owner");
@@ -378,6 +438,8 @@ int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_dependent_of_an_unseen_owner_is_checked),
         cmocka_unit_test(a_dependent_of_a_seen_owner_is_not_checked),
+        cmocka_unit_test(forgetting_a_resource_forgets_its_objects_only),
+        cmocka_unit_test(an_unfollowed_kind_leaves_the_graph_and_the_rest_works),
         cmocka_unit_test(forgetting_an_owner_queues_its_dependents),
         cmocka_unit_test(forgetting_a_virtual_owner_queues_its_dependents),
         cmocka_unit_test(objects_without_owners_or_dependents_are_not_kept),

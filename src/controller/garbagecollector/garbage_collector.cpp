@@ -76,7 +76,15 @@ void GarbageCollector::follow(const registry::KindInfo& kind, cacher::WatchCache
         return true;
     };
     h.changed = [this] { enqueuePending(); };
-    followers_.push_back(std::make_unique<cacher::Follower>(cache, std::move(h)));
+    followers_[&kind] = std::make_unique<cacher::Follower>(cache, std::move(h));
+    enqueuePending();
+}
+
+void GarbageCollector::unfollow(const registry::KindInfo& kind) {
+    if (followers_.erase(&kind) == 0) {
+        return;
+    }
+    graph_.forgetResource(kind.group, kind.resource, pending_);
     enqueuePending();
 }
 
@@ -104,7 +112,7 @@ GarbageCollector::Stats GarbageCollector::stats() const {
     return s;
 }
 
-registry::Store* GarbageCollector::storeOf(const registry::KindInfo* kind) const {
+std::shared_ptr<registry::Store> GarbageCollector::storeOf(const registry::KindInfo* kind) const {
     return kind ? stores_(*kind) : nullptr;
 }
 
@@ -180,44 +188,45 @@ void GarbageCollector::finished(const Item& item, bool ok) {
 // Mirrors attemptToDeleteItem, on the object as stored now.
 void GarbageCollector::attemptToDelete(const Item& item) {
     const Node* n = graph_.node(item.uid);
-    registry::Store* store = n && n->observed ? storeOf(n->info.kind) : nullptr;
+    std::shared_ptr<registry::Store> store = n && n->observed ? storeOf(n->info.kind) : nullptr;
     if (!store) {
         finished(item, true);  // virtual, or gone meanwhile
         return;
     }
     const registry::KindInfo* kind = n->info.kind;
-    store->get(n->info.ns, n->info.name,
-               [this, alive = alive_, item, kind](const meta::Status* err, std::string_view obj) {
-                   if (!*alive) {
-                       return;
-                   }
-                   auto latest = std::make_shared<ObjectInfo>();
-                   if (err || !objectInfo(*kind, obj, latest.get()) || latest->uid != item.uid) {
-                       // Gone or replaced: its deletion event does the rest.
-                       finished(item, !err || err->code == 404);
-                       return;
-                   }
-                   if (latest->deletingDependents) {
-                       // processDeletingDependentsItem
-                       std::vector<const Node*> blocking = graph_.blockingDependents(item.uid);
-                       if (blocking.empty()) {
-                           removeFinalizer(item, *latest, registry::kFinalizerForeground);
-                           return;
-                       }
-                       for (const Node* d : blocking) {
-                           if (!d->info.deletingDependents) {
-                               add(d->info.uid, false);
-                           }
-                       }
-                       finished(item, true);
-                       return;
-                   }
-                   if (latest->deleting || latest->owners.empty()) {
-                       finished(item, true);
-                       return;
-                   }
-                   classify(item, latest);
-               });
+    store->get(
+        n->info.ns, n->info.name,
+        [this, alive = alive_, item, kind, store](const meta::Status* err, std::string_view obj) {
+            if (!*alive) {
+                return;
+            }
+            auto latest = std::make_shared<ObjectInfo>();
+            if (err || !objectInfo(*kind, obj, latest.get()) || latest->uid != item.uid) {
+                // Gone or replaced: its deletion event does the rest.
+                finished(item, !err || err->code == 404);
+                return;
+            }
+            if (latest->deletingDependents) {
+                // processDeletingDependentsItem
+                std::vector<const Node*> blocking = graph_.blockingDependents(item.uid);
+                if (blocking.empty()) {
+                    removeFinalizer(item, *latest, registry::kFinalizerForeground);
+                    return;
+                }
+                for (const Node* d : blocking) {
+                    if (!d->info.deletingDependents) {
+                        add(d->info.uid, false);
+                    }
+                }
+                finished(item, true);
+                return;
+            }
+            if (latest->deleting || latest->owners.empty()) {
+                finished(item, true);
+                return;
+            }
+            classify(item, latest);
+        });
 }
 
 // classifyReferences, then the decision of attemptToDeleteItem. An owner in
@@ -257,15 +266,15 @@ void GarbageCollector::classifyNext(std::shared_ptr<Classification> c) {
         }
         auto [group, version] = splitApiVersion(ref.apiVersion);
         const registry::KindInfo* ownerKind = scheme_.findKind(group, version, ref.kind);
-        registry::Store* store = storeOf(ownerKind);
+        std::shared_ptr<registry::Store> store = ownerKind ? stores_(*ownerKind) : nullptr;
         if (!store || (ownerKind->namespaced && obj.ns.empty())) {
             c->solid.push_back(ref.uid);  // cannot be resolved: left alone
             continue;
         }
         std::string uid = ref.uid;
         store->get(ownerKind->namespaced ? obj.ns : "", ref.name,
-                   [this, alive = alive_, c, uid, ownerKind](const meta::Status* err,
-                                                              std::string_view bytes) {
+                   [this, alive = alive_, c, uid, ownerKind, store](const meta::Status* err,
+                                                                    std::string_view bytes) {
                        if (!*alive) {
                            return;
                        }
@@ -277,10 +286,15 @@ void GarbageCollector::classifyNext(std::shared_ptr<Classification> c) {
                            c->dangling.push_back(uid);
                        } else {
                            (owner.deletingDependents ? c->waiting : c->solid).push_back(uid);
-                           // Known now: the owner's other dependents need no read.
-                           Work work;
-                           graph_.observe(std::move(owner), work);
-                           enqueue(work);
+                           // Known now: the owner's other dependents need no read
+                           // (unless its kind went meanwhile: the graph keeps
+                           // only kinds the scheme serves).
+                           if (scheme_.find(ownerKind->group, ownerKind->version,
+                                            ownerKind->resource) == ownerKind) {
+                               Work work;
+                               graph_.observe(std::move(owner), work);
+                               enqueue(work);
+                           }
                        }
                        loop_.post([this, alive, c] {
                            if (*alive) {
@@ -319,12 +333,17 @@ void GarbageCollector::decide(std::shared_ptr<Classification> c) {
 }
 
 void GarbageCollector::deleteObject(const Item& item, const ObjectInfo& obj, const char* policy) {
-    registry::Store* store = storeOf(obj.kind);
+    std::shared_ptr<registry::Store> store = storeOf(obj.kind);
+    if (!store) {
+        finished(item, true);  // its kind is no longer served
+        return;
+    }
     registry::DeleteOptions opts;
     opts.uid = obj.uid;
     opts.propagationPolicy = policy;
     store->remove(obj.ns, obj.name, opts,
-                  [this, alive = alive_, item](const meta::Status* err, const registry::DeleteResult&) {
+                  [this, alive = alive_, item, store](const meta::Status* err,
+                                                      const registry::DeleteResult&) {
                       if (!*alive) {
                           return;
                       }
@@ -356,7 +375,11 @@ registry::Store::PatchFn edit(std::string uid, std::function<void(json::Document
 
 void GarbageCollector::removeFinalizer(const Item& item, const ObjectInfo& obj,
                                        std::string_view finalizer) {
-    registry::Store* store = storeOf(obj.kind);
+    std::shared_ptr<registry::Store> store = storeOf(obj.kind);
+    if (!store) {
+        finished(item, true);
+        return;
+    }
     std::string f(finalizer);
     store->patch(obj.ns, obj.name,
                  edit(obj.uid,
@@ -365,7 +388,8 @@ void GarbageCollector::removeFinalizer(const Item& item, const ObjectInfo& obj,
                           kept.erase(std::remove(kept.begin(), kept.end(), f), kept.end());
                           registry::setFinalizers(doc, kept);
                       }),
-                 {}, [this, alive = alive_, item](const meta::Status* err, std::string_view) {
+                 {},
+                 [this, alive = alive_, item, store](const meta::Status* err, std::string_view) {
                      if (!*alive) {
                          return;
                      }
@@ -378,7 +402,11 @@ void GarbageCollector::removeFinalizer(const Item& item, const ObjectInfo& obj,
 
 void GarbageCollector::removeOwnerRefs(const ObjectInfo& obj, std::vector<std::string> owners,
                                        std::function<void(bool ok)> done) {
-    registry::Store* store = storeOf(obj.kind);
+    std::shared_ptr<registry::Store> store = storeOf(obj.kind);
+    if (!store) {
+        done(true);  // its kind is no longer served: no reference to drop
+        return;
+    }
     store->patch(obj.ns, obj.name,
                  edit(obj.uid,
                       [owners](json::Document& doc) {
@@ -400,7 +428,8 @@ void GarbageCollector::removeOwnerRefs(const ObjectInfo& obj, std::vector<std::s
                               json::removeMember(metadata, "ownerReferences");
                           }
                       }),
-                 {}, [this, alive = alive_, done](const meta::Status* err, std::string_view) {
+                 {},
+                 [this, alive = alive_, done, store](const meta::Status* err, std::string_view) {
                      if (!*alive) {
                          return;
                      }

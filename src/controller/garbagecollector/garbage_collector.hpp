@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -45,8 +46,10 @@ public:
     // Failed items are tried again after this.
     static constexpr std::chrono::milliseconds kRetryDelay{1000};
 
-    // The store of a kind (null: the kind is not stored); outlives the collector.
-    using StoreFor = std::function<registry::Store*(const registry::KindInfo&)>;
+    // The store of a kind (null: the kind is not stored, or no longer
+    // served). The collector holds it while a call on it runs, and the store
+    // holds its kind.
+    using StoreFor = std::function<std::shared_ptr<registry::Store>(const registry::KindInfo&)>;
 
     GarbageCollector(util::EventLoop& loop, const registry::Scheme& scheme, StoreFor stores);
     ~GarbageCollector();
@@ -55,6 +58,12 @@ public:
 
     // Adds what `cache` (of `kind`) holds to the graph and follows its events.
     void follow(const registry::KindInfo& kind, storage::cacher::WatchCache& cache);
+    // Stops following `kind` (its resource is about to leave the scheme, all
+    // versions): its objects leave the graph, their dependents are looked
+    // at, and no node refers to the resource's kinds afterwards. Calls
+    // already running hold their store (and it its kind).
+    void unfollow(const registry::KindInfo& kind);
+    bool follows(const registry::KindInfo* kind) const { return followers_.count(kind) > 0; }
 
     const Graph& graph() const { return graph_; }
     struct Stats {
@@ -95,13 +104,13 @@ private:
     void removeOwnerRefs(const ObjectInfo& obj, std::vector<std::string> owners,
                          std::function<void(bool ok)> done);
     void deleteObject(const Item& item, const ObjectInfo& obj, const char* policy);
-    registry::Store* storeOf(const registry::KindInfo* kind) const;
+    std::shared_ptr<registry::Store> storeOf(const registry::KindInfo* kind) const;
 
     util::EventLoop& loop_;
     const registry::Scheme& scheme_;
     StoreFor stores_;
     Graph graph_;
-    std::vector<std::unique_ptr<storage::cacher::Follower>> followers_;
+    std::map<const registry::KindInfo*, std::unique_ptr<storage::cacher::Follower>> followers_;
     // What the followers' objects and events called for, not yet queued.
     Work pending_;
     std::deque<Item> queue_;

@@ -179,6 +179,19 @@ void Graph::forget(std::string_view uidView, Work& work) {
     prune(uid);
 }
 
+void Graph::forgetResource(std::string_view group, std::string_view resource, Work& work) {
+    std::vector<std::string> uids;
+    for (const auto& [uid, n] : nodes_) {
+        const registry::KindInfo* k = n.info.kind;
+        if (n.observed && k && k->group == group && k->resource == resource) {
+            uids.push_back(uid);
+        }
+    }
+    for (const std::string& uid : uids) {
+        forget(uid, work);
+    }
+}
+
 std::vector<const Node*> Graph::dependents(std::string_view uid) const {
     std::vector<const Node*> out;
     if (const Node* n = node(uid)) {

@@ -76,6 +76,9 @@ public:
     void observe(ObjectInfo info, Work& work);
     // An object was deleted.
     void forget(std::string_view uid, Work& work);
+    // Every object of `group`'s `resource` (any version) is forgotten: it is
+    // no longer served, and no node refers to its kinds afterwards.
+    void forgetResource(std::string_view group, std::string_view resource, Work& work);
 
     const Node* node(std::string_view uid) const;
     // The dependents of `uid` that block its foreground deletion (their

@@ -1,5 +1,7 @@
 #include "controller/resourcequota/resource_quota_controller.hpp"
 
+#include <algorithm>
+
 #include "admission/quota_evaluator.hpp"
 #include "registry/encoding.hpp"
 #include "util/json.hpp"
@@ -101,6 +103,16 @@ void ResourceQuotaController::follow(const registry::KindInfo& kind, cacher::Wat
         quotaCache_ = &cache;
         resync();
     }
+}
+
+void ResourceQuotaController::unfollow(const registry::KindInfo& kind) {
+    auto it = std::find_if(followed_.begin(), followed_.end(),
+                           [&kind](const Followed& f) { return f.kind == &kind; });
+    if (it == followed_.end() || &kind == &quotas_) {
+        return;
+    }
+    followed_.erase(it);
+    markQuotasDirty();
 }
 
 void ResourceQuotaController::observe(const registry::KindInfo& kind,

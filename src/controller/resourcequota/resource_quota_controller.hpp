@@ -44,6 +44,9 @@ class ResourceQuotaController {
 
     // Counts the objects `cache` (of namespaced `kind`) holds and follows it.
     void follow(const registry::KindInfo& kind, storage::cacher::WatchCache& cache);
+    // Stops counting `kind` (about to leave the scheme); every namespace
+    // with a quota is recounted without it.
+    void unfollow(const registry::KindInfo& kind);
 
     struct Stats {
         uint64_t recounts = 0;
