@@ -52,4 +52,28 @@ std::optional<char> firstTooDeep(const Value& v, int limit) {
     return std::nullopt;
 }
 
+bool textNestsDeeperThan(std::string_view text, int depth) {
+    int level = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (inString) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                inString = false;
+            }
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            if (++level > depth) {
+                return true;
+            }
+        } else if (c == '}' || c == ']') {
+            --level;
+        }
+    }
+    return false;
+}
+
 }  // namespace kube::util::json

@@ -141,6 +141,17 @@ void first_too_deep_names_the_opening_character(void**) {
     assert_int_equal(*json::firstTooDeep(doc, 1), '[');
 }
 
+void text_nesting_is_read_without_parsing(void**) {
+    assert_false(json::textNestsDeeperThan(nested(300), 300));
+    assert_true(json::textNestsDeeperThan(nested(300), 299));
+    std::string text = R"({"a":[1,{"b":{}}],"c":[]})";
+    assert_false(json::textNestsDeeperThan(text, 4));
+    assert_true(json::textNestsDeeperThan(text, 3));
+    // Brackets in strings, escaped quotes included, are no nesting.
+    assert_false(json::textNestsDeeperThan(R"({"a":"[[[{{{\"[[[","b":[]})", 2));
+    assert_true(json::textNestsDeeperThan(R"({"a":"x\\","b":[[]]})", 2));
+}
+
 // {"apiVersion":"v1","kind":"ConfigMap","metadata":{...fieldsV1: deep...},
 //  "x": deep} with the whole object `levels` deep.
 std::string deepConfigMap(int levels) {
@@ -371,6 +382,7 @@ int main() {
         cmocka_unit_test(a_level_too_many_is_refused_in_each_form),
         cmocka_unit_test(kind_and_api_version_must_be_strings),
         cmocka_unit_test(numbers_are_read_correctly_rounded),
+        cmocka_unit_test(text_nesting_is_read_without_parsing),
         cmocka_unit_test(string_values_own_their_bytes),
         cmocka_unit_test(null_views_are_empty_names),
         cmocka_unit_test(pretty_output_falls_back_to_compact_when_indentation_would_outgrow_it),

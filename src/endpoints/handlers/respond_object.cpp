@@ -1,4 +1,6 @@
 #include "endpoints/handlers/scope.hpp"
+#include "util/deep_stack.hpp"
+#include "util/json_depth.hpp"
 
 namespace kube::endpoints {
 
@@ -7,6 +9,11 @@ namespace {
 // Objects at least this large are rendered off the loop unless sent as
 // stored: the size from which an update is built off the loop too.
 constexpr size_t kRenderOffLoopBytes = 256 * 1024;
+// Smaller ones are too when they nest deeper than a walk may go on the
+// loop's stack (a CRD schema thousands of levels deep: its walk runs on a
+// thread of its own, which the loop would wait for). Below this size that
+// costs too little to look for.
+constexpr size_t kDeepCheckBytes = 16 * 1024;
 
 // Whether rendering `stored` for `r` is more than copying its bytes.
 bool reencodes(const RenderOptions& r) {
@@ -17,7 +24,10 @@ bool reencodes(const RenderOptions& r) {
 
 void respondObject(const Scope& s, int code, std::string_view stored,
                    std::vector<std::pair<std::string, std::string>> headers) {
-    if (stored.size() < kRenderOffLoopBytes || !reencodes(s->render)) {
+    bool heavy = stored.size() >= kRenderOffLoopBytes ||
+                 (stored.size() >= kDeepCheckBytes &&
+                  util::json::textNestsDeeperThan(stored, util::kShallowNestingDepth));
+    if (!heavy || !reencodes(s->render)) {
         HttpResponse r = objectResponse(code, stored, s->render);
         for (auto& h : headers) {
             r.headers.push_back(std::move(h));
