@@ -71,8 +71,8 @@ TypeRef TypeRef::ofNode(const StructuralNode* n) {
     } else {
         // No properties at all: a struct without fields (or a map of any
         // values when additionalProperties is true).
-        t.kind_ = n->hasAdditionalProperties && n->additionalPropertiesAllowed ? Kind::Map
-                                                                                : Kind::Struct;
+        t.kind_ =
+            n->hasAdditionalProperties && n->additionalPropertiesAllowed ? Kind::Map : Kind::Struct;
     }
     t.node_ = n;
     t.atomic_ = n->mapType == "atomic";
