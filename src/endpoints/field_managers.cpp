@@ -1,5 +1,6 @@
 #include "endpoints/field_managers.hpp"
 
+#include "apis/apiextensions/structural_schema.hpp"
 #include "endpoints/protobuf_codec.hpp"
 #include "registry/schema_fields.hpp"
 
@@ -15,10 +16,42 @@ apply::Path topLevel(const std::string& name) {
     return p;
 }
 
+// A custom resource's managers, typed by its version's structural schema;
+// mirrors the strategies' reset fields of kube's customresource package:
+// the main resource resets status, the status subresource resets spec alone.
+void installCustomFieldManagers(registry::Store& store) {
+    const registry::KindInfo& kind = store.kind();
+    apply::FieldManagerOptions main;
+    if (kind.custom->openAPIV3Schema) {
+        auto schema = apis::apiextensions::compileStructuralSchema(*kind.custom->openAPIV3Schema);
+        if (schema) {
+            main.type = apply::TypeRef::forStructural(&schema->root());
+            main.typeSource = std::move(schema);
+        }
+    }
+    main.apiVersion = kind.apiVersion();
+    main.kind = kind.kind;
+    if (!kind.statusIsSubresource()) {
+        store.setFieldManagers(std::make_shared<const apply::FieldManager>(std::move(main)),
+                               nullptr);
+        return;
+    }
+    apply::FieldManagerOptions status = main;
+    status.subresource = "status";
+    main.resetFields.insert(topLevel("status"));
+    status.resetFields.insert(topLevel("spec"));
+    store.setFieldManagers(std::make_shared<const apply::FieldManager>(std::move(main)),
+                           std::make_shared<const apply::FieldManager>(std::move(status)));
+}
+
 }  // namespace
 
 void installFieldManagers(registry::Store& store) {
     const registry::KindInfo& kind = store.kind();
+    if (kind.custom) {
+        installCustomFieldManagers(store);
+        return;
+    }
     const google::protobuf::Descriptor* message = protobufSchema(kind.apiVersion(), kind.kind);
     if (!message || kind.review) {
         return;

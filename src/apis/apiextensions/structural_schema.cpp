@@ -125,6 +125,7 @@ class SchemaCompiler {
             n.notSchema = build(*no, depth + 1);
         }
         n.listType = text(s, "x-kubernetes-list-type");
+        n.mapType = text(s, "x-kubernetes-map-type");
         if (const json::Value* keys = arrayAt(s, "x-kubernetes-list-map-keys")) {
             for (const json::Value& k : keys->GetArray()) {
                 if (k.IsString()) {

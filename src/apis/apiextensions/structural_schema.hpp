@@ -71,6 +71,8 @@ struct StructuralNode {
     // x-kubernetes-list-type ("" when unset) and x-kubernetes-list-map-keys.
     std::string listType;
     std::vector<std::string> listMapKeys;
+    // x-kubernetes-map-type ("" when unset).
+    std::string mapType;
 
     // The default, pruned as kube prunes defaults (PruneDefaults); null when
     // there is none. Points into the schema's own document.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,8 +20,12 @@
 namespace kube::registry::apply {
 
 struct FieldManagerOptions {
-    // The kind's top-level message (TypeRef::forMessage).
+    // The kind's top-level message (TypeRef::forMessage), or a custom
+    // resource's structural schema (TypeRef::forStructural).
     TypeRef type;
+    // What `type` points into when it is not the program's own (a custom
+    // resource's compiled schema); kept alive as long as the manager.
+    std::shared_ptr<const void> typeSource;
     // The group/version and kind served ("apps/v1", "Deployment").
     std::string apiVersion;
     std::string kind;

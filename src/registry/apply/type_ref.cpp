@@ -4,6 +4,7 @@
 
 #include <unordered_map>
 
+#include "apis/apiextensions/structural_schema.hpp"
 #include "kapi/opts.pb.h"
 #include "registry/schema_fields.hpp"
 
@@ -142,6 +143,9 @@ TypeRef TypeRef::ofField(const pb::FieldDescriptor* f) {
 
 TypeRef TypeRef::member(std::string_view name, bool* declared) const {
     *declared = false;
+    if (node_) {
+        return nodeMember(name, declared);
+    }
     if (kind_ == Kind::Map) {
         if (!field_) {
             return untyped();
@@ -164,6 +168,9 @@ TypeRef TypeRef::item() const {
     if (kind_ != Kind::List) {
         return untyped();
     }
+    if (node_) {
+        return ofNode(node_->items);
+    }
     if (scalarItems_ || !field_) {
         TypeRef t;
         t.kind_ = scalarItems_ ? Kind::Scalar : Kind::Untyped;
@@ -173,6 +180,9 @@ TypeRef TypeRef::item() const {
 }
 
 const std::vector<std::string>& TypeRef::keys() const {
+    if (kind_ == Kind::List && node_ && listType_ == ListType::Map) {
+        return node_->listMapKeys;
+    }
     if (kind_ != Kind::List || !field_) {
         return noKeys();
     }
@@ -180,6 +190,9 @@ const std::vector<std::string>& TypeRef::keys() const {
 }
 
 std::optional<ItemValue> TypeRef::keyDefault(const std::string& name) const {
+    if (node_) {
+        return nodeKeyDefault(name);
+    }
     if (kind_ != Kind::List || !field_ || !field_->message_type()) {
         return std::nullopt;
     }

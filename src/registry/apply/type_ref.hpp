@@ -12,6 +12,10 @@ class Descriptor;
 class FieldDescriptor;
 }  // namespace google::protobuf
 
+namespace kube::apis::apiextensions {
+struct StructuralNode;
+}  // namespace kube::apis::apiextensions
+
 namespace kube::registry::apply {
 
 // What server-side apply knows of one node of an object: a scalar, a struct
@@ -25,8 +29,9 @@ namespace kube::registry::apply {
 //     "merge" with a merge key makes it a map keyed by that key, "merge"
 //     alone a set, and anything else atomic;
 //   - untyped: objects are granular maps of untyped values, lists atomic.
-// Read from the schema's descriptors (src/apis/proto); a small value that
-// any thread may copy and use.
+// Read from the schema's descriptors (src/apis/proto), or for a custom
+// resource from its version's structural schema (structural_type_ref.cpp);
+// a small value that any thread may copy and use.
 class TypeRef {
   public:
     enum class Kind : uint8_t { Scalar, Struct, Map, List, Untyped };
@@ -36,6 +41,11 @@ class TypeRef {
     // The type of a top-level object of `message`.
     static TypeRef forMessage(const google::protobuf::Descriptor* message);
     static TypeRef untyped() { return TypeRef(); }
+    // The type of a custom resource whose version has the structural schema
+    // `root` (null: none, every node untyped), as kube's CRD handler builds
+    // it: metadata is an ObjectMeta, as in embedded resources. The schema
+    // must outlive the type and every type read from it.
+    static TypeRef forStructural(const apis::apiextensions::StructuralNode* root);
 
     Kind kind() const { return kind_; }
     // An atomic struct, map or list is owned and replaced whole.
@@ -63,9 +73,16 @@ class TypeRef {
     const google::protobuf::FieldDescriptor* field_ = nullptr;
     // A list of scalars with no field of its own (a STRING_LIST message).
     bool scalarItems_ = false;
+    // Set for a custom resource's node: its schema, and whether it is an
+    // object's root (the custom resource, or an embedded resource).
+    const apis::apiextensions::StructuralNode* node_ = nullptr;
+    bool resourceRoot_ = false;
 
     static TypeRef ofField(const google::protobuf::FieldDescriptor* f);
     static TypeRef ofValue(const google::protobuf::FieldDescriptor* f);
+    static TypeRef ofNode(const apis::apiextensions::StructuralNode* n);
+    TypeRef nodeMember(std::string_view name, bool* declared) const;
+    std::optional<ItemValue> nodeKeyDefault(const std::string& name) const;
 };
 
 }  // namespace kube::registry::apply
