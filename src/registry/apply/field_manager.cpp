@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "registry/apply/fields_v1.hpp"
 #include "registry/apply/managed_fields.hpp"
 #include "registry/patch/go_format.hpp"
+#include "util/json_depth.hpp"
 
 namespace kube::registry::apply {
 
@@ -221,7 +223,12 @@ void FieldManager::update(const json::Value& live, json::Value& newObject, std::
         return;
     }
     Managers before = managers;
-    if (trackUpdate(liveCopy, newObject, managers, updaterId(manager), now)) {
+    // An object nested past what managedFields may hold (kMaxFieldsDepth,
+    // the fieldsV1 reader's bound) keeps the managers it had, as an error of
+    // the chain does: its field sets would be as deep, and building them on
+    // the loop would hold it.
+    if (json::firstTooDeep(newObject, kMaxFieldsDepth) ||
+        trackUpdate(liveCopy, newObject, managers, updaterId(manager), now)) {
         managers = std::move(before);
     }
     setManagedFields(newObject, managers, a);

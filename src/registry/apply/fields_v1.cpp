@@ -36,17 +36,12 @@ void emit(const FieldSet& s, bool includeSelf, json::Value& out, json::Allocator
     }
 }
 
-// How deep a fieldsV1 may nest. The sets walk it recursively, and no
-// schema's paths come near it; a deeper one fails to decode, and the
-// managed fields are then replaced, as kube replaces those it cannot read.
-constexpr int kMaxDepth = 1000;
-
 // readIterV1: the set below `v` (empty when none) and whether the path to
 // `v` is itself a member.
 bool read(const json::Value& v, FieldSet& children, bool& isMember, std::string* error,
           int depth = 0) {
-    if (depth > kMaxDepth) {
-        *error = "fieldsV1 nested more than " + std::to_string(kMaxDepth) + " levels";
+    if (depth > kMaxFieldsDepth) {
+        *error = "fieldsV1 nested more than " + std::to_string(kMaxFieldsDepth) + " levels";
         return false;
     }
     if (!v.IsObject()) {

@@ -13,6 +13,11 @@
 // fieldpath.Set.ToJSON / FromJSON (serialize.go).
 namespace kube::registry::apply {
 
+// How deep a fieldsV1 may nest. The sets walk it recursively, and no
+// schema's paths come near it; a deeper one fails to decode, and the
+// managed fields are then replaced, as kube replaces those it cannot read.
+inline constexpr int kMaxFieldsDepth = 1000;
+
 // The FieldsV1 object of `s`, keys in element order as kube writes them.
 util::json::Value toFieldsV1(const FieldSet& s, util::json::Allocator& a);
 std::string toFieldsV1Json(const FieldSet& s);
