@@ -7,10 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "endpoints/request_info.hpp"
-#include "fake_loop.hpp"
 #include "server/server.hpp"
-#include "storage/memory/memory_store.hpp"
 #include "util/json.hpp"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
@@ -24,6 +21,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "served_server.hpp"
+
 namespace {
 
 namespace json = kube::util::json;
@@ -31,42 +30,7 @@ using kube::endpoints::HttpResponse;
 
 constexpr const char* kPods = "/api/v1/namespaces/default/pods";
 
-struct Server {
-    kube::testing::FakeLoop loop;
-    kube::storage::memory::Store memory{loop};
-    kube::server::Server server{loop, memory};
-
-    Server() {
-        server.start();
-        loop.run();
-    }
-
-    HttpResponse send(const std::string& method, const std::string& url,
-                      const std::string& body = "",
-                      const std::string& contentType = "application/json") {
-        size_t mark = url.find('?');
-        std::string path = url.substr(0, mark);
-        std::string query = mark == std::string::npos ? "" : url.substr(mark + 1);
-        auto info = std::make_shared<kube::endpoints::RequestInfo>(
-            kube::endpoints::resolveRequestInfo(method, path, query));
-        kube::endpoints::HttpRequest req;
-        req.method = method;
-        req.path = path;
-        req.query = query;
-        req.accept = "application/json";
-        req.contentType = contentType;
-        req.host = "127.0.0.1:6443";
-        req.body = body;
-        req.info = info.get();
-        auto out = std::make_shared<std::optional<HttpResponse>>();
-        server.serve(req, [out](HttpResponse&& r) { *out = std::move(r); });
-        loop.run();
-        if (!*out) {
-            fail_msg("%s %s: no response", method.c_str(), url.c_str());
-        }
-        return std::move(**out);
-    }
-
+struct Server : kube::testing::ServedServer {
     void createPod(const std::string& name) {
         HttpResponse r = send("POST", kPods,
                               R"({"metadata":{"name":")" + name +

@@ -8,10 +8,7 @@
 #include <string_view>
 
 #include "endpoints/protobuf_codec.hpp"
-#include "endpoints/request_info.hpp"
-#include "fake_loop.hpp"
 #include "server/server.hpp"
-#include "storage/memory/memory_store.hpp"
 #include "util/json.hpp"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
@@ -25,47 +22,14 @@ extern "C" {
 }
 // clang-format on
 
+#include "served_server.hpp"
+
 namespace {
 
 namespace json = kube::util::json;
 using kube::endpoints::HttpResponse;
 
-struct Server {
-    kube::testing::FakeLoop loop;
-    kube::storage::memory::Store memory{loop};
-    kube::server::Server server{loop, memory};
-
-    Server() {
-        server.start();
-        loop.run();
-    }
-
-    HttpResponse send(const std::string& method, const std::string& url,
-                      const std::string& body = "",
-                      const std::string& accept = "application/json") {
-        size_t mark = url.find('?');
-        std::string path = url.substr(0, mark);
-        std::string query = mark == std::string::npos ? "" : url.substr(mark + 1);
-        auto info = std::make_shared<kube::endpoints::RequestInfo>(
-            kube::endpoints::resolveRequestInfo(method, path, query));
-        kube::endpoints::HttpRequest req;
-        req.method = method;
-        req.path = path;
-        req.query = query;
-        req.accept = accept;
-        req.contentType = "application/json";
-        req.host = "127.0.0.1:6443";
-        req.body = body;
-        req.info = info.get();
-        auto out = std::make_shared<std::optional<HttpResponse>>();
-        server.serve(req, [out](HttpResponse&& r) { *out = std::move(r); });
-        loop.run();
-        if (!*out) {
-            fail_msg("%s %s: no response", method.c_str(), url.c_str());
-        }
-        return std::move(**out);
-    }
-};
+using Server = kube::testing::ServedServer;
 
 json::Document parse(const std::string& text) {
     json::Document d;
@@ -109,7 +73,7 @@ void storage_class_defaults_its_policies_and_prints_kubes_columns(void**) {
     assert_string_equal(at(r.body, {"reclaimPolicy"}).c_str(), "Delete");
     assert_string_equal(at(r.body, {"volumeBindingMode"}).c_str(), "Immediate");
     HttpResponse t = s.send("GET", std::string(kStorage) + "/storageclasses", "",
-                            "application/json;as=Table;v=v1;g=meta.k8s.io");
+                            "application/json", "application/json;as=Table;v=v1;g=meta.k8s.io");
     assert_int_equal(t.status, 200);
     json::Document d = parse(t.body);
     std::string names;
