@@ -5,12 +5,10 @@
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
-use POSIX ();
 use Time::HiRes ();
 
-my $bin_dir = $ENV{KUBE_REFERENCE_BIN} // "$Test::Kube::RepoRoot/../shared/bin";
-my $xz = "$bin_dir/kube-scheduler.xz";
-plan skip_all => "no $xz (the reference kube-scheduler binary is not here)" unless -f $xz;
+plan skip_all => 'no reference kube-scheduler (../shared/bin/kube-scheduler.xz)'
+    unless reference_binary('kube-scheduler');
 
 my $server = start_server(tls => 1, config => <<'EOF');
 location / {
@@ -19,33 +17,14 @@ location / {
 EOF
 my $kubeconfig = $server->kubeconfig;
 
-# --- kube-scheduler, unpacked into the scratch directory, with the admin
-# kubeconfig; its log is read by the checks below.
-my $dir = scratch_dir();
-my $bin = "$dir/kube-scheduler";
-my ($rc, undef, $err) = run_command(['/bin/sh', '-c', 'xz -dc "$1" > "$2" && chmod +x "$2"',
-    'unpack', $xz, $bin]);
-die "cannot unpack $xz: $err" if $rc;
-my $log = "$dir/kube-scheduler.log";
+# --- kube-scheduler with the admin kubeconfig; its log is read by the checks
+# below.
 my $started = Time::HiRes::time();
-my $pid = fork;
-die "fork: $!" unless defined $pid;
-if ($pid == 0) {
-    open STDOUT, '>', $log;
-    open STDERR, '>&', \*STDOUT;
-    { exec $bin, "--kubeconfig=$kubeconfig", "--authentication-kubeconfig=$kubeconfig",
-        "--authorization-kubeconfig=$kubeconfig", '--bind-address=127.0.0.1',
-        '--secure-port=' . free_port(), "--cert-dir=$dir/scheduler-certs", '-v=2' };
-    POSIX::_exit(127);
-}
-END {
-    local $?;    # keep the test's exit status
-    if ($pid) {
-        kill 'TERM', $pid;
-        wait_until(sub { !pid_alive($pid) }, 10) or kill 'KILL', $pid;
-        waitpid($pid, 0);
-    }
-}
+my $scheduler = start_reference_component('kube-scheduler', "--kubeconfig=$kubeconfig",
+    "--authentication-kubeconfig=$kubeconfig", "--authorization-kubeconfig=$kubeconfig",
+    '--bind-address=127.0.0.1', '--secure-port=' . free_port(),
+    '--cert-dir=' . scratch_dir() . '/scheduler-certs', '-v=2');
+my $log = $scheduler->{log};
 
 # --- The lease: taken, then renewed.
 my $lease_path = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler';
@@ -208,7 +187,7 @@ my @errors = grep { /failed to list|Failed to watch|unable to decode|Unhandled E
 is_deeply(\@errors, [], 'the scheduler logged no list, watch or decode failure');
 
 # The scheduler is still alive and still holds the lease.
-ok(pid_alive($pid), 'the scheduler is still running');
+ok(pid_alive($scheduler->{pid}), 'the scheduler is still running');
 my $l = $server->get_json($lease_path);
 is($l->{spec}{holderIdentity}, $lease->{spec}{holderIdentity}, '... and still holds its lease');
 $server->fatal_free_ok($server->error_log_since_start, 'the server');

@@ -229,6 +229,13 @@ environment.
         stop->(), or when the file ends; start->() runs it again on the same
         ports and data once stopped; undef (and a note) when etcd is not
         installed
+    reference_binary($name)     the real kube component $name (kube-scheduler,
+        kube-controller-manager, kube-apiserver: v1.26.5, ../shared/bin or
+        $KUBE_REFERENCE_BIN) unpacked into the scratch directory, its path;
+        undef (and a note) when the compressed binary is not there
+    start_reference_component($name, @args) -> {pid, log, dir, stop => sub}:
+        runs it with @args, output to scratch_dir()/$name.log; stopped by
+        its pid with stop->(), or when the file ends; undef when absent
     json_of($text)              its JSON value, or {} when it is not JSON
     slurp($file)                its bytes, '' when unreadable
     spew($file, $data) -> path  write it (a relative name: under scratch_dir())
@@ -287,7 +294,7 @@ our @EXPORT = (qw(
     pid_alive decode_json encode_json ABSENT
     scrape_metrics metric_value
     warnings_of http_batch free_port b64url sign_jwt front_proxy_cert
-    json_of slurp spew scratch_dir start_etcd
+    json_of slurp spew scratch_dir start_etcd reference_binary start_reference_component
     done_testing note subtest explain BAIL_OUT
 ), @Test::Kube::Protobuf::EXPORT);
 
@@ -683,6 +690,50 @@ sub start_etcd {
     push @Etcds, $e;
     $e->{start}->();
     return $e;
+}
+
+# reference_binary($name) / start_reference_component($name, @args); see
+# FUNCTIONS.
+my @Components;
+
+sub reference_binary {
+    my $name = shift;
+    my $dir = $ENV{KUBE_REFERENCE_BIN} // "$RepoRoot/../shared/bin";
+    my $xz = "$dir/$name.xz";
+    unless (-f $xz) {
+        note("no $xz (the reference $name binary is not here)");
+        return undef;
+    }
+    my $bin = scratch_dir() . "/$name";
+    return $bin if -x $bin;
+    my $unpack = 'xz -dc "$1" > "$2.part" && chmod +x "$2.part" && mv "$2.part" "$2"';
+    my ($rc, undef, $err) = run_command(['/bin/sh', '-c', $unpack, 'unpack', $xz, $bin]);
+    die "cannot unpack $xz: $err" if $rc;
+    return $bin;
+}
+
+sub start_reference_component {
+    my ($name, @args) = @_;
+    my $bin = reference_binary($name) // return undef;
+    my $c = { name => $name, log => scratch_dir() . "/$name.log", dir => scratch_dir() };
+    my $pid = fork;
+    die "fork: $!" unless defined $pid;
+    if ($pid == 0) {
+        open STDOUT, '>', $c->{log};
+        open STDERR, '>&', \*STDOUT;
+        { exec $bin, @args };
+        POSIX::_exit(127);
+    }
+    $c->{pid} = $pid;
+    $c->{stop} = sub {
+        my $p = $c->{pid};
+        return unless _alive($p);
+        kill 'TERM', $p;
+        wait_until(sub { !_alive($p) }, 10) or kill 'KILL', $p;
+        waitpid($p, 0);
+    };
+    push @Components, $c;
+    return $c;
 }
 
 my $Asan;
@@ -1569,6 +1620,7 @@ for my $sig (sort keys %SignalNumber) {
 END {
     if ($$ == $OwnerPid) {
         my $rc = $?;
+        $_->{stop}->() for @Components;    # their watches would hold nginx's exit
         for my $s (@Servers) {
             eval { $s->stop(grace => 3) if $s->is_running; 1 } or warn $@;
         }
