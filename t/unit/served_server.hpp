@@ -19,6 +19,7 @@ struct ServedServer {
     FakeLoop loop;
     storage::memory::Store memory{loop};
     server::Server server{loop, memory};
+    std::string userAgent;  // the requests' User-Agent (managedFields' manager)
 
     ServedServer() {
         server.start();
@@ -40,6 +41,7 @@ struct ServedServer {
         req.query = query;
         req.accept = accept;
         req.contentType = contentType;
+        req.userAgent = userAgent;
         req.host = "127.0.0.1:6443";
         req.body = body;
         req.info = info.get();

@@ -24,6 +24,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "served_server.hpp"
+
 // One generic suite run against every built-in kind, like apiserver's
 // rest/resttest: each kind's minimal object goes through the REST verbs over
 // Server::serve, and each must behave the same way.
@@ -126,14 +128,9 @@ std::string at(const json::Value& v, std::initializer_list<std::string_view> pat
     return m->IsString() ? std::string(json::view(*m)) : json::serialize(*m);
 }
 
-struct Fixture {
-    FakeLoop loop;
-    kube::storage::memory::Store memory{loop};
-    kube::server::Server server{loop, memory};
-
+struct Fixture : kube::testing::ServedServer {
     Fixture() {
-        server.start();
-        loop.run();
+        userAgent = "conformance/1.0";
         HttpResponse r = send("POST", "/api/v1/namespaces",
                               std::string(R"({"metadata":{"name":")") + kNamespace + "\"}}");
         assert_int_equal(r.status, 201);
@@ -142,28 +139,8 @@ struct Fixture {
     HttpResponse send(const std::string& method, const std::string& url,
                       const std::string& body = "",
                       const std::string& accept = "application/json") {
-        size_t mark = url.find('?');
-        std::string path = url.substr(0, mark);
-        std::string query = mark == std::string::npos ? "" : url.substr(mark + 1);
-        kube::endpoints::RequestInfo info =
-            kube::endpoints::resolveRequestInfo(method, path, query);
-        HttpRequest req;
-        req.method = method;
-        req.path = path;
-        req.query = query;
-        req.accept = accept;
-        req.contentType = body.empty() ? "" : "application/json";
-        req.userAgent = "conformance/1.0";
-        req.host = "127.0.0.1:6443";
-        req.body = body;
-        req.info = &info;
-        auto out = std::make_shared<std::optional<HttpResponse>>();
-        server.serve(req, [out](HttpResponse&& r) { *out = std::move(r); });
-        loop.run();
-        if (!*out) {
-            fail_msg("%s %s: no response", method.c_str(), url.c_str());
-        }
-        return std::move(**out);
+        return ServedServer::send(method, url, body, body.empty() ? "" : "application/json",
+                                  accept);
     }
 };
 

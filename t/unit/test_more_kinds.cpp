@@ -40,6 +40,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "served_server.hpp"
+
 namespace {
 
 namespace json = kube::util::json;
@@ -795,37 +797,7 @@ void ingress_update_skips_the_class_annotation_check_and_keeps_old_secret_names(
 
 // ---- the server: update errors and the Priority admission plugin ----------
 
-struct Server {
-    kube::testing::FakeLoop loop;
-    kube::storage::memory::Store memory{loop};
-    kube::server::Server server{loop, memory};
-
-    Server() {
-        server.start();
-        loop.run();
-    }
-
-    kube::endpoints::HttpResponse send(const std::string& method, const std::string& url,
-                                    const std::string& body = "") {
-        auto info = std::make_shared<kube::endpoints::RequestInfo>(
-            kube::endpoints::resolveRequestInfo(method, url, ""));
-        kube::endpoints::HttpRequest req;
-        req.method = method;
-        req.path = url;
-        req.accept = "application/json";
-        req.contentType = "application/json";
-        req.host = "127.0.0.1:6443";
-        req.body = body;
-        req.info = info.get();
-        auto out = std::make_shared<std::optional<kube::endpoints::HttpResponse>>();
-        server.serve(req, [out](kube::endpoints::HttpResponse&& r) { *out = std::move(r); });
-        loop.run();
-        if (!*out) {
-            fail_msg("%s %s: no response", method.c_str(), url.c_str());
-        }
-        return std::move(**out);
-    }
-};
+using Server = kube::testing::ServedServer;
 
 std::string field(const std::string& body, std::initializer_list<std::string_view> path) {
     json::Document d = parse(body.c_str());

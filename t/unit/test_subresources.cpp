@@ -8,8 +8,8 @@
 #include "fake_loop.hpp"
 #include "registry/scale.hpp"
 #include "registry/scheme.hpp"
-#include "registry/status_strategy.hpp"
 #include "server/server.hpp"
+#include "registry/status_strategy.hpp"
 #include "storage/memory/memory_store.hpp"
 #include "util/json.hpp"
 
@@ -23,6 +23,8 @@ extern "C" {
 #include <cmocka.h>
 }
 // clang-format on
+
+#include "served_server.hpp"
 
 namespace json = kube::util::json;
 namespace registry = kube::registry;
@@ -211,14 +213,8 @@ void every_kind_with_a_status_subresource_lists_it(void**) {
 
 // --- over the server -------------------------------------------------------------------------
 
-struct Fixture {
-    FakeLoop loop;
-    kube::storage::memory::Store memory{loop};
-    kube::server::Server server{loop, memory};
-
+struct Fixture : kube::testing::ServedServer {
     Fixture() {
-        server.start();
-        loop.run();
         expect(send("POST", "/api/v1/namespaces", R"({"metadata":{"name":"sub"}})"), 201);
         expect(
             send("POST", "/apis/apps/v1/namespaces/sub/deployments",
@@ -226,32 +222,6 @@ struct Fixture {
                  R"("selector":{"matchLabels":{"app":"web"}},"template":{"metadata":)"
                  R"({"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})"),
             201);
-    }
-
-    HttpResponse send(const std::string& method, const std::string& url,
-                      const std::string& body = "",
-                      const std::string& contentType = "application/json",
-                      const std::string& accept = "application/json") {
-        size_t mark = url.find('?');
-        std::string path = url.substr(0, mark);
-        std::string query = mark == std::string::npos ? "" : url.substr(mark + 1);
-        auto info = kube::endpoints::resolveRequestInfo(method, path, query);
-        HttpRequest req;
-        req.method = method;
-        req.path = path;
-        req.query = query;
-        req.accept = accept;
-        req.contentType = contentType;
-        req.host = "127.0.0.1:6443";
-        req.body = body;
-        req.info = &info;
-        std::optional<HttpResponse> out;
-        server.serve(req, [&out](HttpResponse&& r) { out = std::move(r); });
-        loop.run();
-        if (!out) {
-            fail_msg("%s %s: no response", method.c_str(), url.c_str());
-        }
-        return std::move(*out);
     }
 
     static void expect(const HttpResponse& r, int code) {
