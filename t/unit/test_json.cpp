@@ -16,6 +16,7 @@
 #include "registry/encoding.hpp"
 #include "util/json.hpp"
 #include "util/json_depth.hpp"
+#include "util/json_member_text.hpp"
 #include "util/utf8.hpp"
 #include "util/yaml.hpp"
 
@@ -357,6 +358,32 @@ void numbers_are_read_correctly_rounded(void** /*state*/) {
 }
 
 // stringValue copies: the value outlives the bytes it was made from.
+void one_member_is_read_without_the_rest(void**) {
+    using kube::util::json::topLevelMemberText;
+    auto text = [](std::string_view doc, std::string_view name) {
+        std::optional<std::string_view> t = topLevelMemberText(doc, name);
+        return t ? std::string(*t) : std::string("<none>");
+    };
+    const char* obj = R"({"kind":"Pod", "metadata" : {"name":"a","x":[1,{"metadata":2}]},"n":7})";
+    assert_string_equal(text(obj, "metadata").c_str(), R"({"name":"a","x":[1,{"metadata":2}]})");
+    assert_string_equal(text(obj, "kind").c_str(), "\"Pod\"");
+    assert_string_equal(text(obj, "n").c_str(), "7");
+    assert_string_equal(text(obj, "name").c_str(), "<none>");  // not at the top
+    assert_string_equal(text(R"([{"metadata":{}}])", "metadata").c_str(), "<none>");
+    assert_string_equal(text("7", "metadata").c_str(), "<none>");
+    assert_string_equal(text(R"({"metadata":{"a":)", "metadata").c_str(), "<none>");
+    assert_string_equal(text(R"({"metadata":[true,null]})", "metadata").c_str(), "[true,null]");
+    // What follows the member is not read: a large or even broken rest costs nothing.
+    std::string big = R"({"metadata":{"uid":"u"},"data":")" + std::string(8 << 20, 'x');
+    auto start = std::chrono::steady_clock::now();
+    assert_string_equal(text(big, "metadata").c_str(), R"({"uid":"u"})");
+    assert_true(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(5));
+    // A member 10,000 levels deep at most and past it: no recursion.
+    std::string deep = R"({"spec":)" + std::string(100000, '[') + std::string(100000, ']') +
+                       R"(,"metadata":{}})";
+    assert_string_equal(text(deep, "metadata").c_str(), "{}");
+}
+
 void string_values_own_their_bytes(void** /*state*/) {
     json::Document doc;
     std::string text = "a=b";
@@ -384,6 +411,7 @@ int main() {
         cmocka_unit_test(numbers_are_read_correctly_rounded),
         cmocka_unit_test(text_nesting_is_read_without_parsing),
         cmocka_unit_test(string_values_own_their_bytes),
+        cmocka_unit_test(one_member_is_read_without_the_rest),
         cmocka_unit_test(null_views_are_empty_names),
         cmocka_unit_test(pretty_output_falls_back_to_compact_when_indentation_would_outgrow_it),
     };
