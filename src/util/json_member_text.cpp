@@ -12,7 +12,7 @@ namespace {
 // Follows the reader's events: remembers where the top-level key `name`
 // ends, and stops the reader (returns false) where its value ends.
 class MemberFinder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, MemberFinder> {
-public:
+  public:
     MemberFinder(const rapidjson::MemoryStream& stream, std::string_view name)
         : stream_(stream), name_(name) {}
 
@@ -39,7 +39,7 @@ public:
     std::optional<size_t> start() const { return start_; }
     std::optional<size_t> end() const { return end_; }
 
-private:
+  private:
     // A value ends before `at`: the member's own, when it ends at the
     // object's level.
     bool ended(size_t at) {
@@ -62,7 +62,9 @@ private:
     std::optional<size_t> end_;
 };
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 }  // namespace
 
@@ -71,7 +73,7 @@ std::optional<std::string_view> topLevelMemberText(std::string_view text, std::s
     MemberFinder finder(stream, name);
     rapidjson::Reader reader;
     reader.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
-                                                                                        finder);
+                                                                                         finder);
     if (!finder.start() || !finder.end()) {
         return std::nullopt;
     }
