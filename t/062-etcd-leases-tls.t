@@ -8,6 +8,7 @@
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
+use List::Util ();
 use Time::HiRes ();
 
 my $etcdctl = '/usr/bin/etcdctl';
@@ -95,7 +96,6 @@ $a->create_namespace($ns);
 
 # --- Many events share one lease: one grant, not one per event.
 {
-    my $before = scalar keys %{ leases() };
     my $ok = 0;
     for my $i (1 .. 20) {
         my ($st) = $b->call(POST => $events, event("long-$i"));
@@ -107,7 +107,8 @@ $a->create_namespace($ns);
     is("@ids", join(' ', ($ids[0]) x 3), '... the same one for all of them');
     is(leases()->{ $ids[0] }{ttl}, 3660, '... granted for an hour and a minute of reuse');
     is(scalar(@{ leases()->{ $ids[0] }{keys} }), 20, '... holding the 20 events');
-    is(scalar keys %{ leases() }, $before + 1, 'one lease was granted for them');
+    is(scalar(grep { $_->{ttl} == 3660 } values %{ leases() }), 1,
+        'one lease was granted for them');
 }
 
 # --- etcd deletes an event when its lease expires; every host sees it go,
@@ -118,7 +119,10 @@ $a->create_namespace($ns);
     is($w->status, 200, 'a watch of the events on host B');
 
     my ($rst) = $a->call(POST => $events, event('renewed', 'first'));
-    is($rst, 201, 'another event on A');
+    my $created = Time::HiRes::time();
+    is($rst, 201, 'two more events on A');
+    ($rst) = $a->call(POST => $events, event('brief'));
+    is($rst, 201, '...');
     Time::HiRes::sleep(2);
     my ($ust, $updated) = $a->call(GET => "$events/renewed");
     $updated->{message} = 'second';
@@ -126,22 +130,37 @@ $a->create_namespace($ns);
     is($ust, 200, 'it is updated 2 s later');
     my $renewed = lease_of("/registry/events/$ns/renewed");
     is($renewed->[1], 3, '... under a new lease of the TTL');
-
-    my $gone = wait_until(sub { ($b->call(GET => "$events/short"))[0] == 404 }, 10);
-    ok($gone, "A's first event expires: B answers 404");
-    is(($a->call(GET => "$events/short"))[0], 404, '... and so does A');
-    my $e;
-    wait_until(sub {
-        my $next = $w->next_event(1);
-        $e = $next if $next && $next->{type} eq 'DELETED' && $next->{object}{metadata}{name} eq 'short';
-        $e;
-    }, 10);
-    ok($e, "B's watcher sees it DELETED");
+    # Its first lease ran out 3 s after the create.
+    Time::HiRes::sleep(List::Util::max(0, $created + 4 - Time::HiRes::time()));
     is(($b->call(GET => "$events/renewed"))[0], 200,
         'the updated event outlives its first lease');
     ok(wait_until(sub { ($b->call(GET => "$events/renewed"))[0] == 404 }, 10),
         '... then expires 3 s after its update');
+
+    my $gone = wait_until(sub { ($b->call(GET => "$events/short"))[0] == 404 }, 10);
+    ok($gone, "A's first event expired: B answers 404");
+    is(($a->call(GET => "$events/short"))[0], 404, '... and so does A');
+    my @deleted = map { $_->{object}{metadata}{name} } grep { $_->{type} eq 'DELETED' }
+        $w->drain(2);
+    is(($b->call(GET => "$events/brief"))[0], 404, 'the other one expired too');
+    my %deleted = map { $_ => 1 } @deleted;
+    ok($deleted{brief} && $deleted{renewed}, "B's watcher sees both DELETED")
+        or diag("DELETED: @deleted");
     is(($b->call(GET => "$events/long-1"))[0], 200, "B's hour-long events are still there");
+}
+
+# --- A lease etcd no longer knows (revoked here; or etcd restored from a
+# backup): its events go, and the next event asks for a new lease.
+{
+    my $old = lease_of("/registry/events/$ns/long-1")->[0];
+    ok(defined etcdctl($etcd, 'lease', 'revoke', $old), "B's lease is revoked with etcdctl");
+    ok(wait_until(sub { ($b->call(GET => "$events/long-1"))[0] == 404 }, 10),
+        '... its events are gone on B');
+    is(($a->call(GET => "$events/long-20"))[0], 404, '... and on A');
+    my ($st) = $b->call(POST => $events, event('after-revoke'));
+    is($st, 201, 'the next event on B is written');
+    my $new = lease_of("/registry/events/$ns/after-revoke");
+    ok($new->[0] && $new->[0] ne $old, '... under a new lease');
 }
 
 # --- Compaction: the hosts share kube's compact_rev_key and compact etcd
@@ -173,11 +192,13 @@ $a->create_namespace($ns);
     require MIME::Base64;
     like(MIME::Base64::decode_base64($value), qr/^[1-9]\d*$/,
         "compact_rev_key holds the revision compacted to, as kube's does");
-    ok(!defined etcdctl($etcd, 'get', '--rev=2', "/registry/namespaces/$ns"),
-        'old revisions are gone from etcd');
+    my (undef, undef, $err) = run_command([$etcdctl, '--endpoints', $etcd->{url}, 'get',
+        '--rev=2', "/registry/namespaces/$ns"], env => { ETCDCTL_API => 3 });
+    like($err, qr/required revision has been compacted/, 'old revisions are gone from etcd');
     my ($st) = $b->call(POST => $events, event('after-compaction'));
     is($st, 201, 'the hosts write on');
-    is(($a->call(GET => "$events/after-compaction"))[0], 200, '... and read each other');
+    ok(wait_until(sub { ($a->call(GET => "$events/after-compaction"))[0] == 200 }, 5),
+        '... and read each other');
 }
 
 # --- Configuration errors.
