@@ -237,9 +237,9 @@ Client::Client(const std::string& target, const Options& options, std::function<
         credentials = grpc::InsecureChannelCredentials();
     }
     channel_ = grpc::CreateCustomChannel(target, credentials, args);
-    kv_ = etcdserverpb::KV::NewStub(channel_);
-    watch_ = etcdserverpb::Watch::NewStub(channel_);
-    lease_ = etcdserverpb::Lease::NewStub(channel_);
+    kv_ = etcdserverpb::newKvRpc(channel_);
+    watch_ = etcdserverpb::newWatchRpc(channel_);
+    lease_ = etcdserverpb::newLeaseRpc(channel_);
     thread_ = std::thread([this] { poll(); });
 }
 

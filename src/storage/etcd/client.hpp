@@ -11,7 +11,8 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "etcdserverpb/rpc.grpc.pb.h"
+// gRPC's generated clients of the etcd services, named by the Makefile.
+#include "etcdserverpb/etcd_rpc.hpp"
 
 namespace kube::storage::etcd {
 
@@ -108,9 +109,9 @@ private:
 
     Options options_;
     std::shared_ptr<grpc::Channel> channel_;
-    std::unique_ptr<etcdserverpb::KV::Stub> kv_;
-    std::unique_ptr<etcdserverpb::Watch::Stub> watch_;
-    std::unique_ptr<etcdserverpb::Lease::Stub> lease_;
+    std::unique_ptr<etcdserverpb::KvRpc> kv_;
+    std::unique_ptr<etcdserverpb::WatchRpc> watch_;
+    std::unique_ptr<etcdserverpb::LeaseRpc> lease_;
     grpc::CompletionQueue cq_;
     std::function<void()> notify_;
 
