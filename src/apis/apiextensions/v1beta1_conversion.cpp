@@ -102,9 +102,9 @@ void convertStoredV1beta1(json::Value& crd, json::Allocator& a) {
     json::Value* conversion = json::member(*spec, "conversion");
     if (conversion && conversion->IsObject()) {
         json::Value webhook(rapidjson::kObjectType);
-        for (auto [from, to] : {std::pair<std::string_view, std::string_view>{
-                                    "webhookClientConfig", "clientConfig"},
-                                {"conversionReviewVersions", "conversionReviewVersions"}}) {
+        for (auto [from, to] :
+             {std::pair<std::string_view, std::string_view>{"webhookClientConfig", "clientConfig"},
+              {"conversionReviewVersions", "conversionReviewVersions"}}) {
             if (json::Value* m = json::member(*conversion, from)) {
                 json::Value moved(std::move(*m));
                 erase(*conversion, from);

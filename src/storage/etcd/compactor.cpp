@@ -47,45 +47,45 @@ void Compactor::tick() {
     put->set_value(std::to_string(revision_));
     txn.add_failure()->mutable_request_range()->set_key(std::string(kCompactRevKey));
 
-    client_.txn(txn, [this, alive = alive_](const grpc::Status& status,
-                                            etcdserverpb::TxnResponse& resp) {
-        if (!*alive) {
-            return;
-        }
-        if (!status.ok()) {
-            // Tried again next interval, from the same knowledge.
-            arm();
-            return;
-        }
-        int64_t target = revision_;
-        revision_ = resp.header().revision();
-        if (!resp.succeeded()) {
-            // Another compactor had this interval: learn its clock.
-            const etcdserverpb::RangeResponse& r = resp.responses(0).response_range();
-            version_ = r.kvs_size() > 0 ? r.kvs(0).version() : 0;
-            arm();
-            return;
-        }
-        version_++;
-        if (target == 0) {
-            arm();
-            return;
-        }
-        etcdserverpb::CompactionRequest req;
-        req.set_revision(target);
-        client_.compact(req, [this, alive, target](const grpc::Status& status,
-                                                   etcdserverpb::CompactionResponse&) {
+    client_.txn(
+        txn, [this, alive = alive_](const grpc::Status& status, etcdserverpb::TxnResponse& resp) {
             if (!*alive) {
                 return;
             }
-            // "required revision has been compacted": etcd is compacted as
-            // far already, which is as good.
-            if (status.ok() || status.error_code() == grpc::StatusCode::OUT_OF_RANGE) {
-                compacted_(static_cast<Revision>(target));
+            if (!status.ok()) {
+                // Tried again next interval, from the same knowledge.
+                arm();
+                return;
             }
-            arm();
+            int64_t target = revision_;
+            revision_ = resp.header().revision();
+            if (!resp.succeeded()) {
+                // Another compactor had this interval: learn its clock.
+                const etcdserverpb::RangeResponse& r = resp.responses(0).response_range();
+                version_ = r.kvs_size() > 0 ? r.kvs(0).version() : 0;
+                arm();
+                return;
+            }
+            version_++;
+            if (target == 0) {
+                arm();
+                return;
+            }
+            etcdserverpb::CompactionRequest req;
+            req.set_revision(target);
+            client_.compact(req, [this, alive, target](const grpc::Status& status,
+                                                       etcdserverpb::CompactionResponse&) {
+                if (!*alive) {
+                    return;
+                }
+                // "required revision has been compacted": etcd is compacted as
+                // far already, which is as good.
+                if (status.ok() || status.error_code() == grpc::StatusCode::OUT_OF_RANGE) {
+                    compacted_(static_cast<Revision>(target));
+                }
+                arm();
+            });
         });
-    });
 }
 
 }  // namespace kube::storage::etcd

@@ -26,7 +26,7 @@ class Client;
 //
 // Threads: the loop only; every etcd call is asynchronous.
 class Compactor {
-public:
+  public:
     // `compacted` runs on the loop after each compaction this compactor made.
     Compactor(Client& client, util::EventLoop& loop, std::chrono::milliseconds interval,
               std::function<void(Revision)> compacted);
@@ -34,7 +34,7 @@ public:
     Compactor(const Compactor&) = delete;
     Compactor& operator=(const Compactor&) = delete;
 
-private:
+  private:
     void arm();
     void tick();
 

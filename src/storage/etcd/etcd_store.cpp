@@ -191,10 +191,6 @@ Store::~Store() {
     client_.reset();
 }
 
-uint64_t Store::leaseGrants() const {
-    return leases_->grants();
-}
-
 bool Store::leased(std::string_view key) const {
     return options_.eventTtl.count() > 0 && key.starts_with(kEvents);
 }

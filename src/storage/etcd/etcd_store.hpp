@@ -136,9 +136,6 @@ public:
     // replica is loaded (kube-apiserver's "etcd" health check).
     std::string health() override;
 
-    // Leases asked of etcd so far (for events).
-    uint64_t leaseGrants() const;
-
     // The etcd key of a registry key, and back.
     std::string etcdKey(std::string_view key) const;
     std::string registryKey(std::string_view etcdKey) const;

@@ -25,7 +25,7 @@ namespace kube::storage::etcd {
 // Threads: the loop only. `done` may run inside getLease() when a lease is
 // at hand.
 class LeaseManager {
-public:
+  public:
     using Clock = std::chrono::steady_clock;
     // Called with the lease etcd granted (id, and its TTL) or why not.
     using Granted = std::function<void(const Error& err, int64_t id)>;
@@ -42,8 +42,7 @@ public:
     };
 
     LeaseManager(Grant grant, std::function<Clock::time_point()> now, Config config);
-    explicit LeaseManager(Grant grant)
-        : LeaseManager(std::move(grant), &Clock::now, Config{}) {}
+    explicit LeaseManager(Grant grant) : LeaseManager(std::move(grant), &Clock::now, Config{}) {}
     ~LeaseManager() { *alive_ = false; }
     LeaseManager(const LeaseManager&) = delete;
     LeaseManager& operator=(const LeaseManager&) = delete;
@@ -59,7 +58,7 @@ public:
     // How many leases were asked of etcd.
     uint64_t grants() const { return grants_; }
 
-private:
+  private:
     struct Waiter {
         std::chrono::seconds ttl;
         Granted done;
