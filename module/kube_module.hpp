@@ -58,6 +58,10 @@ struct ngx_http_kube_main_conf_t {
     ngx_uint_t           max_readers;       /* kube_storage max_readers= */
     ngx_str_t            etcd_endpoints;    /* kube_storage etcd:<urls> */
     ngx_str_t            etcd_prefix;       /* kube_storage prefix= */
+    time_t               etcd_event_ttl;    /* kube_storage event_ttl= */
+    ngx_str_t            etcd_cacert;       /* kube_storage cacert= */
+    ngx_str_t            etcd_cert;         /* kube_storage cert= */
+    ngx_str_t            etcd_key;          /* kube_storage key= */
     ngx_str_t            thread_pool_name;  /* kube_thread_pool */
     ngx_thread_pool_t   *thread_pool;
     ngx_flag_t           enabled;           /* some location has kube_api */

@@ -168,6 +168,21 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
             kmcf->etcd_prefix.len);
     }
 
+    opts.eventTtl = std::chrono::seconds(kmcf->etcd_event_ttl);
+    opts.caFile.assign(reinterpret_cast<char *>(kmcf->etcd_cacert.data),
+                       kmcf->etcd_cacert.len);
+    opts.certFile.assign(reinterpret_cast<char *>(kmcf->etcd_cert.data),
+                         kmcf->etcd_cert.len);
+    opts.keyFile.assign(reinterpret_cast<char *>(kmcf->etcd_key.data),
+                        kmcf->etcd_key.len);
+
+    /* one compactor per host, by kube-apiserver's protocol, so that hosts
+     * and kube-apiservers sharing the etcd compact once per interval */
+    if (ngx_worker == 0) {
+        opts.compactionInterval =
+            std::chrono::milliseconds(kmcf->compaction_interval);
+    }
+
     /* values in kube-apiserver's encoding, so that it shares the etcd */
     opts.codec = kube::server::kubeValueCodec();
 
@@ -255,8 +270,8 @@ try {
     options.watchCacheHistory.resourceBytes = kmcf->watch_cache_resource_size;
     options.compactionInterval =
         std::chrono::milliseconds(kmcf->compaction_interval);
-    /* one compactor per host */
-    options.compactor = (ngx_worker == 0);
+    /* one compactor per host (etcd's compacts by kube's protocol) */
+    options.compactor = (ngx_worker == 0 && w->etcd == NULL);
     /* one bootstrap RBAC policy reconciler and aggregator per host */
     options.rbacPolicyOwner = (ngx_worker == 0);
     options.minRequestTimeout = std::chrono::seconds(kmcf->min_request_timeout);

@@ -23,6 +23,8 @@ constexpr size_t kDefaultStreamMaxBuffered = 1024 * 1024;
 /* kube-apiserver's --min-request-timeout default, in seconds */
 constexpr time_t kDefaultMinRequestTimeout = 1800;
 constexpr ngx_msec_t kDefaultCompactionInterval = 5 * 60 * 1000;
+/* kube-apiserver's --event-ttl, seconds */
+constexpr time_t kDefaultEventTtl = 60 * 60;
 /* kube-apiserver's --request-timeout default: a body read gets no longer */
 constexpr ngx_msec_t kDefaultRequestBodyTimeout = 60 * 1000;
 /* kube-apiserver's --request-timeout default */
@@ -359,6 +361,7 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
      * set by ngx_pcalloc():
      *
      *     kmcf->storage_dir = { 0, NULL };
+     *     kmcf->etcd_cacert, etcd_cert, etcd_key = { 0, NULL };
      *     kmcf->thread_pool_name = { 0, NULL };
      *     kmcf->thread_pool = NULL;
      *     kmcf->enabled = 0;
@@ -367,6 +370,7 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
 
     kmcf->map_size = NGX_CONF_UNSET_SIZE;
     kmcf->max_readers = NGX_CONF_UNSET_UINT;
+    kmcf->etcd_event_ttl = NGX_CONF_UNSET;
     kmcf->watch_cache = NGX_CONF_UNSET;
     kmcf->watch_cache_size = NGX_CONF_UNSET_SIZE;
     kmcf->watch_cache_resource_size = NGX_CONF_UNSET_SIZE;
@@ -401,6 +405,7 @@ ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf)
 
     ngx_conf_init_size_value(kmcf->map_size, kDefaultMapSize);
     ngx_conf_init_uint_value(kmcf->max_readers, kDefaultMaxReaders);
+    ngx_conf_init_value(kmcf->etcd_event_ttl, kDefaultEventTtl);
     ngx_conf_init_value(kmcf->watch_cache, 1);
     ngx_conf_init_size_value(kmcf->watch_cache_size, kDefaultWatchCacheSize);
     /* without resource=, one resource may use the whole worker's size */
@@ -565,6 +570,7 @@ ngx_http_kube_status(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 /*
  * kube_storage lmdb:<dir> [map_size=<size>] [max_readers=<n>]
  * kube_storage etcd:<url>[,<url>...] [prefix=<key prefix>]
+ *     [event_ttl=<time>] [cacert=<file>] [cert=<file>] [key=<file>]
  */
 char *
 ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
@@ -573,8 +579,9 @@ ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
         static_cast<ngx_http_kube_main_conf_t *>(conf);
 
     off_t       size;
+    time_t      ttl;
     ngx_int_t   n;
-    ngx_str_t  *value, s;
+    ngx_str_t  *value, s, *file;
     ngx_uint_t  i, etcd;
 
     if (kmcf->storage_dir.data || kmcf->etcd_endpoints.data) {
@@ -641,7 +648,68 @@ ngx_http_kube_storage(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
             continue;
         }
 
+        /* events expire this long after their last write, as with
+         * kube-apiserver's --event-ttl; 0: never */
+        if (etcd && ngx_strncmp(value[i].data, "event_ttl=", 10) == 0) {
+            s.data = value[i].data + 10;
+            s.len = value[i].len - 10;
+            ttl = ngx_parse_time(&s, 1);
+            if (ttl == (time_t) NGX_ERROR) {
+                goto invalid;
+            }
+            kmcf->etcd_event_ttl = ttl;
+            continue;
+        }
+
+        /* TLS to etcd (https:// endpoints): PEM files, relative to the
+         * configuration prefix */
+        file = NULL;
+
+        if (etcd && ngx_strncmp(value[i].data, "cacert=", 7) == 0) {
+            file = &kmcf->etcd_cacert;
+            file->data = value[i].data + 7;
+            file->len = value[i].len - 7;
+
+        } else if (etcd && ngx_strncmp(value[i].data, "cert=", 5) == 0) {
+            file = &kmcf->etcd_cert;
+            file->data = value[i].data + 5;
+            file->len = value[i].len - 5;
+
+        } else if (etcd && ngx_strncmp(value[i].data, "key=", 4) == 0) {
+            file = &kmcf->etcd_key;
+            file->data = value[i].data + 4;
+            file->len = value[i].len - 4;
+        }
+
+        if (file != NULL) {
+            if (file->len == 0) {
+                goto invalid;
+            }
+            if (ngx_conf_full_name(cf->cycle, file, 1) != NGX_OK) {
+                return static_cast<char *>(NGX_CONF_ERROR);
+            }
+            continue;
+        }
+
         goto invalid;
+    }
+
+    if ((kmcf->etcd_cert.data == NULL) != (kmcf->etcd_key.data == NULL)) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "\"cert=\" and \"key=\" go together");
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    if ((kmcf->etcd_cacert.data || kmcf->etcd_cert.data)
+        && ngx_strlcasestrn(kmcf->etcd_endpoints.data,
+                            kmcf->etcd_endpoints.data
+                            + kmcf->etcd_endpoints.len,
+                            (u_char *) "http://", 7 - 1) != NULL)
+    {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "\"cacert=\", \"cert=\" and \"key=\" need "
+                           "\"https://\" endpoints in \"%V\"", &value[1]);
+        return static_cast<char *>(NGX_CONF_ERROR);
     }
 
     return NGX_CONF_OK;

@@ -24,6 +24,7 @@ die "openssl genrsa: $err" if $rc;
 my $token = 'interop-admin-token';
 spew("$dir/tokens.csv", "$token,admin,admin,system:masters\n");
 my $port = free_port();
+my $kas_started = time;
 my $kas_pid = fork;
 die "fork: $!" unless defined $kas_pid;
 if ($kas_pid == 0) {
@@ -34,7 +35,7 @@ if ($kas_pid == 0) {
         '--authorization-mode=RBAC', '--service-account-issuer=https://kubernetes.default.svc',
         "--service-account-key-file=$dir/sa.key",
         "--service-account-signing-key-file=$dir/sa.key",
-        "--service-cluster-ip-range=10.96.0.0/16" };
+        "--service-cluster-ip-range=10.96.0.0/16", "--etcd-compaction-interval=3s" };
     POSIX::_exit(127);
 }
 END {
@@ -91,7 +92,8 @@ sub kas_get {
 }
 
 # --- This server on the same etcd.
-my $server = start_server(http_config => "kube_storage etcd:$etcd->{url};\n", config => <<'EOF');
+my $http_config = "kube_storage etcd:$etcd->{url};\nkube_compaction_interval 3s;\n";
+my $server = start_server(http_config => $http_config, config => <<'EOF');
 location / {
     kube_api;
     kube_anonymous_auth on;
@@ -269,4 +271,108 @@ EOF
     is($kd->{spec}{replicas}, 5, 'kube-apiserver reads the scale made here');
 }
 
+# --- Custom resources: kube-apiserver's definition is served here, and the
+# custom resources either writes (JSON under /registry/<group>/<plural>) are
+# read by the other.
+{
+    my $ns = 'custom';
+    my $crd = <<"EOF";
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: crontabs, singular: crontab, kind: CronTab, shortNames: [ct]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              cronSpec: {type: string}
+              replicas: {type: integer}
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: $ns
+EOF
+    my $cr = <<"EOF";
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: from-kube
+  namespace: $ns
+spec:
+  cronSpec: "*/5 * * * *"
+  replicas: 2
+EOF
+    my ($arc, undef, $aerr) = kas_kubectl('apply', '-f', '-', { stdin => $crd });
+    is($arc, 0, 'kube-apiserver creates a CustomResourceDefinition') or diag($aerr);
+    # Its own discovery follows the definition within moments.
+    my $applied = wait_until(sub { (kas_kubectl('apply', '-f', '-', { stdin => $cr }))[0] == 0 },
+        30);
+    ok($applied, '... and a custom resource');
+    my $base = "/apis/stable.example.com/v1/namespaces/$ns/crontabs";
+    my ($gst, $ct) = get_when("$base/from-kube", 200);
+    is($gst, 200, "this server serves kube-apiserver's definition and reads its resource");
+    is($ct->{spec}{cronSpec}, '*/5 * * * *', '... its spec');
+    my $kct = kas_get('crontab', 'from-kube', '-n', $ns);
+    is($ct->{metadata}{uid}, $kct->{metadata}{uid}, '... same uid');
+    is($ct->{metadata}{resourceVersion}, $kct->{metadata}{resourceVersion},
+        '... same resourceVersion');
+
+    my ($cst, $mine) = $server->call(POST => $base, { apiVersion => 'stable.example.com/v1',
+        kind => 'CronTab', metadata => { name => 'from-here' },
+        spec => { cronSpec => '0 * * * *', replicas => 1, dropped => 'x' } });
+    is($cst, 201, 'a custom resource created here');
+    my $kmine = kas_get('crontab', 'from-here', '-n', $ns);
+    is($kmine->{spec}{cronSpec}, '0 * * * *', 'kube-apiserver reads it');
+    is($kmine->{metadata}{uid}, $mine->{metadata}{uid}, '... same uid');
+    ok(!exists $kmine->{spec}{dropped}, '... pruned here as kube prunes');
+    my ($src, $stored) = run_command(['/usr/bin/etcdctl', '--endpoints', $etcd->{url}, 'get',
+        '--print-value-only', "/registry/stable.example.com/crontabs/$ns/from-here"],
+        env => { ETCDCTL_API => 3 });
+    my $value = $src == 0 ? json_of($stored) : {};
+    is($value->{kind}, 'CronTab', "it is JSON under kube's key in etcd");
+    ok(!exists $value->{metadata}{resourceVersion}, '... without a resourceVersion');
+
+    my ($prc, undef, $perr) = kas_kubectl('patch', 'crontab', 'from-here', '-n', $ns,
+        '--type=merge', '-p', '{"spec":{"replicas":4}}');
+    is($prc, 0, 'kube-apiserver patches it') or diag($perr);
+    my $got;
+    wait_until(sub { (undef, $got) = $server->call(GET => "$base/from-here");
+        ($got->{spec}{replicas} // 0) == 4 }, 10);
+    is($got->{spec}{replicas}, 4, "this server reads kube-apiserver's patch");
+    my ($lst, $list) = $server->call(GET => $base);
+    is(join(',', sort map { $_->{metadata}{name} } @{ $list->{items} || [] }),
+        'from-here,from-kube', 'this server lists both');
+}
+
+# --- Compaction beside kube-apiserver: both take part in its compact_rev_key
+# protocol every 3 s, and etcd is compacted once per interval between them.
+{
+    sleep 7;
+    my $elapsed = time - $kas_started;
+    my $compactions = () = slurp("$etcd->{dir}/etcd.log") =~ /finished scheduled compaction/g;
+    cmp_ok($compactions, '>=', 2, 'etcd is compacted every interval');
+    cmp_ok($compactions, '<=', int($elapsed / 3) + 1,
+        "... once per interval, not by both ($compactions in $elapsed s)");
+    my ($rc, $out) = run_command(['/usr/bin/etcdctl', '--endpoints', $etcd->{url}, 'get',
+        'compact_rev_key', '-w', 'json'], env => { ETCDCTL_API => 3 });
+    my $version = $rc == 0 ? json_of($out)->{kvs}[0]{version} : 0;
+    cmp_ok($version, '<=', int($elapsed / 3) + 2,
+        "compact_rev_key's clock moves once per interval ($version)");
+    is(($server->call(GET => '/readyz'))[0], 200, 'this server is ready throughout');
+    is($http->get("$kas_url/readyz")->{status}, 200, '... and so is kube-apiserver');
+}
+
 done_testing;
+

@@ -1,5 +1,6 @@
 #include "server/etcd_value_codec.hpp"
 
+#include "apis/apiextensions/v1beta1_conversion.hpp"
 #include "endpoints/protobuf_codec.hpp"
 #include "endpoints/protobuf_encoder.hpp"
 #include "registry/encoding.hpp"
@@ -99,6 +100,8 @@ bool decode(std::string_view, std::string_view stored, std::string* out, std::st
         *error = "not a JSON object";
         return false;
     }
+    // kube 1.26 stores CRDs at v1beta1, which this server reads as v1.
+    apis::apiextensions::convertStoredV1beta1(doc, doc.GetAllocator());
     *out = registry::encodeObject(doc, true).bytes;
     return true;
 }

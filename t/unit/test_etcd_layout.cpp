@@ -4,6 +4,7 @@
 
 #include "server/etcd_value_codec.hpp"
 #include "storage/etcd/key_layout.hpp"
+#include "util/json.hpp"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
 // clang-format off
@@ -127,6 +128,67 @@ void undecodable_values_are_refused(void**) {
     assert_false(codec.encode("k", "{not json", &out, &error));
 }
 
+// What kube-apiserver 1.26 writes for a CRD: v1beta1, the schema, subresources
+// and columns shared at the top of the spec.
+void kube_126_stored_crds_are_read_as_v1(void**) {
+    auto codec = kube::server::kubeValueCodec();
+    constexpr std::string_view stored =
+        R"({"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1beta1",)"
+        R"("metadata":{"name":"crontabs.stable.example.com"},"spec":{"group":"stable.example.com",)"
+        R"("version":"v1","names":{"plural":"crontabs","kind":"CronTab"},"scope":"Namespaced",)"
+        R"("validation":{"openAPIV3Schema":{"type":"object"}},"subresources":{"status":{}},)"
+        R"("additionalPrinterColumns":[{"name":"Spec","type":"string","JSONPath":".spec.x"}],)"
+        R"("versions":[{"name":"v1","served":true,"storage":true},)"
+        R"({"name":"v2","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"string"}}}],)"
+        R"("conversion":{"strategy":"Webhook","webhookClientConfig":{"url":"https://x"},)"
+        R"("conversionReviewVersions":["v1"]},"preserveUnknownFields":false},)"
+        R"("status":{"storedVersions":["v1"]}})";
+    std::string out, error;
+    assert_true(codec.decode("/registry/customresourcedefinitions/crontabs.stable.example.com",
+                             stored, &out, &error));
+    kube::util::json::Document doc;
+    assert_false(kube::util::json::parse(out, doc).has_value());
+    auto at = [&](std::initializer_list<std::string_view> path) {
+        return kube::util::json::at(doc, path);
+    };
+    assert_string_equal(doc["apiVersion"].GetString(), "apiextensions.k8s.io/v1");
+    const auto& spec = doc["spec"];
+    assert_false(spec.HasMember("version"));
+    assert_false(spec.HasMember("validation"));
+    assert_false(spec.HasMember("subresources"));
+    assert_false(spec.HasMember("additionalPrinterColumns"));
+    assert_false(spec.HasMember("preserveUnknownFields"));
+    const auto& v1 = spec["versions"][0];
+    assert_string_equal(v1["schema"]["openAPIV3Schema"]["type"].GetString(), "object");
+    assert_true(v1["subresources"].HasMember("status"));
+    assert_string_equal(v1["additionalPrinterColumns"][0]["jsonPath"].GetString(), ".spec.x");
+    assert_false(v1["additionalPrinterColumns"][0].HasMember("JSONPath"));
+    // A version's own schema wins over the shared one.
+    assert_string_equal(spec["versions"][1]["schema"]["openAPIV3Schema"]["type"].GetString(),
+                        "string");
+    assert_non_null(at({"spec", "conversion", "webhook", "clientConfig", "url"}));
+    assert_non_null(at({"spec", "conversion", "webhook", "conversionReviewVersions"}));
+    assert_null(at({"spec", "conversion", "webhookClientConfig"}));
+    assert_string_equal(doc["status"]["storedVersions"][0].GetString(), "v1");
+}
+
+void single_version_v1beta1_crds_get_their_version_listed(void**) {
+    auto codec = kube::server::kubeValueCodec();
+    constexpr std::string_view stored =
+        R"({"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1beta1",)"
+        R"("metadata":{"name":"a.b.c"},"spec":{"group":"b.c","version":"v1alpha1",)"
+        R"("names":{"plural":"a","kind":"A"},"scope":"Cluster","preserveUnknownFields":true}})";
+    std::string out, error;
+    assert_true(codec.decode("/registry/customresourcedefinitions/a.b.c", stored, &out, &error));
+    kube::util::json::Document doc;
+    assert_false(kube::util::json::parse(out, doc).has_value());
+    const auto& versions = doc["spec"]["versions"];
+    assert_int_equal(versions.Size(), 1);
+    assert_string_equal(versions[0]["name"].GetString(), "v1alpha1");
+    assert_true(versions[0]["served"].GetBool() && versions[0]["storage"].GetBool());
+    assert_true(doc["spec"]["preserveUnknownFields"].GetBool());
+}
+
 }  // namespace
 
 int main() {
@@ -138,6 +200,8 @@ int main() {
         cmocka_unit_test(kinds_without_a_message_stay_json_without_resource_version),
         cmocka_unit_test(flowcontrol_is_stored_at_kube_126_storage_version),
         cmocka_unit_test(undecodable_values_are_refused),
+        cmocka_unit_test(kube_126_stored_crds_are_read_as_v1),
+        cmocka_unit_test(single_version_v1beta1_crds_get_their_version_listed),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -166,19 +166,24 @@ private:
     bool detached_ = false;
 };
 
-std::string Client::target(const std::vector<std::string>& endpoints, std::string* error) {
+std::string Client::target(const std::vector<std::string>& endpoints, bool* tls,
+                           std::string* error) {
     std::vector<std::string> hostPorts;
     bool literals = true;
-    for (const std::string& e : endpoints) {
-        constexpr std::string_view scheme = "http://";
+    for (size_t i = 0; i < endpoints.size(); i++) {
+        const std::string& e = endpoints[i];
         std::string_view rest = e;
-        if (!rest.starts_with(scheme)) {
-            *error = rest.starts_with("https://")
-                         ? "TLS to etcd is not supported yet in \"" + e + "\""
-                         : "endpoint \"" + e + "\" is not \"http://<host>:<port>\"";
+        bool secure = rest.starts_with("https://");
+        if (!secure && !rest.starts_with("http://")) {
+            *error = "endpoint \"" + e + "\" is not \"http[s]://<host>:<port>\"";
             return {};
         }
-        rest.remove_prefix(scheme.size());
+        if (i > 0 && secure != *tls) {
+            *error = "endpoint \"" + e + "\" mixes http:// and https://";
+            return {};
+        }
+        *tls = secure;
+        rest.remove_prefix(secure ? 8 : 7);
         if (rest.ends_with('/')) {
             rest.remove_suffix(1);
         }
@@ -221,9 +226,20 @@ Client::Client(const std::string& target, const Options& options, std::function<
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
     args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
     args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
-    channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
-    kv_ = etcdserverpb::KV::NewStub(channel_);
-    watch_ = etcdserverpb::Watch::NewStub(channel_);
+    std::shared_ptr<grpc::ChannelCredentials> credentials;
+    if (options.tls) {
+        grpc::SslCredentialsOptions ssl;
+        ssl.pem_root_certs = options.rootCerts;
+        ssl.pem_cert_chain = options.certChain;
+        ssl.pem_private_key = options.privateKey;
+        credentials = grpc::SslCredentials(ssl);
+    } else {
+        credentials = grpc::InsecureChannelCredentials();
+    }
+    channel_ = grpc::CreateCustomChannel(target, credentials, args);
+    kv_ = etcdserverpb::newKvRpc(channel_);
+    watch_ = etcdserverpb::newWatchRpc(channel_);
+    lease_ = etcdserverpb::newLeaseRpc(channel_);
     thread_ = std::thread([this] { poll(); });
 }
 
@@ -312,6 +328,18 @@ void Client::compact(const etcdserverpb::CompactionRequest& req,
     call->done = std::move(done);
     call->ctx.set_deadline(deadline());
     call->reader = kv_->PrepareAsyncCompact(&call->ctx, req, &cq_);
+    unary_.insert(call);
+    call->reader->StartCall();
+    call->reader->Finish(&call->response, &call->status, static_cast<Tag*>(call));
+}
+
+void Client::leaseGrant(const etcdserverpb::LeaseGrantRequest& req,
+                        Done<etcdserverpb::LeaseGrantResponse> done) {
+    auto* call = new UnaryCall<etcdserverpb::LeaseGrantRequest, etcdserverpb::LeaseGrantResponse>();
+    call->client = this;
+    call->done = std::move(done);
+    call->ctx.set_deadline(deadline());
+    call->reader = lease_->PrepareAsyncLeaseGrant(&call->ctx, req, &cq_);
     unary_.insert(call);
     call->reader->StartCall();
     call->reader->Finish(&call->response, &call->status, static_cast<Tag*>(call));

@@ -11,7 +11,8 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "etcdserverpb/rpc.grpc.pb.h"
+// gRPC's generated clients of the etcd services, named by the Makefile.
+#include "etcdserverpb/etcd_rpc.hpp"
 
 namespace kube::storage::etcd {
 
@@ -34,6 +35,13 @@ public:
         std::vector<std::string> endpoints;
         // Deadline of each unary call.
         std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+        // For "https://" endpoints: PEM of the authorities etcd's server
+        // certificate is checked against (empty: the system's), and of the
+        // client certificate and its key presented to etcd (empty: none).
+        bool tls = false;
+        std::string rootCerts;
+        std::string certChain;
+        std::string privateKey;
     };
 
     template <typename Response>
@@ -50,8 +58,10 @@ public:
 
     // The gRPC target for `endpoints` ("ipv4:a:p,b:p" for address literals,
     // else the first endpoint's name); empty with `*error` set when one is
-    // not "http://host:port".
-    static std::string target(const std::vector<std::string>& endpoints, std::string* error);
+    // not "http://host:port" or "https://host:port", or when they mix both.
+    // `*tls` tells which.
+    static std::string target(const std::vector<std::string>& endpoints, bool* tls,
+                              std::string* error);
 
     Client(const std::string& target, const Options& options, std::function<void()> notify);
     ~Client();
@@ -65,6 +75,8 @@ public:
     void txn(const etcdserverpb::TxnRequest& req, Done<etcdserverpb::TxnResponse> done);
     void compact(const etcdserverpb::CompactionRequest& req,
                  Done<etcdserverpb::CompactionResponse> done);
+    void leaseGrant(const etcdserverpb::LeaseGrantRequest& req,
+                    Done<etcdserverpb::LeaseGrantResponse> done);
 
     // Opens a Watch stream and sends `create` on it. Only one stream is
     // open at a time: opening another closes the last one (its onClosed is
@@ -97,8 +109,9 @@ private:
 
     Options options_;
     std::shared_ptr<grpc::Channel> channel_;
-    std::unique_ptr<etcdserverpb::KV::Stub> kv_;
-    std::unique_ptr<etcdserverpb::Watch::Stub> watch_;
+    std::unique_ptr<etcdserverpb::KvRpc> kv_;
+    std::unique_ptr<etcdserverpb::WatchRpc> watch_;
+    std::unique_ptr<etcdserverpb::LeaseRpc> lease_;
     grpc::CompletionQueue cq_;
     std::function<void()> notify_;
 

@@ -1,8 +1,12 @@
 #include "storage/etcd/etcd_store.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "storage/etcd/client.hpp"
+#include "storage/etcd/compactor.hpp"
+#include "storage/etcd/lease_manager.hpp"
 
 #include "storage/write_plan.hpp"
 
@@ -15,6 +19,27 @@ namespace {
 constexpr int64_t kPageSize = 500;
 constexpr std::chrono::milliseconds kMaxBackoff{5000};
 constexpr std::string_view kRevisionSlot = "\"resourceVersion\":\"\"";
+// The registry's folder of the keys written with the event TTL.
+constexpr std::string_view kEvents = "/registry/events/";
+
+// The contents of the PEM file `path` for `what`; false with `*error` set.
+bool readPem(const std::string& path, std::string_view what, std::string* out,
+             std::string* error) {
+    if (path.empty()) {
+        return true;
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    if (in) {
+        text << in.rdbuf();
+    }
+    if (!in || text.str().find("-----BEGIN ") == std::string::npos) {
+        *error = "cannot read " + std::string(what) + " \"" + path + "\"";
+        return false;
+    }
+    *out = text.str();
+    return true;
+}
 
 // The end of the etcd range holding every key that starts with `prefix`.
 std::string prefixEnd(std::string prefix) {
@@ -67,7 +92,8 @@ std::string withRevision(std::string_view value, Revision revision) {
 
 std::unique_ptr<Store> Store::open(const Options& options, util::EventLoop& loop,
                                    std::function<void()> notify, std::string* error) {
-    std::string target = Client::target(options.endpoints, error);
+    bool tls = false;
+    std::string target = Client::target(options.endpoints, &tls, error);
     if (target.empty()) {
         return nullptr;
     }
@@ -75,7 +101,27 @@ std::unique_ptr<Store> Store::open(const Options& options, util::EventLoop& loop
         *error = "prefix \"" + options.prefix + "\" must start with \"/\" and not end with it";
         return nullptr;
     }
-    std::unique_ptr<Store> store(new Store(options, loop, std::move(notify), target));
+    bool tlsFiles = !options.caFile.empty() || !options.certFile.empty() ||
+                    !options.keyFile.empty();
+    if (tlsFiles && !tls) {
+        *error = "cacert=, cert= and key= need \"https://\" endpoints";
+        return nullptr;
+    }
+    if (options.certFile.empty() != options.keyFile.empty()) {
+        *error = "cert= and key= go together";
+        return nullptr;
+    }
+    // Read once, at start (the worker is not serving yet).
+    std::string rootCerts;
+    std::string certChain;
+    std::string privateKey;
+    if (!readPem(options.caFile, "cacert", &rootCerts, error) ||
+        !readPem(options.certFile, "cert", &certChain, error) ||
+        !readPem(options.keyFile, "key", &privateKey, error)) {
+        return nullptr;
+    }
+    std::unique_ptr<Store> store(
+        new Store(options, loop, std::move(notify), target, tls, rootCerts, certChain, privateKey));
     // The worker serves meanwhile (nothing blocks its loop), answering
     // Unavailable for what it would read or write; a failed read is retried
     // with backoff, as etcd may come up later.
@@ -99,21 +145,54 @@ std::string Store::health() {
 }
 
 Store::Store(const Options& options, util::EventLoop& loop, std::function<void()> notify,
-             const std::string& target)
+             const std::string& target, bool tls, const std::string& rootCerts,
+             const std::string& certChain, const std::string& privateKey)
     : options_(options),
       layout_(options.prefix),
       loop_(loop),
       rangeEnd_(prefixEnd(options.prefix + "/")),
-      client_(std::make_unique<Client>(target, Client::Options{options.endpoints, options.timeout},
-                                       std::move(notify))),
-      alive_(std::make_shared<bool>(true)) {}
+      alive_(std::make_shared<bool>(true)) {
+    Client::Options copts;
+    copts.endpoints = options.endpoints;
+    copts.timeout = options.timeout;
+    copts.tls = tls;
+    copts.rootCerts = rootCerts;
+    copts.certChain = certChain;
+    copts.privateKey = privateKey;
+    client_ = std::make_unique<Client>(target, copts, std::move(notify));
+    leases_ = std::make_unique<LeaseManager>(
+        [this](std::chrono::seconds ttl, LeaseManager::Granted granted) {
+            etcdserverpb::LeaseGrantRequest req;
+            req.set_ttl(ttl.count());
+            client_->leaseGrant(req, [granted = std::move(granted)](
+                                         const grpc::Status& status,
+                                         etcdserverpb::LeaseGrantResponse& resp) {
+                if (!status.ok()) {
+                    granted(grpcError(status, "lease grant"), 0);
+                } else if (!resp.error().empty() || resp.id() == 0) {
+                    granted(Error{ErrorCode::Unavailable, "etcd lease grant: " + resp.error()}, 0);
+                } else {
+                    granted(Error{}, resp.id());
+                }
+            });
+        });
+    if (options.compactionInterval.count() > 0) {
+        compactor_ = std::make_unique<Compactor>(*client_, loop_, options.compactionInterval,
+                                                 [this](Revision r) { dropBelow(r); });
+    }
+}
 
 Store::~Store() {
     *alive_ = false;
     retry_.reset();
+    compactor_.reset();
     // Joins the completion queue's thread; what it had not handed over is
     // dropped.
     client_.reset();
+}
+
+bool Store::leased(std::string_view key) const {
+    return options_.eventTtl.count() > 0 && key.starts_with(kEvents);
 }
 
 std::string Store::etcdKey(std::string_view key) const {
@@ -403,42 +482,61 @@ void Store::list(const ListOptions& opts, ListCallback cb) {
     cb(Error{}, result);
 }
 
+void Store::fail(WriteCallback cb, size_t ops, Error error, size_t failedOp) {
+    WriteResult r;
+    r.error = std::move(error);
+    r.failedOp = failedOp;
+    r.objects.assign(ops, Object{});
+    loop_.post([alive = alive_, cb = std::move(cb), r = std::move(r)]() mutable {
+        if (*alive) {
+            cb(std::move(r));
+        }
+    });
+}
+
 void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
     if (!loaded_) {
-        WriteResult r;
-        r.error = notLoaded();
-        r.objects.assign(ops.size(), Object{});
-        loop_.post([alive = alive_, cb = std::move(cb), r = std::move(r)]() mutable {
-            if (*alive) {
-                cb(std::move(r));
-            }
-        });
+        fail(std::move(cb), ops.size(), notLoaded());
         return;
     }
     // What etcd is to store for each op (kube's encoding of the registry's
     // JSON); a value the codec refuses fails the batch before etcd sees it.
     std::vector<std::string> values(ops.size());
+    bool lease = false;
     for (size_t i = 0; i < ops.size(); i++) {
         const WriteOp& op = ops[i];
         if (op.type == WriteOp::Type::Delete) {
             continue;
         }
+        lease = lease || leased(op.key);
         std::string error;
         if (!options_.codec.encode) {
             values[i] = op.value;
         } else if (!options_.codec.encode(op.key, op.value, &values[i], &error)) {
-            WriteResult r;
-            r.error = keyError(ErrorCode::Internal, op.key, "cannot be encoded: " + error);
-            r.failedOp = i;
-            r.objects.assign(ops.size(), Object{});
-            loop_.post([alive = alive_, cb = std::move(cb), r = std::move(r)]() mutable {
-                if (*alive) {
-                    cb(std::move(r));
-                }
-            });
+            fail(std::move(cb), ops.size(),
+                 keyError(ErrorCode::Internal, op.key, "cannot be encoded: " + error), i);
             return;
         }
     }
+    if (!lease) {
+        sendTxn(std::move(ops), std::move(values), 0, false, std::move(cb));
+        return;
+    }
+    // An event is written with a lease, as kube's store writes it: a create
+    // and every update (kube's TTLFunc of events), so that an event expires
+    // the TTL after it was last written.
+    leases_->getLease(options_.eventTtl, [this, ops = std::move(ops), values = std::move(values),
+                                          cb = std::move(cb)](const Error& err, int64_t id) mutable {
+        if (!err.ok()) {
+            fail(std::move(cb), ops.size(), err);
+            return;
+        }
+        sendTxn(std::move(ops), std::move(values), id, false, std::move(cb));
+    });
+}
+
+void Store::sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values, int64_t lease,
+                    bool retried, WriteCallback cb) {
     etcdserverpb::TxnRequest txn;
     for (size_t i = 0; i < ops.size(); i++) {
         const WriteOp& op = ops[i];
@@ -467,11 +565,32 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
             etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
             put->set_key(key);
             put->set_value(values[i]);
+            if (lease != 0 && leased(op.key)) {
+                put->set_lease(lease);
+            }
         }
         txn.add_failure()->mutable_request_range()->set_key(key);
     }
-    client_->txn(txn, [this, ops = std::move(ops), values = std::move(values), cb = std::move(cb)](
-                          const grpc::Status& status, etcdserverpb::TxnResponse& resp) mutable {
+    client_->txn(txn, [this, ops = std::move(ops), values = std::move(values), lease, retried,
+                       cb = std::move(cb)](const grpc::Status& status,
+                                           etcdserverpb::TxnResponse& resp) mutable {
+        if (!status.ok() && lease != 0 && !retried &&
+            status.error_code() == grpc::StatusCode::NOT_FOUND) {
+            // "requested lease not found": revoked, or etcd was restored;
+            // the write asks for a new one, once.
+            leases_->forget(lease);
+            leases_->getLease(options_.eventTtl,
+                              [this, ops = std::move(ops), values = std::move(values),
+                               cb = std::move(cb)](const Error& err, int64_t id) mutable {
+                                  if (!err.ok()) {
+                                      fail(std::move(cb), ops.size(), err);
+                                      return;
+                                  }
+                                  sendTxn(std::move(ops), std::move(values), id, true,
+                                          std::move(cb));
+                              });
+            return;
+        }
         Waiting w;
         w.cb = std::move(cb);
         if (!status.ok()) {
@@ -602,13 +721,19 @@ void Store::compact(Revision revision, CompactCallback cb) {
             }
         }
         if (err.ok()) {
-            while (!log_.empty() && log_.front().revision < revision) {
-                log_.pop_front();
-            }
-            logStart_ = std::max(logStart_, revision - 1);
+            dropBelow(revision);
         }
         cb(err);
     });
+}
+
+void Store::dropBelow(Revision revision) {
+    while (!log_.empty() && log_.front().revision < revision) {
+        log_.pop_front();
+    }
+    if (revision > 0) {
+        logStart_ = std::max(logStart_, revision - 1);
+    }
 }
 
 Revision Store::compactedRevision() {

@@ -30,6 +30,8 @@ class Status;
 namespace kube::storage::etcd {
 
 class Client;
+class Compactor;
+class LeaseManager;
 
 struct Options {
     // "http://host:port" of each etcd member.
@@ -39,6 +41,20 @@ struct Options {
     std::string prefix = "/registry";
     // Deadline of each etcd call.
     std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+    // For "https://" endpoints: PEM files of the authorities that sign
+    // etcd's certificate (empty: the system's), and of the client
+    // certificate and key this server presents (empty: none); read by open().
+    std::string caFile;
+    std::string certFile;
+    std::string keyFile;
+    // Events ("/registry/events/...") are written with an etcd lease of this
+    // TTL, so that etcd deletes them (kube-apiserver's --event-ttl, 1 h);
+    // zero keeps them until they are deleted.
+    std::chrono::seconds eventTtl{std::chrono::hours(1)};
+    // Nonzero on one Store of a host (the owner worker): it takes part in
+    // kube-apiserver's compaction protocol every interval (Compactor), so
+    // that etcd is compacted once per interval whoever shares it.
+    std::chrono::milliseconds compactionInterval{0};
     // Told why the first read of the replica at start failed (the load goes
     // on, retrying); on the loop.
     std::function<void(const std::string& why)> loadFailed;
@@ -112,7 +128,8 @@ public:
     void history(Revision after, size_t limit, HistoryCallback cb) override;
     void setCommitListener(CommitListener listener) override;
     // Compacts etcd (a revision etcd compacted already is success) and drops
-    // the feed below `revision`.
+    // the feed below `revision`. The server's own compactor is not used with
+    // etcd: Options::compactionInterval runs kube's protocol instead.
     void compact(Revision revision, CompactCallback cb) override;
     Revision compactedRevision() override;
     // Empty while etcd answers; why not once the watch fails or before the
@@ -148,7 +165,8 @@ private:
     };
 
     Store(const Options& options, util::EventLoop& loop, std::function<void()> notify,
-          const std::string& target);
+          const std::string& target, bool tls, const std::string& rootCerts,
+          const std::string& certChain, const std::string& privateKey);
 
     void startWatch();
     void watched(etcdserverpb::WatchResponse& resp);
@@ -166,6 +184,15 @@ private:
     std::string decoded(std::string_view key, std::string_view stored, Revision modRevision,
                         std::string* corrupt = nullptr) const;
     Entry entryOf(const std::string& key, const mvccpb::KeyValue& kv) const;
+    // Whether a put of `key` carries a lease (an event, with a TTL set).
+    bool leased(std::string_view key) const;
+    // The transaction of write(), once `values` are encoded and `lease`
+    // granted (0: none); a lease etcd no longer knows is asked anew once.
+    void sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values, int64_t lease,
+                 bool retried, WriteCallback cb);
+    void fail(WriteCallback cb, size_t ops, Error error, size_t failedOp = 0);
+    // The feed keeps nothing below `revision`, which etcd compacted.
+    void dropBelow(Revision revision);
     // What reads and writes fail with before the replica is loaded.
     Error notLoaded() const;
 
@@ -174,6 +201,8 @@ private:
     util::EventLoop& loop_;
     std::string rangeEnd_;
     std::unique_ptr<Client> client_;
+    std::unique_ptr<LeaseManager> leases_;
+    std::unique_ptr<Compactor> compactor_;
 
     std::map<std::string, Entry, std::less<>> objects_;
     std::deque<LogEntry> log_;

@@ -223,12 +223,15 @@ environment.
         max_time} answered by {status, body, headers} in the same order; a
         transfer cut at max_time (a watch) keeps the status it had
     free_port()                 a loopback port nobody listens on
-    start_etcd() -> {url, pid, dir, stop => sub, start => sub}: a real etcd
-        (Debian's /usr/bin/etcd) on two free loopback ports with its data
+    start_etcd(%opts) -> {url, pid, dir, stop => sub, start => sub}: a real
+        etcd (Debian's /usr/bin/etcd) on two free loopback ports with its data
         under the server root, ready to serve; stopped by its pid with
         stop->(), or when the file ends; start->() runs it again on the same
         ports and data once stopped; undef (and a note) when etcd is not
-        installed
+        installed. With tls => 1 it serves https:// with the test CA's
+        server certificate and asks clients for one the CA signed
+        (--client-cert-auth); {cacert, cert, key} are then the files a
+        client uses
     reference_binary($name)     the real kube component $name (kube-scheduler,
         kube-controller-manager, kube-apiserver: v1.26.5, ../shared/bin or
         $KUBE_REFERENCE_BIN) unpacked into the scratch directory, its path;
@@ -646,10 +649,11 @@ sub _free_port {
     return $port;
 }
 
-# start_etcd() -> {url, pid, dir, stop}; see FUNCTIONS.
+# start_etcd(%opts) -> {url, pid, dir, stop}; see FUNCTIONS.
 my @Etcds;
 
 sub start_etcd {
+    my %o = @_;
     my $bin = '/usr/bin/etcd';
     unless (-x $bin) {
         note("no $bin (Debian's etcd-server)");
@@ -658,8 +662,18 @@ sub start_etcd {
     my $dir = base_dir() . '/etcd' . (scalar(@Etcds) + 1);
     make_path($dir);
     my ($client, $peer) = (_free_port(), _free_port());
-    my $url = "http://127.0.0.1:$client";
+    my $url = ($o{tls} ? 'https' : 'http') . "://127.0.0.1:$client";
     my $e = { url => $url, dir => $dir, port => $client };
+    my (@tls, %ssl);
+    if ($o{tls}) {
+        my $certs = cert_dir();
+        my $name = client_cert('etcd-client');
+        @$e{qw(cacert cert key)} = ("$certs/ca.crt", "$certs/$name.crt", "$certs/$name.key");
+        @tls = ('--cert-file', "$certs/server.crt", '--key-file', "$certs/server.key",
+            '--trusted-ca-file', "$certs/ca.crt", '--client-cert-auth');
+        %ssl = (verify_SSL => 1, SSL_options => { SSL_ca_file => $e->{cacert},
+            SSL_cert_file => $e->{cert}, SSL_key_file => $e->{key} });
+    }
     $e->{start} = sub {
         my $pid = fork;
         die "fork: $!" unless defined $pid;
@@ -670,12 +684,12 @@ sub start_etcd {
                 '--listen-client-urls', $url, '--advertise-client-urls', $url,
                 '--listen-peer-urls', "http://127.0.0.1:$peer",
                 '--initial-advertise-peer-urls', "http://127.0.0.1:$peer",
-                '--initial-cluster', "test=http://127.0.0.1:$peer" };
+                '--initial-cluster', "test=http://127.0.0.1:$peer", @tls };
             POSIX::_exit(127);
         }
         $e->{pid} = $pid;
         my $ready = wait_until(sub {
-            my $r = HTTP::Tiny->new(timeout => 2)->get("$url/health");
+            my $r = HTTP::Tiny->new(timeout => 2, %ssl)->get("$url/health");
             $r->{status} == 200 && $r->{content} =~ /"health":\s*"true"/;
         }, 20);
         die "etcd did not start: " . _slurp("$dir/etcd.log") unless $ready;
