@@ -297,6 +297,34 @@ is_deeply([ $st, $o->{message} ], [ 400,
         'the name of the object (other) does not match the name on the URL (fin)' ],
     'finalize naming another namespace: 400');
 
+# --- authorization: each subresource's verb, as kube's RequestInfo reads it ---------------------
+my $rbac = start_server(tls => 1, config => <<'CONF');
+location / {
+    kube_api;
+    kube_authorization_mode RBAC;
+}
+CONF
+my $jane = client_cert('jane');
+for my $c (['GET', 'pods/g/log', 'get', 'pods/log'], ['POST', 'pods/g/exec', 'create', 'pods/exec'],
+    ['GET', 'pods/g/exec', 'get', 'pods/exec'], ['DELETE', 'pods/g/proxy/x', 'delete', 'pods/proxy'],
+    ['POST', 'pods/g/eviction', 'create', 'pods/eviction'],
+    ['PATCH', 'pods/g/ephemeralcontainers', 'patch', 'pods/ephemeralcontainers'],
+    ['POST', 'pods/g/portforward', 'create', 'pods/portforward'],
+    ['GET', 'pods/g/attach', 'get', 'pods/attach']) {
+    my ($method, $path, $verb, $resource) = @$c;
+    ($st, $o) = $rbac->call($method => "$N/$path", '{}', type => 'application/merge-patch+json',
+        cert => $jane);
+    is_deeply([ $st, $o->{message} ], [ 403, qq{pods "g" is forbidden: User "jane" cannot $verb }
+                . qq{resource "$resource" in API group "" in the namespace "ev"} ],
+        "$method $resource as a user without rights: 403 naming $verb $resource");
+}
+($st, $o) = $rbac->call(PUT => '/api/v1/namespaces/x/finalize', '{}', cert => $jane);
+is($o->{message}, 'namespaces "x" is forbidden: User "jane" cannot update resource '
+    . '"namespaces/finalize" in API group "" in the namespace "x"', 'PUT namespaces/finalize: update');
+($st, $o) = $rbac->call(GET => '/api/v1/nodes/n1/proxy/a/b', undef, cert => $jane);
+is($o->{message}, 'nodes "n1" is forbidden: User "jane" cannot get resource "nodes/proxy" in '
+    . 'API group "" at the cluster scope', 'GET nodes/proxy/<path>: get nodes/proxy');
+
 # --- kubectl drain -------------------------------------------------------------------------
 for my $v ('1.32', '1.27') {
     SKIP: {
