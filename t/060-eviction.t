@@ -3,7 +3,8 @@
 # once, takes one disruption from the pod's PodDisruptionBudget (its status
 # written before the pod goes, as kube-apiserver writes it) or answers 429
 # when the budget allows none, 500 for a pod with two budgets; dryRun and
-# deleteOptions are honoured, a policy/v1beta1 body accepted. kubectl drain
+# deleteOptions are honoured, a policy/v1beta1 body accepted; nodes/status
+# and services/status change only the status. kubectl drain
 # (1.32 and 1.27) of a node evicts what its PDB allows and retries the rest
 # until its timeout. pods/log, exec, attach, portforward and the proxy
 # subresources resolve pod, node and service as kube does and answer the
@@ -238,6 +239,17 @@ is_deeply([ $st, $o ], [ 404, failure(404, 'NotFound', 'services "svc" not found
 ($st, $o) = $s->call(GET => "$N/services/svc:81/proxy/x");
 is_deeply([ $st, $o ], [ 503, failure(503, 'ServiceUnavailable',
             'no service port 81 found for service "svc"') ], 'services/proxy to a port it lacks: 503');
+
+# --- nodes/status and services/status: only the status (and metadata) changes ------------------
+($st, $o) = $s->patch(merge => '/api/v1/nodes/n9/status', { spec => { unschedulable => JSON::PP::true() },
+        metadata => { labels => { a => 'b' } }, status => { capacity => { cpu => '2' } } });
+is_deeply([ $st, $o->{spec}{unschedulable}, $o->{status}{capacity}, $o->{metadata}{labels}{a} ],
+    [ 200, undef, { cpu => '2' }, 'b' ], 'PATCH nodes/status: the status and labels change, the spec not');
+($st, $o) = $s->patch(merge => "$N/services/svc/status", { spec => { ports => [ { port => 81 } ] },
+        status => { loadBalancer => { ingress => [ { ip => '1.2.3.4' } ] } } });
+is_deeply([ $st, $o->{spec}{ports}[0]{port}, $o->{status} ],
+    [ 200, 80, { loadBalancer => { ingress => [ { ip => '1.2.3.4' } ] } } ],
+    'PATCH services/status: the status changes, the spec not');
 
 # --- ephemeral containers ------------------------------------------------------------------
 ($st, $o) = $s->call(GET => "$N/pods/onnode/ephemeralcontainers");
