@@ -15,8 +15,7 @@ const std::vector<std::string>& implementedVerbs(Handlers handlers, bool subreso
     static const std::vector<std::string> part = {"get", "patch", "update"};
     static const std::vector<std::string> create = {"create"};
     static const std::vector<std::string> update = {"update"};
-    static const std::vector<std::string> connect = {"create", "delete", "get", "patch",
-                                                     "update"};
+    static const std::vector<std::string> connect = {"create", "delete", "get", "patch", "update"};
     switch (handlers) {
         case Handlers::Object:
             return subresource ? part : object;

@@ -43,9 +43,9 @@ json::Document budget(int64_t allowed, int64_t current, int64_t desired,
     return doc(R"({"metadata":{"name":"pdb","namespace":"ns","generation":)" +
                std::to_string(generation) + R"(},"spec":{)" + spec +
                R"(},"status":{"observedGeneration":)" + std::to_string(observed) +
-               R"(,"disruptionsAllowed":)" + std::to_string(allowed) +
-               R"(,"currentHealthy":)" + std::to_string(current) + R"(,"desiredHealthy":)" +
-               std::to_string(desired) + R"(,"expectedPods":2}})");
+               R"(,"disruptionsAllowed":)" + std::to_string(allowed) + R"(,"currentHealthy":)" +
+               std::to_string(current) + R"(,"desiredHealthy":)" + std::to_string(desired) +
+               R"(,"expectedPods":2}})");
 }
 
 void terminal_pending_and_terminating_pods_skip_the_budgets(void**) {
@@ -92,8 +92,7 @@ void budgets_cover_pods_of_their_namespace_their_selector_matches(void**) {
 void a_ready_pod_takes_a_disruption_and_is_recorded_as_disrupted(void**) {
     json::Document b = budget(2, 2, 0);
     assert_true(policy::decideBudget(pod("Running", true), b) == policy::BudgetDecision::Decrement);
-    assert_false(policy::checkAndDecrement(b, "p", "2026-11-26T10:00:00Z", false,
-                                           b.GetAllocator())
+    assert_false(policy::checkAndDecrement(b, "p", "2026-11-26T10:00:00Z", false, b.GetAllocator())
                      .has_value());
     assert_string_equal(json::serialize(b["status"]).c_str(),
                         R"({"observedGeneration":1,"disruptionsAllowed":1,"currentHealthy":2,)"
@@ -103,8 +102,7 @@ void a_ready_pod_takes_a_disruption_and_is_recorded_as_disrupted(void**) {
 
 void the_last_disruption_sets_disruption_allowed_false(void**) {
     json::Document b = budget(1, 2, 1);
-    assert_false(policy::checkAndDecrement(b, "p", "2026-11-26T10:00:00Z", false,
-                                           b.GetAllocator())
+    assert_false(policy::checkAndDecrement(b, "p", "2026-11-26T10:00:00Z", false, b.GetAllocator())
                      .has_value());
     assert_string_equal(
         json::serialize(b["status"]).c_str(),
@@ -117,9 +115,8 @@ void the_last_disruption_sets_disruption_allowed_false(void**) {
 
 void a_dry_run_decrements_but_records_no_disrupted_pod(void**) {
     json::Document b = budget(3, 3, 0);
-    assert_false(
-        policy::checkAndDecrement(b, "p", "2026-11-26T10:00:00Z", true, b.GetAllocator())
-            .has_value());
+    assert_false(policy::checkAndDecrement(b, "p", "2026-11-26T10:00:00Z", true, b.GetAllocator())
+                     .has_value());
     assert_int_equal(b["status"]["disruptionsAllowed"].GetInt64(), 2);
     assert_null(json::member(b["status"], "disruptedPods"));
 }

@@ -178,10 +178,10 @@ meta::Status moreThanOneBudget() {
 meta::Status budgetBeingProcessed(std::string_view budget) {
     meta::Status s = meta::Status::tooManyRequests(
         "Cannot evict pod as it would violate the pod's disruption budget.", 10);
-    s.details->causes.push_back(
-        {"DisruptionBudget",
-         "The disruption budget " + std::string(budget) + " is still being processed by the server.",
-         ""});
+    s.details->causes.push_back({"DisruptionBudget",
+                                 "The disruption budget " + std::string(budget) +
+                                     " is still being processed by the server.",
+                                 ""});
     return s;
 }
 

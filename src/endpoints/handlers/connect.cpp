@@ -37,8 +37,7 @@ struct SchemeNamePort {
 SchemeNamePort splitSchemeNamePort(std::string_view id) {
     std::vector<std::string> parts;
     size_t start = 0;
-    for (size_t colon; (colon = id.find(':', start)) != std::string_view::npos;
-         start = colon + 1) {
+    for (size_t colon; (colon = id.find(':', start)) != std::string_view::npos; start = colon + 1) {
         parts.emplace_back(id.substr(start, colon - start));
     }
     parts.emplace_back(id.substr(start));
@@ -64,8 +63,7 @@ bool proxyableIP(std::string_view text) {
         return !loopback && !linkLocal && !linkLocalMulticast;
     }
     if (inet_pton(AF_INET6, ip.c_str(), v6) == 1) {
-        static const unsigned char kLoopback[16] = {0, 0, 0, 0, 0, 0, 0, 0,
-                                                    0, 0, 0, 0, 0, 0, 0, 1};
+        static const unsigned char kLoopback[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
         bool loopback = std::equal(v6, v6 + 16, kLoopback);
         bool linkLocal = v6[0] == 0xfe && (v6[1] & 0xc0) == 0x80;
         bool localMulticast = v6[0] == 0xff && ((v6[1] & 0x0f) == 1 || (v6[1] & 0x0f) == 2);
@@ -144,8 +142,8 @@ std::optional<std::string> kubeletHost(const json::Value& node, meta::Status* er
         }
         for (const json::Value& a : addrs->GetArray()) {
             if (a.IsObject() && json::stringMember(a, "type") == type) {
-                int64_t port = cells::integer(node, {"status", "daemonEndpoints",
-                                                     "kubeletEndpoint", "Port"});
+                int64_t port =
+                    cells::integer(node, {"status", "daemonEndpoints", "kubeletEndpoint", "Port"});
                 std::string address(json::stringMember(a, "address"));
                 bool v6 = address.find(':') != std::string::npos;
                 return (v6 ? "[" + address + "]" : address) + ":" +
@@ -185,73 +183,75 @@ meta::Status proxyUnreachable() {
 // The node a pod runs on, then the kubelet's failure.
 void throughKubelet(const Scope& s, registry::Store& nodes, std::string nodeName,
                     std::string container) {
-    nodes.get("", nodeName, [s, nodeName, container](const meta::Status* err,
-                                                     std::string_view obj) {
-        if (err && err->code == 404) {
-            // kube's connection info getter names the node a pod.
-            s->fail(meta::Status::notFound({"", "pods"}, nodeName));
-            return;
-        }
-        if (err) {
-            s->fail(*err);
-            return;
-        }
-        auto node = parsed(obj);
-        if (!node) {
-            s->fail(meta::Status::internalError("stored node cannot be read"));
-            return;
-        }
-        meta::Status failed;
-        std::optional<std::string> host = kubeletHost(*node, &failed);
-        s->fail(host ? kubeletUnreachable(s, *host, container) : failed);
-    });
+    nodes.get("", nodeName,
+              [s, nodeName, container](const meta::Status* err, std::string_view obj) {
+                  if (err && err->code == 404) {
+                      // kube's connection info getter names the node a pod.
+                      s->fail(meta::Status::notFound({"", "pods"}, nodeName));
+                      return;
+                  }
+                  if (err) {
+                      s->fail(*err);
+                      return;
+                  }
+                  auto node = parsed(obj);
+                  if (!node) {
+                      s->fail(meta::Status::internalError("stored node cannot be read"));
+                      return;
+                  }
+                  meta::Status failed;
+                  std::optional<std::string> host = kubeletHost(*node, &failed);
+                  s->fail(host ? kubeletUnreachable(s, *host, container) : failed);
+              });
 }
 
 void connectPod(const Scope& s, registry::Store& nodes) {
     const std::string sub = s->info.subresource;
     std::string name = sub == "proxy" ? splitSchemeNamePort(s->info.name).name : s->info.name;
-    s->store.get(s->info.namespace_, name, [s, &nodes, sub, name](const meta::Status* err,
-                                                                  std::string_view obj) {
-        if (err) {
-            s->fail(*err);
-            return;
-        }
-        auto pod = parsed(obj);
-        if (!pod) {
-            s->fail(meta::Status::internalError("stored pod cannot be read"));
-            return;
-        }
-        if (sub == "proxy") {
-            // ResourceLocation: the pod's IP, which must be one kube proxies to.
-            bool allowed = proxyableIP(cells::text(*pod, {"status", "podIP"}));
-            s->fail(allowed ? proxyUnreachable() : meta::Status::badRequest("address not allowed"));
-            return;
-        }
-        std::string container;
-        if (sub != "portforward") {
-            meta::Status refused;
-            std::optional<std::string> chosen = chooseContainer(
-                *pod, name, s->query.get("container").value_or(""), sub == "log", &refused);
-            if (!chosen) {
-                s->fail(refused);
+    s->store.get(
+        s->info.namespace_, name,
+        [s, &nodes, sub, name](const meta::Status* err, std::string_view obj) {
+            if (err) {
+                s->fail(*err);
                 return;
             }
-            container = *chosen;
-        }
-        std::string nodeName(cells::text(*pod, {"spec", "nodeName"}));
-        if (nodeName.empty() && sub == "log") {
-            // LogLocation: no node, no location; kube answers with nothing.
-            HttpResponse r;
-            r.status = 204;
-            s->respond(std::move(r));
-            return;
-        }
-        if (nodeName.empty()) {
-            s->fail(meta::Status::badRequest("pod " + name + " does not have a host assigned"));
-            return;
-        }
-        throughKubelet(s, nodes, nodeName, container);
-    });
+            auto pod = parsed(obj);
+            if (!pod) {
+                s->fail(meta::Status::internalError("stored pod cannot be read"));
+                return;
+            }
+            if (sub == "proxy") {
+                // ResourceLocation: the pod's IP, which must be one kube proxies to.
+                bool allowed = proxyableIP(cells::text(*pod, {"status", "podIP"}));
+                s->fail(allowed ? proxyUnreachable()
+                                : meta::Status::badRequest("address not allowed"));
+                return;
+            }
+            std::string container;
+            if (sub != "portforward") {
+                meta::Status refused;
+                std::optional<std::string> chosen = chooseContainer(
+                    *pod, name, s->query.get("container").value_or(""), sub == "log", &refused);
+                if (!chosen) {
+                    s->fail(refused);
+                    return;
+                }
+                container = *chosen;
+            }
+            std::string nodeName(cells::text(*pod, {"spec", "nodeName"}));
+            if (nodeName.empty() && sub == "log") {
+                // LogLocation: no node, no location; kube answers with nothing.
+                HttpResponse r;
+                r.status = 204;
+                s->respond(std::move(r));
+                return;
+            }
+            if (nodeName.empty()) {
+                s->fail(meta::Status::badRequest("pod " + name + " does not have a host assigned"));
+                return;
+            }
+            throughKubelet(s, nodes, nodeName, container);
+        });
 }
 
 void connectNode(const Scope& s) {
@@ -277,8 +277,8 @@ void connectNode(const Scope& s) {
             ip = ip.substr(1, ip.size() - 2);
         }
         unsigned char any[16];
-        bool isIP = inet_pton(AF_INET, ip.c_str(), any) == 1 ||
-                    inet_pton(AF_INET6, ip.c_str(), any) == 1;
+        bool isIP =
+            inet_pton(AF_INET, ip.c_str(), any) == 1 || inet_pton(AF_INET6, ip.c_str(), any) == 1;
         s->fail(isIP && !proxyableIP(ip) ? meta::Status::badRequest("address not allowed")
                                          : proxyUnreachable());
     });
@@ -288,57 +288,59 @@ void connectNode(const Scope& s) {
 // endpoints' addresses.
 void connectService(const Scope& s, registry::Store& endpoints) {
     SchemeNamePort id = splitSchemeNamePort(s->info.name);
-    s->store.get(s->info.namespace_, id.name, [s, &endpoints, id](const meta::Status* err,
-                                                                  std::string_view obj) {
-        if (err) {
-            s->fail(*err);
-            return;
-        }
-        auto svc = parsed(obj);
-        if (!svc) {
-            s->fail(meta::Status::internalError("stored service cannot be read"));
-            return;
-        }
-        if (!id.port.empty()) {
-            bool found = false;
-            const json::Value* ports = json::at(*svc, {"spec", "ports"});
-            if (ports && ports->IsArray()) {
-                for (const json::Value& p : ports->GetArray()) {
-                    found = found ||
-                            (p.IsObject() &&
-                             (json::stringMember(p, "name") == id.port ||
-                              std::to_string(cells::integer(p, {"port"})) == id.port));
-                }
-            }
-            if (!found) {
-                s->fail(meta::Status::serviceUnavailable("no service port " + id.port + " found for service \"" + id.name + "\""));
-                return;
-            }
-        }
-        endpoints.get(s->info.namespace_, id.name, [s, id](const meta::Status* err,
-                                                           std::string_view obj) {
-            if (err && err->code == 404) {
-                s->fail(meta::Status::notFound({"", "services"}, id.name));
-                return;
-            }
+    s->store.get(
+        s->info.namespace_, id.name,
+        [s, &endpoints, id](const meta::Status* err, std::string_view obj) {
             if (err) {
                 s->fail(*err);
                 return;
             }
-            auto eps = parsed(obj);
-            bool any = false;
-            const json::Value* subsets = eps ? json::member(*eps, "subsets") : nullptr;
-            if (subsets && subsets->IsArray()) {
-                for (const json::Value& ss : subsets->GetArray()) {
-                    const json::Value* addrs = json::member(ss, "addresses");
-                    any = any || (addrs && addrs->IsArray() && !addrs->Empty());
+            auto svc = parsed(obj);
+            if (!svc) {
+                s->fail(meta::Status::internalError("stored service cannot be read"));
+                return;
+            }
+            if (!id.port.empty()) {
+                bool found = false;
+                const json::Value* ports = json::at(*svc, {"spec", "ports"});
+                if (ports && ports->IsArray()) {
+                    for (const json::Value& p : ports->GetArray()) {
+                        found = found || (p.IsObject() &&
+                                          (json::stringMember(p, "name") == id.port ||
+                                           std::to_string(cells::integer(p, {"port"})) == id.port));
+                    }
+                }
+                if (!found) {
+                    s->fail(meta::Status::serviceUnavailable(
+                        "no service port " + id.port + " found for service \"" + id.name + "\""));
+                    return;
                 }
             }
-            s->fail(any ? proxyUnreachable()
-                        : meta::Status::serviceUnavailable("no endpoints available for service \"" +
-                                                           id.name + "\""));
+            endpoints.get(
+                s->info.namespace_, id.name,
+                [s, id](const meta::Status* err, std::string_view obj) {
+                    if (err && err->code == 404) {
+                        s->fail(meta::Status::notFound({"", "services"}, id.name));
+                        return;
+                    }
+                    if (err) {
+                        s->fail(*err);
+                        return;
+                    }
+                    auto eps = parsed(obj);
+                    bool any = false;
+                    const json::Value* subsets = eps ? json::member(*eps, "subsets") : nullptr;
+                    if (subsets && subsets->IsArray()) {
+                        for (const json::Value& ss : subsets->GetArray()) {
+                            const json::Value* addrs = json::member(ss, "addresses");
+                            any = any || (addrs && addrs->IsArray() && !addrs->Empty());
+                        }
+                    }
+                    s->fail(any ? proxyUnreachable()
+                                : meta::Status::serviceUnavailable(
+                                      "no endpoints available for service \"" + id.name + "\""));
+                });
         });
-    });
 }
 
 }  // namespace

@@ -77,10 +77,9 @@ void serveEphemeralContainers(Scope s) {
             return ephemeralUpdate(current, built, name);
         };
     }
-    s->store.patch(s->info.namespace_, name, std::move(fn), opts,
-                   [s](const meta::Status* err, std::string_view pod) {
-                       respondUpdated(s, err, pod);
-                   });
+    s->store.patch(
+        s->info.namespace_, name, std::move(fn), opts,
+        [s](const meta::Status* err, std::string_view pod) { respondUpdated(s, err, pod); });
 }
 
 }  // namespace kube::endpoints

@@ -111,20 +111,19 @@ void readPod(const Scope& s, const Plan& p);
 // answered `onConflict` when given.
 void deletePod(const Scope& s, const Plan& p, const registry::DeleteOptions& opts, bool retry,
                std::optional<meta::Status> onConflict) {
-    p->pods.remove(p->ns, p->name, opts,
-                   [s, p, retry, onConflict](const meta::Status* err,
-                                             const registry::DeleteResult&) {
-                       if (!err) {
-                           answerSuccess(s);
-                       } else if (err->reason == "Conflict" && onConflict) {
-                           s->fail(*onConflict);
-                       } else if (err->reason == "Conflict" && retry &&
-                                  ++p->attempts < kMaxAttempts) {
-                           readPod(s, p);
-                       } else {
-                           s->fail(*err);
-                       }
-                   });
+    p->pods.remove(
+        p->ns, p->name, opts,
+        [s, p, retry, onConflict](const meta::Status* err, const registry::DeleteResult&) {
+            if (!err) {
+                answerSuccess(s);
+            } else if (err->reason == "Conflict" && onConflict) {
+                s->fail(*onConflict);
+            } else if (err->reason == "Conflict" && retry && ++p->attempts < kMaxAttempts) {
+                readPod(s, p);
+            } else {
+                s->fail(*err);
+            }
+        });
 }
 
 // The options with the pod's resourceVersion as a precondition.
@@ -138,48 +137,49 @@ registry::DeleteOptions atReadVersion(const Plan& p) {
 // checkAndDecrement's read-verify-write of budget `name`, tried again on a
 // conflict with the budget read anew; then the pod's delete.
 void decrementBudget(const Scope& s, const Plan& p, int attempt) {
-    p->budgets.get(p->ns, p->budget, [s, p, attempt](const meta::Status* err, std::string_view obj) {
-        if (err) {
-            s->fail(*err);
-            return;
-        }
-        auto budget = parsed(obj);
-        if (!budget) {
-            s->fail(meta::Status::internalError("stored budget cannot be read"));
-            return;
-        }
-        std::string now = util::time::formatRFC3339(s->render.table.now);
-        if (auto refused = policy::checkAndDecrement(*budget, p->name, now, p->options.dryRun,
-                                                     budget->GetAllocator())) {
-            s->fail(*refused);
-            return;
-        }
-        if (p->options.dryRun) {
-            deletePod(s, p, p->options, false, std::nullopt);
-            return;
-        }
-        registry::UpdateOptions opts;
-        opts.status = true;
-        opts.manager = "kube-apiserver";
-        p->budgets.update(
-            p->ns, p->budget, budget, opts,
-            [s, p, attempt](const meta::Status* err, std::string_view) {
-                if (err && err->reason == "Conflict" && attempt + 1 < kMaxAttempts) {
-                    decrementBudget(s, p, attempt + 1);
-                    return;
-                }
-                if (err && err->reason == "Conflict") {
-                    s->fail(meta::Status::timeout("couldn't update PodDisruptionBudget \"" +
-                                                  p->budget + "\" due to conflicts"));
-                    return;
-                }
-                if (err) {
-                    s->fail(*err);
-                    return;
-                }
+    p->budgets.get(
+        p->ns, p->budget, [s, p, attempt](const meta::Status* err, std::string_view obj) {
+            if (err) {
+                s->fail(*err);
+                return;
+            }
+            auto budget = parsed(obj);
+            if (!budget) {
+                s->fail(meta::Status::internalError("stored budget cannot be read"));
+                return;
+            }
+            std::string now = util::time::formatRFC3339(s->render.table.now);
+            if (auto refused = policy::checkAndDecrement(*budget, p->name, now, p->options.dryRun,
+                                                         budget->GetAllocator())) {
+                s->fail(*refused);
+                return;
+            }
+            if (p->options.dryRun) {
                 deletePod(s, p, p->options, false, std::nullopt);
-            });
-    });
+                return;
+            }
+            registry::UpdateOptions opts;
+            opts.status = true;
+            opts.manager = "kube-apiserver";
+            p->budgets.update(
+                p->ns, p->budget, budget, opts,
+                [s, p, attempt](const meta::Status* err, std::string_view) {
+                    if (err && err->reason == "Conflict" && attempt + 1 < kMaxAttempts) {
+                        decrementBudget(s, p, attempt + 1);
+                        return;
+                    }
+                    if (err && err->reason == "Conflict") {
+                        s->fail(meta::Status::timeout("couldn't update PodDisruptionBudget \"" +
+                                                      p->budget + "\" due to conflicts"));
+                        return;
+                    }
+                    if (err) {
+                        s->fail(*err);
+                        return;
+                    }
+                    deletePod(s, p, p->options, false, std::nullopt);
+                });
+        });
 }
 
 // The budgets of the pod's namespace, the one covering it, and what it allows.
