@@ -202,6 +202,16 @@ for my $sub (qw(exec attach portforward)) {
     is_deeply([ $st, $o ], [ 400, failure(400, 'BadRequest',
                 'pod nohost does not have a host assigned') ], "pods/$sub of a pod on no node: 400");
 }
+($st, $o) = $s->call(GET => "$N/pods/nope/log?tailLines=-2&sinceSeconds=5&sinceTime=2020-01-01T00:00:00Z");
+is_deeply([ $st, $o->{message} ], [ 422, 'PodLogOptions "nope" is invalid: [tailLines: Invalid value: '
+            . '-2: must be greater than or equal to 0, []: Forbidden: at most one of `sinceTime` or '
+            . '`sinceSeconds` may be specified]' ], 'pods/log with invalid options: kube\'s 422');
+($st, $o) = $s->call(GET => "$N/pods/nope/log?limitBytes=0&sinceSeconds=0");
+is($o->{message}, 'PodLogOptions "nope" is invalid: [limitBytes: Invalid value: 0: must be greater '
+    . 'than 0, sinceSeconds: Invalid value: 0: must be greater than 0]', 'pods/log: limitBytes, sinceSeconds');
+($st, $o) = $s->call(GET => "$N/pods/nope/log?tailLines=x");
+is_deeply([ $st, $o->{message} ], [ 400, 'strconv.ParseInt: parsing "x": invalid syntax' ],
+    'pods/log with a tailLines that is no integer: 400');
 ($st, $o) = $s->call(GET => "$N/pods/onnode/log?container=zz");
 is_deeply([ $st, $o ], [ 400, failure(400, 'BadRequest', 'container zz is not valid for pod onnode') ],
     'pods/log of a container the pod lacks: 400');

@@ -1,9 +1,11 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <map>
 
 #include "endpoints/handlers/core_subresources.hpp"
 #include "registry/table_cells.hpp"
+#include "registry/validation.hpp"
 
 namespace kube::endpoints {
 
@@ -205,8 +207,51 @@ void throughKubelet(const Scope& s, registry::Store& nodes, std::string nodeName
               });
 }
 
+// The PodLogOptions of a pods/log query, decoded (a 400 for an integer that
+// does not parse) and checked as ValidatePodLogOptions checks them (422).
+std::optional<meta::Status> logOptionsError(const Scope& s) {
+    std::map<std::string, int64_t> n;
+    for (std::string_view name : {"tailLines", "limitBytes", "sinceSeconds"}) {
+        if (auto v = s->query.get(name)) {
+            std::string why;
+            std::optional<int64_t> parsed = util::Query::parseInt(*v, &why);
+            if (!parsed) {
+                return meta::Status::badRequest("strconv.ParseInt: parsing " +
+                                                registry::validation::goQuote(*v) + ": " + why);
+            }
+            n.emplace(name, *parsed);
+        }
+    }
+    namespace field = registry::validation::field;
+    std::vector<meta::StatusCause> causes;
+    if (n.count("tailLines") && n["tailLines"] < 0) {
+        causes.push_back(
+            field::invalid("tailLines", n["tailLines"], "must be greater than or equal to 0"));
+    }
+    if (n.count("limitBytes") && n["limitBytes"] < 1) {
+        causes.push_back(field::invalid("limitBytes", n["limitBytes"], "must be greater than 0"));
+    }
+    if (n.count("sinceSeconds") && s->query.get("sinceTime")) {
+        causes.push_back(field::forbidden(
+            "[]", "at most one of `sinceTime` or `sinceSeconds` may be specified"));
+    } else if (n.count("sinceSeconds") && n["sinceSeconds"] < 1) {
+        causes.push_back(
+            field::invalid("sinceSeconds", n["sinceSeconds"], "must be greater than 0"));
+    }
+    if (causes.empty()) {
+        return std::nullopt;
+    }
+    return meta::Status::invalid({"", "PodLogOptions"}, s->info.name, std::move(causes));
+}
+
 void connectPod(const Scope& s, registry::Store& nodes) {
     const std::string sub = s->info.subresource;
+    if (sub == "log") {
+        if (auto refused = logOptionsError(s)) {
+            s->fail(*refused);
+            return;
+        }
+    }
     std::string name = sub == "proxy" ? splitSchemeNamePort(s->info.name).name : s->info.name;
     s->store.get(
         s->info.namespace_, name,
