@@ -81,10 +81,10 @@ GET /apis/apps/v1
 
 
 
-=== TEST 7: /api/v1 lists namespaces as cluster scoped without deletecollection, then namespaces/status
+=== TEST 7: /api/v1 lists namespaces as cluster scoped without deletecollection, then namespaces/finalize and namespaces/status
 --- request
 GET /api/v1
---- response_body_like: ^\{"kind":"APIResourceList","groupVersion":"v1","resources":\[.*\{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":\["create","delete","get","list","patch","update","watch"\],"shortNames":\["ns"\],"storageVersionHash":"[^"]+"\},\{"name":"namespaces/status","singularName":"","namespaced":false,"kind":"Namespace","verbs":\["get","patch","update"\]\},\{"name":"nodes"
+--- response_body_like: ^\{"kind":"APIResourceList","groupVersion":"v1","resources":\[.*\{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":\["create","delete","get","list","patch","update","watch"\],"shortNames":\["ns"\],"storageVersionHash":"[^"]+"\},\{"name":"namespaces/finalize","singularName":"","namespaced":false,"kind":"Namespace","verbs":\["update"\]\},\{"name":"namespaces/status","singularName":"","namespaced":false,"kind":"Namespace","verbs":\["get","patch","update"\]\},\{"name":"nodes"
 
 
 

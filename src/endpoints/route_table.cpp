@@ -1,6 +1,7 @@
 #include "endpoints/route_table.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace kube::endpoints {
 
@@ -13,11 +14,19 @@ const std::vector<std::string>& implementedVerbs(Handlers handlers, bool subreso
         "create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
     static const std::vector<std::string> part = {"get", "patch", "update"};
     static const std::vector<std::string> create = {"create"};
+    static const std::vector<std::string> update = {"update"};
+    static const std::vector<std::string> connect = {"create", "delete", "get", "patch", "update"};
     switch (handlers) {
         case Handlers::Object:
             return subresource ? part : object;
         case Handlers::Scale:
+        case Handlers::EphemeralContainers:
             return part;
+        case Handlers::Finalize:
+            return update;
+        case Handlers::Connect:
+            return connect;
+        case Handlers::Eviction:
         case Handlers::Review:
         case Handlers::TokenRequest:
         case Handlers::Binding:
@@ -26,8 +35,30 @@ const std::vector<std::string>& implementedVerbs(Handlers handlers, bool subreso
     return create;
 }
 
-Handlers subresourceHandlers(registry::SubresourceStorage storage) {
-    switch (storage) {
+// The core/v1 subresources whose storage is neither the parent's nor one of
+// SubresourceStorage's, known by their names (which kube gives no other
+// storage): kube's EvictionREST, EphemeralContainersREST, FinalizeREST and
+// its rest.Connecter storages.
+// TODO: SubresourceStorage values, when registry/kind.hpp is next rebuilt anyway.
+std::optional<Handlers> namedSubresourceHandlers(const registry::SubresourceInfo& sub) {
+    if (sub.name == "eviction") {
+        return Handlers::Eviction;
+    }
+    if (sub.name == "ephemeralcontainers") {
+        return Handlers::EphemeralContainers;
+    }
+    if (sub.name == "finalize") {
+        return Handlers::Finalize;
+    }
+    if (sub.name == "log" || sub.name == "exec" || sub.name == "attach" ||
+        sub.name == "portforward" || sub.name == "proxy") {
+        return Handlers::Connect;
+    }
+    return std::nullopt;
+}
+
+Handlers subresourceHandlers(const registry::SubresourceInfo& sub) {
+    switch (sub.storage) {
         case registry::SubresourceStorage::Scale:
             return Handlers::Scale;
         case registry::SubresourceStorage::TokenRequest:
@@ -37,13 +68,13 @@ Handlers subresourceHandlers(registry::SubresourceStorage storage) {
         case registry::SubresourceStorage::Parent:
             break;
     }
-    return Handlers::Object;
+    return namedSubresourceHandlers(sub).value_or(Handlers::Object);
 }
 
 ResourceRoute route(const registry::KindInfo& kind, const registry::SubresourceInfo* sub) {
     ResourceRoute r;
     r.subresource = sub;
-    r.handlers = sub           ? subresourceHandlers(sub->storage)
+    r.handlers = sub           ? subresourceHandlers(*sub)
                  : kind.review ? Handlers::Review
                                : Handlers::Object;
     r.responseKind = sub && sub->responseKind ? sub->responseKind : &kind;

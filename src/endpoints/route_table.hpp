@@ -20,6 +20,13 @@ enum class Handlers {
     Scale,         // the scale subresource's handlers
     TokenRequest,  // serviceaccounts/token
     Binding,       // pods/binding and bindings: the pod's node
+    Eviction,      // pods/eviction: the pod deleted as its disruption budget allows
+    // pods/ephemeralcontainers: the pod, of which only spec.ephemeralContainers changes
+    EphemeralContainers,
+    Finalize,  // namespaces/finalize: the namespace, of which only spec.finalizers changes
+    // A kubelet's or a backend's stream (pods/log, exec, attach, portforward,
+    // and the proxy subresources): kube's rest.Connecter storages
+    Connect,
 };
 
 // One resource or subresource served: its handlers and the verbs they

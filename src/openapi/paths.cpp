@@ -226,7 +226,11 @@ void Paths::resource(const endpoints::KindRoutes& routes) {
     collectionPaths(r);
     itemPath(r);
     for (const endpoints::ResourceRoute& sub : routes.subresources) {
-        subresourcePath(r, sub);
+        // kube's connect operations (string streams, path suffixes) are
+        // not described yet.
+        if (sub.handlers != endpoints::Handlers::Connect) {
+            subresourcePath(r, sub);
+        }
     }
     watchPaths(r);
 }

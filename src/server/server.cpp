@@ -8,6 +8,8 @@
 #include "endpoints/handlers/authentication.hpp"
 #include "endpoints/handlers/authorization.hpp"
 #include "endpoints/handlers/binding.hpp"
+#include "endpoints/handlers/core_subresources.hpp"
+#include "endpoints/handlers/eviction.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/protobuf_codec.hpp"
 #include "flowcontrol/bootstrap.hpp"
@@ -789,6 +791,20 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
             return;
         case endpoints::Handlers::Review:
             serveReview(kind, scope);
+            return;
+        case endpoints::Handlers::Eviction:
+            endpoints::createEviction(
+                scope, *store, *stores_.at(scheme_.find("policy", "v1", "poddisruptionbudgets")));
+            return;
+        case endpoints::Handlers::EphemeralContainers:
+            endpoints::serveEphemeralContainers(scope);
+            return;
+        case endpoints::Handlers::Finalize:
+            endpoints::finalizeNamespace(scope);
+            return;
+        case endpoints::Handlers::Connect:
+            endpoints::connect(scope, *stores_.at(scheme_.find("", "v1", "nodes")),
+                               *stores_.at(scheme_.find("", "v1", "endpoints")));
             return;
         case endpoints::Handlers::Scale:
             if (verb == "get") {

@@ -87,7 +87,10 @@ registry::KindInfo namespaceKind() {
     k.shortNames = {"ns"};
     k.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
     k.nameRule = registry::NameRule::DNS1123Label;
-    k.subresources = {registry::statusSubresource()};
+    k.subresources = {
+        {"finalize", "", "", "", {"update"}},
+        registry::statusSubresource(),
+    };
     k.columns = {
         cells::nameColumn(),
         cells::textColumn("Status", "string", "The status of the namespace",

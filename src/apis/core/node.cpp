@@ -95,7 +95,10 @@ registry::KindInfo nodeKind() {
     k.singular = "node";
     k.namespaced = false;
     k.shortNames = {"no"};
-    k.subresources = {registry::statusSubresource()};
+    k.subresources = {
+        {"proxy", "", "", "NodeProxyOptions", {"create", "delete", "get", "patch", "update"}},
+        registry::statusSubresource(),
+    };
     k.columns = {
         cells::nameColumn(),
         cells::textColumn(

@@ -6,6 +6,7 @@
 #include "apis/core/defaulting.hpp"
 #include "apis/core/kinds.hpp"
 #include "apis/core/pod_spec.hpp"
+#include "apis/policy/eviction.hpp"
 #include "registry/status_strategy.hpp"
 #include "registry/table_cells.hpp"
 #include "util/time.hpp"
@@ -312,7 +313,19 @@ registry::KindInfo podKind() {
     k.shortNames = {"po"};
     k.categories = {"all"};
     k.tracksGeneration = true;
-    k.subresources = {bindingSubresource(), registry::statusSubresource()};
+    // kube's pod storages: the Connecter ones (attach, exec, log,
+    // portforward, proxy) answer as a pod on no reachable kubelet.
+    k.subresources = {
+        {"attach", "", "", "PodAttachOptions", {"create", "get"}},
+        bindingSubresource(),
+        {"ephemeralcontainers", "", "", "", {"get", "patch", "update"}},
+        apis::policy::evictionSubresource(),
+        {"exec", "", "", "PodExecOptions", {"create", "get"}},
+        {"log", "", "", "", {"get"}},
+        {"portforward", "", "", "PodPortForwardOptions", {"create", "get"}},
+        {"proxy", "", "", "PodProxyOptions", {"create", "delete", "get", "patch", "update"}},
+        registry::statusSubresource(),
+    };
     k.columns = {
         cells::nameColumn(),
         cells::textColumn("Ready", "string",

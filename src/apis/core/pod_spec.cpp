@@ -188,6 +188,7 @@ void defaultPodSpec(json::Value& spec, json::Allocator& a) {
     setString(spec, "schedulerName", "default-scheduler", a);
     forEachElement(spec, "containers", [&](json::Value& c) { defaultContainer(c, a); });
     forEachElement(spec, "initContainers", [&](json::Value& c) { defaultContainer(c, a); });
+    forEachElement(spec, "ephemeralContainers", [&](json::Value& c) { defaultContainer(c, a); });
     forEachElement(spec, "volumes", [&](json::Value& v) { defaultVolume(v, a); });
 }
 

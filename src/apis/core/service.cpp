@@ -273,7 +273,10 @@ registry::KindInfo serviceKind() {
     k.shortNames = {"svc"};
     k.categories = {"all"};
     k.nameRule = registry::NameRule::DNS1035Label;
-    k.subresources = {registry::statusSubresource()};
+    k.subresources = {
+        {"proxy", "", "", "ServiceProxyOptions", {"create", "delete", "get", "patch", "update"}},
+        registry::statusSubresource(),
+    };
     k.columns = {
         cells::nameColumn(),
         cells::textColumn("Type", "string",
