@@ -167,4 +167,87 @@ void Store::listFromCache(std::string_view ns, const ListOptions& opts, ListCall
     cb(nullptr, std::move(out));
 }
 
+namespace {
+
+// `bytes` as the object at `at`'s key and revisions.
+storage::cacher::ObjectRef cachedObject(std::string_view key, std::string bytes,
+                                        const storage::ObjectView& at) {
+    auto o = std::make_shared<storage::cacher::CachedObject>();
+    o->key = std::string(key);
+    o->bytes = std::move(bytes);
+    o->modRevision = at.modRevision;
+    o->createRevision = at.createRevision;
+    return o;
+}
+
+}  // namespace
+
+void Store::decodeListPage(ListPage&& page, ListCallback cb) {
+    std::vector<size_t> stale;
+    size_t staleBytes = 0;
+    bool heavy = false;
+    for (size_t i = 0; i < page.items.size(); ++i) {
+        const storage::ObjectView& item = page.items[i];
+        if (decoding_->needed(item.modRevision)) {
+            stale.push_back(i);
+            staleBytes += item.value.size();
+            heavy = heavy || StoredDecoding::offLoop(item.value);
+        }
+    }
+    if (stale.empty()) {
+        cb(nullptr, std::move(page));
+        return;
+    }
+    struct State {
+        ListPage page;
+        std::vector<size_t> stale;
+        std::vector<storage::ObjectView> views;
+        std::optional<meta::Status> error;
+    };
+    auto state = std::make_shared<State>();
+    // The page's objects, owned: a page read from the store holds views
+    // into its read, gone once this returns.
+    if (page.objects.size() != page.items.size()) {
+        page.objects.clear();
+        for (const storage::ObjectView& v : page.items) {
+            page.objects.push_back(cachedObject(v.key, std::string(v.value), v));
+        }
+    }
+    state->page = std::move(page);
+    state->stale = std::move(stale);
+    // Touches the page's objects only: it may run on a thread.
+    auto decode = [state, d = decoding_] {
+        try {
+            for (size_t i : state->stale) {
+                const storage::cacher::CachedObject& o = *state->page.objects[i];
+                if (std::optional<std::string> decoded = d->decode(o.bytes)) {
+                    state->page.objects[i] = cachedObject(o.key, std::move(*decoded), o.view());
+                }
+            }
+        } catch (const std::exception& e) {
+            state->error = meta::Status::internalError(e.what());
+        }
+    };
+    auto done = [state, cb = std::move(cb)] {
+        if (state->error) {
+            cb(&*state->error, {});
+            return;
+        }
+        state->views.reserve(state->page.objects.size());
+        for (const auto& o : state->page.objects) {
+            state->views.push_back(o->view());
+        }
+        state->page.items = state->views;
+        cb(nullptr, std::move(state->page));
+    };
+    // A page whose decoding would hold the loop is decoded on a thread, as
+    // an object that large is rendered there.
+    if (heavy || staleBytes >= StoredDecoding::kDecodeOffLoopBytes) {
+        loop_.runBlocking(std::move(decode), std::move(done));
+        return;
+    }
+    decode();
+    done();
+}
+
 }  // namespace kube::registry
