@@ -310,6 +310,16 @@ bool WatchStream::decoded(const CachedObject& o, storage::Revision written,
         return false;
     }
     try {
+        // An object at its own revision is remembered (the next watcher, or
+        // list, reads it at a lookup's cost); a deleted one is decoded.
+        if (written == o.modRevision) {
+            storage::cacher::ObjectRef read = decoding_->read(o.view());
+            if (!read) {
+                return false;
+            }
+            held = read->bytes;
+            return true;
+        }
         std::optional<std::string> d = decoding_->decode(o.bytes);
         if (!d) {
             return false;

@@ -183,28 +183,38 @@ storage::cacher::ObjectRef cachedObject(std::string_view key, std::string bytes,
 }  // namespace
 
 void Store::decodeListPage(ListPage&& page, ListCallback cb) {
-    std::vector<size_t> stale;
-    size_t staleBytes = 0;
-    bool heavy = false;
-    for (size_t i = 0; i < page.items.size(); ++i) {
-        const storage::ObjectView& item = page.items[i];
-        if (decoding_->needed(item.modRevision)) {
-            stale.push_back(i);
-            staleBytes += item.value.size();
-            heavy = heavy || StoredDecoding::offLoop(item.value);
-        }
-    }
-    if (stale.empty()) {
-        cb(nullptr, std::move(page));
-        return;
-    }
     struct State {
         ListPage page;
-        std::vector<size_t> stale;
+        // The objects read otherwise than stored and not remembered.
+        std::vector<size_t> unknown;
+        std::vector<std::optional<std::string>> decoded;
         std::vector<storage::ObjectView> views;
         std::optional<meta::Status> error;
     };
     auto state = std::make_shared<State>();
+    std::vector<std::pair<size_t, storage::cacher::ObjectRef>> recalled;
+    size_t unknownBytes = 0;
+    bool heavy = false;
+    for (size_t i = 0; i < page.items.size(); ++i) {
+        const storage::ObjectView& item = page.items[i];
+        if (!decoding_->needed(item.modRevision)) {
+            continue;
+        }
+        storage::cacher::ObjectRef read;
+        if (decoding_->recall(item, &read)) {
+            if (read) {
+                recalled.emplace_back(i, std::move(read));
+            }
+            continue;
+        }
+        state->unknown.push_back(i);
+        unknownBytes += item.value.size();
+        heavy = heavy || StoredDecoding::offLoop(item.value);
+    }
+    if (recalled.empty() && state->unknown.empty()) {
+        cb(nullptr, std::move(page));
+        return;
+    }
     // The page's objects, owned: a page read from the store holds views
     // into its read, gone once this returns.
     if (page.objects.size() != page.items.size()) {
@@ -213,25 +223,36 @@ void Store::decodeListPage(ListPage&& page, ListCallback cb) {
             page.objects.push_back(cachedObject(v.key, std::string(v.value), v));
         }
     }
+    for (auto& [i, read] : recalled) {
+        page.objects[i] = std::move(read);
+    }
     state->page = std::move(page);
-    state->stale = std::move(stale);
+    state->decoded.resize(state->unknown.size());
     // Touches the page's objects only: it may run on a thread.
     auto decode = [state, d = decoding_] {
         try {
-            for (size_t i : state->stale) {
-                const storage::cacher::CachedObject& o = *state->page.objects[i];
-                if (std::optional<std::string> decoded = d->decode(o.bytes)) {
-                    state->page.objects[i] = cachedObject(o.key, std::move(*decoded), o.view());
-                }
+            for (size_t j = 0; j < state->unknown.size(); ++j) {
+                state->decoded[j] = d->decode(state->page.objects[state->unknown[j]]->bytes);
             }
         } catch (const std::exception& e) {
             state->error = meta::Status::internalError(e.what());
         }
     };
-    auto done = [state, cb = std::move(cb)] {
+    auto done = [state, d = decoding_, cb = std::move(cb)] {
         if (state->error) {
             cb(&*state->error, {});
             return;
+        }
+        for (size_t j = 0; j < state->unknown.size(); ++j) {
+            storage::cacher::ObjectRef& o = state->page.objects[state->unknown[j]];
+            storage::cacher::ObjectRef read;
+            if (state->decoded[j]) {
+                read = cachedObject(o->key, std::move(*state->decoded[j]), o->view());
+            }
+            d->remember(o->view(), read);
+            if (read) {
+                o = std::move(read);
+            }
         }
         state->views.reserve(state->page.objects.size());
         for (const auto& o : state->page.objects) {
@@ -242,7 +263,7 @@ void Store::decodeListPage(ListPage&& page, ListCallback cb) {
     };
     // A page whose decoding would hold the loop is decoded on a thread, as
     // an object that large is rendered there.
-    if (heavy || staleBytes >= StoredDecoding::kDecodeOffLoopBytes) {
+    if (heavy || unknownBytes >= StoredDecoding::kDecodeOffLoopBytes) {
         loop_.runBlocking(std::move(decode), std::move(done));
         return;
     }

@@ -176,43 +176,60 @@ void Store::get(std::string_view ns, std::string_view name, ObjectCallback cb) {
                 cb(nullptr, obj->value);
                 return;
             }
-            decodeObject(obj->value, std::move(cb));
+            decodeObject(*obj, std::move(cb));
         });
 }
 
-void Store::decodeObject(std::string_view stored, ObjectCallback cb) {
-    auto decode = [d = decoding_](std::string_view bytes, std::optional<std::string>& out) {
-        try {
-            out = d->decode(bytes);
-            return std::optional<meta::Status>();
-        } catch (const std::exception& e) {
-            return std::optional<meta::Status>(meta::Status::internalError(e.what()));
-        }
-    };
-    if (!StoredDecoding::offLoop(stored)) {
-        std::optional<std::string> decoded;
-        if (std::optional<meta::Status> err = decode(stored, decoded)) {
-            cb(&*err, {});
+void Store::decodeObject(const storage::ObjectView& stored, ObjectCallback cb) {
+    try {
+        storage::cacher::ObjectRef read;
+        if (decoding_->recall(stored, &read) || !StoredDecoding::offLoop(stored.value)) {
+            if (!read) {
+                read = decoding_->read(stored);
+            }
+            cb(nullptr, read ? std::string_view(read->bytes) : stored.value);
             return;
         }
-        cb(nullptr, decoded ? std::string_view(*decoded) : stored);
+    } catch (const std::exception& e) {
+        meta::Status s = meta::Status::internalError(e.what());
+        cb(&s, {});
         return;
     }
     struct Job {
-        std::string stored;
+        storage::cacher::CachedObject stored;
         std::optional<std::string> decoded;
         std::optional<meta::Status> error;
     };
     auto job = std::make_shared<Job>();
-    job->stored.assign(stored);
-    loop_.runBlocking([job, decode] { job->error = decode(job->stored, job->decoded); },
-                      [job, cb = std::move(cb)] {
-                          if (job->error) {
-                              cb(&*job->error, {});
-                              return;
-                          }
-                          cb(nullptr, job->decoded ? *job->decoded : job->stored);
-                      });
+    job->stored.key.assign(stored.key);
+    job->stored.bytes.assign(stored.value);
+    job->stored.modRevision = stored.modRevision;
+    job->stored.createRevision = stored.createRevision;
+    loop_.runBlocking(
+        [job, d = decoding_] {
+            try {
+                job->decoded = d->decode(job->stored.bytes);
+            } catch (const std::exception& e) {
+                job->error = meta::Status::internalError(e.what());
+            }
+        },
+        [job, d = decoding_, cb = std::move(cb)] {
+            if (job->error) {
+                cb(&*job->error, {});
+                return;
+            }
+            storage::cacher::ObjectRef read;
+            if (job->decoded) {
+                auto o = std::make_shared<storage::cacher::CachedObject>();
+                o->key = job->stored.key;
+                o->bytes = std::move(*job->decoded);
+                o->modRevision = job->stored.modRevision;
+                o->createRevision = job->stored.createRevision;
+                read = std::move(o);
+            }
+            d->remember(job->stored.view(), read);
+            cb(nullptr, read ? read->bytes : job->stored.bytes);
+        });
 }
 
 bool parseSelectors(const KindInfo& kind, std::string_view labelSelector,
@@ -609,7 +626,7 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
         // The update starts from the object as a read makes it (kube's
         // GuaranteedUpdate decodes the stored object with the storage codec).
         if (decoding_ && decoding_->needed(out.revision) && old->IsObject()) {
-            util::runWithStackFor(*old, [&] { decoding_->apply(*old, old->GetAllocator()); });
+            util::runWithStackFor(*old, [&] { decoding_->apply()(*old, old->GetAllocator()); });
         }
         // Each attempt starts from the request's object, not a previous attempt's.
         json::Document& next = out.next;
@@ -735,7 +752,7 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
     if (decoding_ && decoding_->needed(attempt->revision) && attempt->old.IsObject()) {
         try {
             util::runWithStackFor(
-                attempt->old, [&] { decoding_->apply(attempt->old, attempt->old.GetAllocator()); });
+                attempt->old, [&] { decoding_->apply()(attempt->old, attempt->old.GetAllocator()); });
         } catch (const std::exception& e) {
             meta::Status s = meta::Status::internalError(e.what());
             state->cb(&s, {});

@@ -299,7 +299,7 @@ class Store {
     void listFromCache(std::string_view ns, const ListOptions& opts, ListCallback cb);
     // `stored` as reads make it (decoding_), to `cb`: on the loop, or for
     // a large or deep object, on a thread.
-    void decodeObject(std::string_view stored, ObjectCallback cb);
+    void decodeObject(const storage::ObjectView& stored, ObjectCallback cb);
     // `page` with its objects as reads make them (decoding_), then `cb`.
     void decodeListPage(ListPage&& page, ListCallback cb);
 

@@ -184,8 +184,8 @@ struct DefinitionSchemas {
         if (!schema) {
             return nullptr;
         }
-        for (const auto& [json, structural] : compiled) {
-            if (*json == *schema) {
+        for (const auto& [known, structural] : compiled) {
+            if (*known == *schema) {
                 return structural;
             }
         }
@@ -199,10 +199,10 @@ struct DefinitionSchemas {
 // served version, which a write may come through, has the storage
 // version's schema).
 DefinitionSchemas definitionSchemas(const json::Value& crd, const json::Value* versions,
-                                    const std::string& storage) {
+                                    const std::string& storageVersion) {
     DefinitionSchemas d;
     for (const json::Value& v : versions->GetArray()) {
-        if (text(v, "name") == storage) {
+        if (text(v, "name") == storageVersion) {
             d.stored.storage = d.of(v);
         }
     }

@@ -58,19 +58,18 @@ std::shared_ptr<const registry::StoredDecoding> storedDecoding(
     if (!stored.storage) {
         return nullptr;
     }
-    auto d = std::make_shared<registry::StoredDecoding>();
-    d->settledAfter = stored.settledAfter;
     if (served == stored.storage) {
         served = nullptr;
     }
-    d->apply = [storage = stored.storage, served](json::Value& obj, json::Allocator& a) {
-        pruneCustomResource(*storage, obj);
-        defaultCustomResource(*storage, obj, a);
-        if (served) {
-            pruneCustomResource(*served, obj);
-        }
-    };
-    return d;
+    return std::make_shared<registry::StoredDecoding>(
+        [storage = stored.storage, served](json::Value& obj, json::Allocator& a) {
+            pruneCustomResource(*storage, obj);
+            defaultCustomResource(*storage, obj, a);
+            if (served) {
+                pruneCustomResource(*served, obj);
+            }
+        },
+        stored.settledAfter);
 }
 
 // Errors after which kube runs no CEL rule (the strategies' hasBlockingErr):
