@@ -1,6 +1,6 @@
 #include "endpoints/field_managers.hpp"
 
-#include "apis/apiextensions/structural_schema.hpp"
+#include "apis/apiextensions/custom_resource_schema_hooks.hpp"
 #include "endpoints/protobuf_codec.hpp"
 #include "registry/schema_fields.hpp"
 
@@ -22,12 +22,10 @@ apply::Path topLevel(const std::string& name) {
 void installCustomFieldManagers(registry::Store& store) {
     const registry::KindInfo& kind = store.kind();
     apply::FieldManagerOptions main;
-    if (kind.custom->openAPIV3Schema) {
-        auto schema = apis::apiextensions::compileStructuralSchema(*kind.custom->openAPIV3Schema);
-        if (schema) {
-            main.type = apply::TypeRef::forStructural(&schema->root());
-            main.typeSource = std::move(schema);
-        }
+    // The schema the kind's hooks compiled (one copy per version).
+    if (auto schema = apis::apiextensions::structuralSchemaOf(kind)) {
+        main.type = apply::TypeRef::forStructural(&schema->root());
+        main.typeSource = std::move(schema);
     }
     main.apiVersion = kind.apiVersion();
     main.kind = kind.kind;

@@ -160,7 +160,8 @@ void WatchStream::pump() {
         }
         if (initialNext_ < initial_.size()) {
             const ObjectRef& o = initial_[initialNext_++];
-            sendEvent("ADDED", o->bytes, nullptr);
+            std::string held;
+            sendEvent("ADDED", readable(*o, o->modRevision, held), nullptr);
             continue;
         }
         if (endBookmarkDue_) {
@@ -271,23 +272,63 @@ void WatchStream::deliver(const EventRef& e, bool live) {
     if (!std::string_view(e->object->key).starts_with(scope_)) {
         return;
     }
+    std::string held;
+    // A DELETED event's object carries the deletion's revision; its content
+    // was written with its previous state (unknown: decoded).
+    storage::Revision written = e->object->modRevision;
+    if (e->type == WatchEvent::Type::Deleted) {
+        written = e->prev ? e->prev->modRevision : 0;
+    }
     if (!selectors_) {
-        sendEvent(typeName(e->type), e->object->bytes, live ? &e : nullptr);
+        // An object read otherwise than stored is this watcher's to send.
+        bool own = decoded(*e->object, written, held);
+        sendEvent(typeName(e->type), own ? std::string_view(held) : e->object->bytes,
+                  live && !own ? &e : nullptr);
         return;
     }
     bool cur = e->type != WatchEvent::Type::Deleted && matches(*e->object);
     bool old = e->prev && matches(*e->prev);
     if (cur && !old) {
-        sendEvent("ADDED", e->object->bytes, nullptr);
+        sendEvent("ADDED", readable(*e->object, written, held), nullptr);
     } else if (cur && old) {
-        sendEvent("MODIFIED", e->object->bytes, nullptr);
+        sendEvent("MODIFIED", readable(*e->object, written, held), nullptr);
     } else if (!cur && old) {
         if (e->type == WatchEvent::Type::Deleted) {
-            sendEvent("DELETED", e->object->bytes, nullptr);
+            sendEvent("DELETED", readable(*e->object, written, held), nullptr);
         } else {
-            sendEvent("DELETED", registry::withResourceVersion(e->prev->bytes, e->revision),
+            sendEvent("DELETED",
+                      registry::withResourceVersion(readable(*e->prev, e->prev->modRevision, held),
+                                                    e->revision),
                       nullptr);
         }
+    }
+}
+
+bool WatchStream::decoded(const CachedObject& o, storage::Revision written,
+                          std::string& held) const {
+    if (!decoding_ || !decoding_->needed(written)) {
+        return false;
+    }
+    try {
+        // An object at its own revision is remembered (the next watcher, or
+        // list, reads it at a lookup's cost); a deleted one is decoded.
+        if (written == o.modRevision) {
+            storage::cacher::ObjectRef read = decoding_->read(o.view());
+            if (!read) {
+                return false;
+            }
+            held = read->bytes;
+            return true;
+        }
+        std::optional<std::string> d = decoding_->decode(o.bytes);
+        if (!d) {
+            return false;
+        }
+        held = std::move(*d);
+        return true;
+    } catch (const std::exception&) {
+        // No thread for a deep object's walk: it goes out as stored.
+        return false;
     }
 }
 

@@ -59,6 +59,12 @@ class WatchStream : public StreamSource,
                 std::string scope, registry::ListOptions selectors, RenderOptions render,
                 WatchStart start);
 
+    // Events' objects are sent as reads make them (a custom resource's
+    // schema: registry::Store::storedDecoding); set before start.
+    void setStoredDecoding(std::shared_ptr<const registry::StoredDecoding> d) {
+        decoding_ = std::move(d);
+    }
+
     void start(StreamSink& sink) override;
     void drained() override;
     void stop() override;
@@ -83,6 +89,15 @@ class WatchStream : public StreamSource,
     void finish();
     void armTimer();
     std::string tableObject(std::string_view stored);
+    // `o`'s bytes as a read makes them, `o` having been written at
+    // `written`: `held` when they differ from the stored ones (then true),
+    // else `o`'s own.
+    bool decoded(const storage::cacher::CachedObject& o, storage::Revision written,
+                 std::string& held) const;
+    std::string_view readable(const storage::cacher::CachedObject& o, storage::Revision written,
+                              std::string& held) const {
+        return decoded(o, written, held) ? std::string_view(held) : std::string_view(o.bytes);
+    }
 
     util::EventLoop& loop_;
     storage::cacher::Cacher& cacher_;
@@ -96,6 +111,7 @@ class WatchStream : public StreamSource,
     std::unique_ptr<registry::ListOptions> selectors_;
     RenderOptions render_;
     WatchStart start_;
+    std::shared_ptr<const registry::StoredDecoding> decoding_;
     // What was left of the timeout when the timer was armed, and its delay.
     std::chrono::milliseconds left_{0};
     std::chrono::milliseconds timerDelay_{0};

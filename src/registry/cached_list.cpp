@@ -167,4 +167,108 @@ void Store::listFromCache(std::string_view ns, const ListOptions& opts, ListCall
     cb(nullptr, std::move(out));
 }
 
+namespace {
+
+// `bytes` as the object at `at`'s key and revisions.
+storage::cacher::ObjectRef cachedObject(std::string_view key, std::string bytes,
+                                        const storage::ObjectView& at) {
+    auto o = std::make_shared<storage::cacher::CachedObject>();
+    o->key = std::string(key);
+    o->bytes = std::move(bytes);
+    o->modRevision = at.modRevision;
+    o->createRevision = at.createRevision;
+    return o;
+}
+
+}  // namespace
+
+void Store::decodeListPage(ListPage&& page, ListCallback cb) {
+    struct State {
+        ListPage page;
+        // The objects read otherwise than stored and not remembered.
+        std::vector<size_t> unknown;
+        std::vector<std::optional<std::string>> decoded;
+        std::vector<storage::ObjectView> views;
+        std::optional<meta::Status> error;
+    };
+    auto state = std::make_shared<State>();
+    std::vector<std::pair<size_t, storage::cacher::ObjectRef>> recalled;
+    size_t unknownBytes = 0;
+    bool heavy = false;
+    for (size_t i = 0; i < page.items.size(); ++i) {
+        const storage::ObjectView& item = page.items[i];
+        if (!decoding_->needed(item.modRevision)) {
+            continue;
+        }
+        storage::cacher::ObjectRef read;
+        if (decoding_->recall(item, &read)) {
+            if (read) {
+                recalled.emplace_back(i, std::move(read));
+            }
+            continue;
+        }
+        state->unknown.push_back(i);
+        unknownBytes += item.value.size();
+        heavy = heavy || StoredDecoding::offLoop(item.value);
+    }
+    if (recalled.empty() && state->unknown.empty()) {
+        cb(nullptr, std::move(page));
+        return;
+    }
+    // The page's objects, owned: a page read from the store holds views
+    // into its read, gone once this returns.
+    if (page.objects.size() != page.items.size()) {
+        page.objects.clear();
+        for (const storage::ObjectView& v : page.items) {
+            page.objects.push_back(cachedObject(v.key, std::string(v.value), v));
+        }
+    }
+    for (auto& [i, read] : recalled) {
+        page.objects[i] = std::move(read);
+    }
+    state->page = std::move(page);
+    state->decoded.resize(state->unknown.size());
+    // Touches the page's objects only: it may run on a thread.
+    auto decode = [state, d = decoding_] {
+        try {
+            for (size_t j = 0; j < state->unknown.size(); ++j) {
+                state->decoded[j] = d->decode(state->page.objects[state->unknown[j]]->bytes);
+            }
+        } catch (const std::exception& e) {
+            state->error = meta::Status::internalError(e.what());
+        }
+    };
+    auto done = [state, d = decoding_, cb = std::move(cb)] {
+        if (state->error) {
+            cb(&*state->error, {});
+            return;
+        }
+        for (size_t j = 0; j < state->unknown.size(); ++j) {
+            storage::cacher::ObjectRef& o = state->page.objects[state->unknown[j]];
+            storage::cacher::ObjectRef read;
+            if (state->decoded[j]) {
+                read = cachedObject(o->key, std::move(*state->decoded[j]), o->view());
+            }
+            d->remember(o->view(), read);
+            if (read) {
+                o = std::move(read);
+            }
+        }
+        state->views.reserve(state->page.objects.size());
+        for (const auto& o : state->page.objects) {
+            state->views.push_back(o->view());
+        }
+        state->page.items = state->views;
+        cb(nullptr, std::move(state->page));
+    };
+    // A page whose decoding would hold the loop is decoded on a thread, as
+    // an object that large is rendered there.
+    if (heavy || unknownBytes >= StoredDecoding::kDecodeOffLoopBytes) {
+        loop_.runBlocking(std::move(decode), std::move(done));
+        return;
+    }
+    decode();
+    done();
+}
+
 }  // namespace kube::registry

@@ -10,6 +10,7 @@
 #include "registry/object_meta.hpp"
 #include "registry/status_strategy.hpp"
 #include "registry/validation.hpp"
+#include "util/deep_stack.hpp"
 #include "util/time.hpp"
 #include "util/uid.hpp"
 
@@ -171,7 +172,63 @@ void Store::get(std::string_view ns, std::string_view name, ObjectCallback cb) {
                 cb(&s, {});
                 return;
             }
-            cb(nullptr, obj->value);
+            if (!decoding_ || !decoding_->needed(obj->modRevision)) {
+                cb(nullptr, obj->value);
+                return;
+            }
+            decodeObject(*obj, std::move(cb));
+        });
+}
+
+void Store::decodeObject(const storage::ObjectView& stored, ObjectCallback cb) {
+    try {
+        storage::cacher::ObjectRef read;
+        if (decoding_->recall(stored, &read) || !StoredDecoding::offLoop(stored.value)) {
+            if (!read) {
+                read = decoding_->read(stored);
+            }
+            cb(nullptr, read ? std::string_view(read->bytes) : stored.value);
+            return;
+        }
+    } catch (const std::exception& e) {
+        meta::Status s = meta::Status::internalError(e.what());
+        cb(&s, {});
+        return;
+    }
+    struct Job {
+        storage::cacher::CachedObject stored;
+        std::optional<std::string> decoded;
+        std::optional<meta::Status> error;
+    };
+    auto job = std::make_shared<Job>();
+    job->stored.key.assign(stored.key);
+    job->stored.bytes.assign(stored.value);
+    job->stored.modRevision = stored.modRevision;
+    job->stored.createRevision = stored.createRevision;
+    loop_.runBlocking(
+        [job, d = decoding_] {
+            try {
+                job->decoded = d->decode(job->stored.bytes);
+            } catch (const std::exception& e) {
+                job->error = meta::Status::internalError(e.what());
+            }
+        },
+        [job, d = decoding_, cb = std::move(cb)] {
+            if (job->error) {
+                cb(&*job->error, {});
+                return;
+            }
+            storage::cacher::ObjectRef read;
+            if (job->decoded) {
+                auto o = std::make_shared<storage::cacher::CachedObject>();
+                o->key = job->stored.key;
+                o->bytes = std::move(*job->decoded);
+                o->modRevision = job->stored.modRevision;
+                o->createRevision = job->stored.createRevision;
+                read = std::move(o);
+            }
+            d->remember(job->stored.view(), read);
+            cb(nullptr, read ? read->bytes : job->stored.bytes);
         });
 }
 
@@ -271,6 +328,15 @@ bool selected(const KindInfo& kind, const ListOptions& opts, std::string_view by
 // with them it is filled with up to `limit` matching objects, read from one
 // snapshot, and the continue token resumes after the last one returned.
 void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) {
+    if (decoding_) {
+        cb = [this, cb = std::move(cb)](const meta::Status* err, ListPage&& page) {
+            if (err) {
+                cb(err, std::move(page));
+                return;
+            }
+            decodeListPage(std::move(page), cb);
+        };
+    }
     if (cacher_ && listsFromCache_) {
         listFromCache(ns, opts, std::move(cb));
     } else {
@@ -557,6 +623,11 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
                         std::chrono::system_clock::time_point now, Attempt& out) const {
     try {
         auto old = parseStored(stored);
+        // The update starts from the object as a read makes it (kube's
+        // GuaranteedUpdate decodes the stored object with the storage codec).
+        if (decoding_ && decoding_->needed(out.revision) && old->IsObject()) {
+            util::runWithStackFor(*old, [&] { decoding_->apply()(*old, old->GetAllocator()); });
+        }
         // Each attempt starts from the request's object, not a previous attempt's.
         json::Document& next = out.next;
         if (state.patch) {
@@ -615,7 +686,7 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
 }
 
 std::vector<meta::StatusCause> Store::updateCauses(bool status, const json::Value& next,
-                                                  const json::Value& old) const {
+                                                   const json::Value& old) const {
     // kube validates the metadata twice on update (rest.BeforeUpdate's
     // common fields, then the strategy's ValidateObjectMetaUpdate), so a
     // deletion field error is listed twice, as kube lists it.
@@ -627,8 +698,8 @@ std::vector<meta::StatusCause> Store::updateCauses(bool status, const json::Valu
         causes.push_back(std::move(c));
     }
     causes.insert(causes.end(), deletion.begin(), deletion.end());
-    for (meta::StatusCause& c : validation::validateObjectMetaUpdate(next["metadata"],
-                                                                     old["metadata"])) {
+    for (meta::StatusCause& c :
+         validation::validateObjectMetaUpdate(next["metadata"], old["metadata"])) {
         causes.push_back(std::move(c));
     }
     if (status) {
@@ -677,6 +748,16 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
         meta::Status s = meta::Status::internalError("stored object is not JSON");
         state->cb(&s, {});
         return;
+    }
+    if (decoding_ && decoding_->needed(attempt->revision) && attempt->old.IsObject()) {
+        try {
+            util::runWithStackFor(
+                attempt->old, [&] { decoding_->apply()(attempt->old, attempt->old.GetAllocator()); });
+        } catch (const std::exception& e) {
+            meta::Status s = meta::Status::internalError(e.what());
+            state->cb(&s, {});
+            return;
+        }
     }
     attrs.oldObject = &attempt->old;
     if (!guarded) {

@@ -15,6 +15,7 @@
 #include "registry/encoding.hpp"
 #include "registry/kind.hpp"
 #include "registry/resource_version.hpp"
+#include "registry/stored_decoding.hpp"
 #include "storage/cacher/cacher.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
@@ -145,6 +146,13 @@ class Store {
         return status ? statusFieldManager_.get() : fieldManager_.get();
     }
     storage::Interface& storage() { return storage_; }
+
+    // What reads make of the stored objects (a custom resource's schema);
+    // set once, before the store serves. Gets, lists, the objects updates
+    // and patches start from, and (through the watch handler) watch events
+    // are decoded with it. Null: objects are served as stored.
+    void setStoredDecoding(std::shared_ptr<const StoredDecoding> d) { decoding_ = std::move(d); }
+    const std::shared_ptr<const StoredDecoding>& storedDecoding() const { return decoding_; }
 
     // The admission chain every create, update and patch passes through
     // (status updates too, as the "status" subresource); mirrors the
@@ -289,6 +297,11 @@ class Store {
                    meta::Status* error) const;
     void listFromStore(std::string_view ns, const ListOptions& opts, ListCallback cb);
     void listFromCache(std::string_view ns, const ListOptions& opts, ListCallback cb);
+    // `stored` as reads make it (decoding_), to `cb`: on the loop, or for
+    // a large or deep object, on a thread.
+    void decodeObject(const storage::ObjectView& stored, ObjectCallback cb);
+    // `page` with its objects as reads make them (decoding_), then `cb`.
+    void decodeListPage(ListPage&& page, ListCallback cb);
 
     const KindInfo& kind_;
     storage::Interface& storage_;
@@ -302,6 +315,7 @@ class Store {
     bool listsFromCache_ = false;
     std::shared_ptr<const apply::FieldManager> fieldManager_;
     std::shared_ptr<const apply::FieldManager> statusFieldManager_;
+    std::shared_ptr<const StoredDecoding> decoding_;
 };
 
 }  // namespace kube::registry

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "apis/apiextensions/custom_resource_schema_hooks.hpp"
 #include "authz/policy_json.hpp"
 #include "endpoints/field_managers.hpp"
 #include "endpoints/handlers/authentication.hpp"
@@ -101,6 +102,7 @@ void Server::installStore(std::shared_ptr<const registry::KindInfo> kind) {
     store->setScheme(&scheme_);
     store->setAdmission(admission_.get());
     endpoints::installFieldManagers(*store);
+    store->setStoredDecoding(apis::apiextensions::storedDecodingOf(*key));
     stores_.emplace(key, std::move(store));
 }
 

@@ -169,9 +169,61 @@ int compareKubeAwareVersions(std::string_view a, std::string_view b) {
 
 namespace {
 
+const json::Value* openAPIV3SchemaOf(const json::Value& v) {
+    return objectAt(objectAt(v, "schema"), "openAPIV3Schema");
+}
+
+// The compiled schemas of a definition's versions: one per distinct
+// openAPIV3Schema (versions with the same schema share it), compiled once.
+struct DefinitionSchemas {
+    std::vector<std::pair<const json::Value*, std::shared_ptr<const StructuralSchema>>> compiled;
+    StoredSchemas stored;
+
+    std::shared_ptr<const StructuralSchema> of(const json::Value& v) {
+        const json::Value* schema = openAPIV3SchemaOf(v);
+        if (!schema) {
+            return nullptr;
+        }
+        for (const auto& [known, structural] : compiled) {
+            if (*known == *schema) {
+                return structural;
+            }
+        }
+        compiled.emplace_back(schema, compileStructuralSchema(*schema));
+        return compiled.back().second;
+    }
+};
+
+// `crd`'s schemas for its kinds: the storage version's, and whether its
+// objects written since its last change are as reads leave them (every
+// served version, which a write may come through, has the storage
+// version's schema).
+DefinitionSchemas definitionSchemas(const json::Value& crd, const json::Value* versions,
+                                    const std::string& storageVersion) {
+    DefinitionSchemas d;
+    for (const json::Value& v : versions->GetArray()) {
+        if (text(v, "name") == storageVersion) {
+            d.stored.storage = d.of(v);
+        }
+    }
+    bool uniform = d.stored.storage != nullptr;
+    for (const json::Value& v : versions->GetArray()) {
+        if (isTrue(v, "served") && d.of(v) != d.stored.storage) {
+            uniform = false;
+        }
+    }
+    std::string_view rv = text(objectAt(crd, "metadata"), "resourceVersion");
+    storage::Revision revision = 0;
+    auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), revision);
+    if (uniform && !rv.empty() && ec == std::errc() && end == rv.data() + rv.size()) {
+        d.stored.settledAfter = revision;
+    }
+    return d;
+}
+
 // The kind of version `v` of `crd` under its accepted names.
 registry::KindInfo kindOf(const std::shared_ptr<const json::Document>& crd, const json::Value& v,
-                          const std::string& storage) {
+                          const std::string& storage, DefinitionSchemas& schemas) {
     const json::Value* spec = objectAt(*crd, "spec");
     const json::Value* accepted = objectAt(objectAt(*crd, "status"), "acceptedNames");
     registry::KindInfo k;
@@ -226,14 +278,14 @@ registry::KindInfo kindOf(const std::shared_ptr<const json::Document>& crd, cons
     auto ref = std::make_shared<registry::CustomResourceDefinitionRef>();
     ref->crd = crd;
     ref->version = &v;
-    ref->openAPIV3Schema = objectAt(objectAt(v, "schema"), "openAPIV3Schema");
+    ref->openAPIV3Schema = openAPIV3SchemaOf(v);
     // kube converts between versions with the webhook (conversion from a
     // version to itself never calls it); this server makes no outbound call.
     ref->conversionUnavailable =
         text(objectAt(spec, "conversion"), "strategy") == "Webhook" && k.version != storage;
     k.custom = std::move(ref);
     k.columns = printerColumns(v);
-    installSchemaHooks(k);
+    installSchemaHooks(k, schemas.of(v), schemas.stored);
     return k;
 }
 
@@ -271,8 +323,9 @@ std::vector<registry::KindInfo> customResourceKinds(std::shared_ptr<const json::
     std::stable_sort(served.begin(), served.end(), [](const json::Value* a, const json::Value* b) {
         return compareKubeAwareVersions(text(a, "name"), text(b, "name")) < 0;
     });
+    DefinitionSchemas schemas = definitionSchemas(*crd, versions, storage);
     for (const json::Value* v : served) {
-        kinds.push_back(kindOf(crd, *v, storage));
+        kinds.push_back(kindOf(crd, *v, storage, schemas));
     }
     return kinds;
 }
@@ -284,9 +337,10 @@ std::optional<registry::KindInfo> customResourceStorageKind(
         return std::nullopt;
     }
     std::string storage = storageVersionOf(versions);
+    DefinitionSchemas schemas = definitionSchemas(*crd, versions, storage);
     for (const json::Value& v : versions->GetArray()) {
         if (text(v, "name") == storage) {
-            return kindOf(crd, v, storage);
+            return kindOf(crd, v, storage, schemas);
         }
     }
     return std::nullopt;

@@ -24,7 +24,53 @@ struct CompiledSchema {
     std::shared_ptr<const StructuralSchema> structural;
     // Null when the schema has no rule.
     std::shared_ptr<const CelRules> rules;
+    std::shared_ptr<const registry::StoredDecoding> stored;
 };
+
+// The kind's decodeCustom; it carries the compiled schema, so that what
+// else needs it (server-side apply, the store's reads) finds the one copy.
+struct CustomResourceDecoder {
+    std::shared_ptr<const CompiledSchema> compiled;
+
+    std::optional<std::string> operator()(json::Value& obj,
+                                          std::vector<std::string>& unknown) const {
+        if (std::optional<std::string> err = coerceCustomResource(*compiled->structural, obj)) {
+            return err;
+        }
+        std::vector<std::string> pruned = pruneCustomResource(*compiled->structural, obj);
+        unknown.insert(unknown.end(), std::make_move_iterator(pruned.begin()),
+                       std::make_move_iterator(pruned.end()));
+        return std::nullopt;
+    }
+};
+
+const CompiledSchema* compiledSchemaOf(const registry::KindInfo& kind) {
+    const CustomResourceDecoder* d = kind.decodeCustom.target<CustomResourceDecoder>();
+    return d ? d->compiled.get() : nullptr;
+}
+
+// Mirrors the storage codec of crdHandler: schemaCoercingDecoder prunes with
+// the storage version's schema, unstructuredDefaulter defaults with it, and
+// schemaCoercingConverter prunes again with the schema of the version the
+// object is converted to.
+std::shared_ptr<const registry::StoredDecoding> storedDecoding(
+    const StoredSchemas& stored, std::shared_ptr<const StructuralSchema> served) {
+    if (!stored.storage) {
+        return nullptr;
+    }
+    if (served == stored.storage) {
+        served = nullptr;
+    }
+    return std::make_shared<registry::StoredDecoding>(
+        [storage = stored.storage, served](json::Value& obj, json::Allocator& a) {
+            pruneCustomResource(*storage, obj);
+            defaultCustomResource(*storage, obj, a);
+            if (served) {
+                pruneCustomResource(*served, obj);
+            }
+        },
+        stored.settledAfter);
+}
 
 // Errors after which kube runs no CEL rule (the strategies' hasBlockingErr):
 // the object does not have the shape the rules were written for.
@@ -59,16 +105,14 @@ Causes validateObject(const CompiledSchema& s, const json::Value& obj, const jso
 
 }  // namespace
 
-void installSchemaHooks(registry::KindInfo& kind) {
-    if (!kind.custom || !kind.custom->openAPIV3Schema) {
+void installSchemaHooks(registry::KindInfo& kind, std::shared_ptr<const StructuralSchema> schema,
+                        StoredSchemas stored) {
+    if (!kind.custom || !kind.custom->openAPIV3Schema || !schema) {
         return;
     }
     auto s = std::make_shared<CompiledSchema>();
     s->ref = kind.custom;
-    s->structural = compileStructuralSchema(*kind.custom->openAPIV3Schema);
-    if (!s->structural) {
-        return;
-    }
+    s->structural = schema;
     // The CRD's own validation reported its rules' errors; rules that did
     // not compile are left out.
     std::shared_ptr<const CelRules> rules =
@@ -76,16 +120,9 @@ void installSchemaHooks(registry::KindInfo& kind) {
     if (rules && hasCelRules(*rules)) {
         s->rules = std::move(rules);
     }
+    s->stored = storedDecoding(stored, std::move(schema));
     std::shared_ptr<const CompiledSchema> compiled = std::move(s);
-    kind.decodeCustom = [compiled](json::Value& obj, std::vector<std::string>& unknown) {
-        if (std::optional<std::string> err = coerceCustomResource(*compiled->structural, obj)) {
-            return err;
-        }
-        std::vector<std::string> pruned = pruneCustomResource(*compiled->structural, obj);
-        unknown.insert(unknown.end(), std::make_move_iterator(pruned.begin()),
-                       std::make_move_iterator(pruned.end()));
-        return std::optional<std::string>();
-    };
+    kind.decodeCustom = CustomResourceDecoder{compiled};
     kind.defaults = [compiled](json::Value& obj, json::Allocator& a) {
         defaultCustomResource(*compiled->structural, obj, a);
     };
@@ -96,6 +133,16 @@ void installSchemaHooks(registry::KindInfo& kind) {
         return validateObject(*compiled, obj, &old);
     };
     kind.validateStatusUpdate = kind.validateUpdate;
+}
+
+std::shared_ptr<const StructuralSchema> structuralSchemaOf(const registry::KindInfo& kind) {
+    const CompiledSchema* c = compiledSchemaOf(kind);
+    return c ? c->structural : nullptr;
+}
+
+std::shared_ptr<const registry::StoredDecoding> storedDecodingOf(const registry::KindInfo& kind) {
+    const CompiledSchema* c = compiledSchemaOf(kind);
+    return c ? c->stored : nullptr;
 }
 
 }  // namespace kube::apis::apiextensions

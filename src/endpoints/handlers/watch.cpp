@@ -168,6 +168,7 @@ void watchResource(Scope s, std::chrono::seconds minRequestTimeout) {
     auto stream =
         std::make_shared<WatchStream>(s->store.loop(), cacher, *cache, s->store.kind(),
                                       std::move(scope), std::move(selectors), s->render, start);
+    stream->setStoredDecoding(s->store.storedDecoding());
     resp.stream = std::move(stream);
     s->respond(std::move(resp));
 }
