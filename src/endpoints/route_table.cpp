@@ -35,28 +35,6 @@ const std::vector<std::string>& implementedVerbs(Handlers handlers, bool subreso
     return create;
 }
 
-// The core/v1 subresources whose storage is neither the parent's nor one of
-// SubresourceStorage's, known by their names (which kube gives no other
-// storage): kube's EvictionREST, EphemeralContainersREST, FinalizeREST and
-// its rest.Connecter storages.
-// TODO: SubresourceStorage values, when registry/kind.hpp is next rebuilt anyway.
-std::optional<Handlers> namedSubresourceHandlers(const registry::SubresourceInfo& sub) {
-    if (sub.name == "eviction") {
-        return Handlers::Eviction;
-    }
-    if (sub.name == "ephemeralcontainers") {
-        return Handlers::EphemeralContainers;
-    }
-    if (sub.name == "finalize") {
-        return Handlers::Finalize;
-    }
-    if (sub.name == "log" || sub.name == "exec" || sub.name == "attach" ||
-        sub.name == "portforward" || sub.name == "proxy") {
-        return Handlers::Connect;
-    }
-    return std::nullopt;
-}
-
 Handlers subresourceHandlers(const registry::SubresourceInfo& sub) {
     switch (sub.storage) {
         case registry::SubresourceStorage::Scale:
@@ -65,10 +43,18 @@ Handlers subresourceHandlers(const registry::SubresourceInfo& sub) {
             return Handlers::TokenRequest;
         case registry::SubresourceStorage::Binding:
             return Handlers::Binding;
+        case registry::SubresourceStorage::Eviction:
+            return Handlers::Eviction;
+        case registry::SubresourceStorage::EphemeralContainers:
+            return Handlers::EphemeralContainers;
+        case registry::SubresourceStorage::Finalize:
+            return Handlers::Finalize;
+        case registry::SubresourceStorage::Connect:
+            return Handlers::Connect;
         case registry::SubresourceStorage::Parent:
             break;
     }
-    return namedSubresourceHandlers(sub).value_or(Handlers::Object);
+    return Handlers::Object;
 }
 
 ResourceRoute route(const registry::KindInfo& kind, const registry::SubresourceInfo* sub) {

@@ -77,6 +77,11 @@ enum class SubresourceStorage {
     Scale,         // an autoscaling/v1 Scale mapped onto the object (registry/scale)
     TokenRequest,  // a token minted for the object (serviceaccounts/token)
     Binding,       // a Binding that assigns the pod to a node (pods/binding, core/v1 bindings)
+    Eviction,      // an Eviction that deletes the pod as its disruption budget allows
+    EphemeralContainers,  // the pod's spec.ephemeralContainers alone
+    Finalize,             // the namespace's spec.finalizers alone (namespaces/finalize)
+    Connect,  // a stream to the kubelet or a proxied backend (log, exec, attach, portforward,
+              // proxy), which this server does not reach
 };
 
 // Where a kind keeps what its scale subresource shows; mirrors the fields

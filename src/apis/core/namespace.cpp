@@ -88,7 +88,7 @@ registry::KindInfo namespaceKind() {
     k.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
     k.nameRule = registry::NameRule::DNS1123Label;
     k.subresources = {
-        {"finalize", "", "", "", {"update"}},
+        {"finalize", "", "", "", {"update"}, registry::SubresourceStorage::Finalize},
         registry::statusSubresource(),
     };
     k.columns = {

@@ -96,7 +96,12 @@ registry::KindInfo nodeKind() {
     k.namespaced = false;
     k.shortNames = {"no"};
     k.subresources = {
-        {"proxy", "", "", "NodeProxyOptions", {"create", "delete", "get", "patch", "update"}},
+        {"proxy",
+         "",
+         "",
+         "NodeProxyOptions",
+         {"create", "delete", "get", "patch", "update"},
+         registry::SubresourceStorage::Connect},
         registry::statusSubresource(),
     };
     k.columns = {

@@ -315,15 +315,31 @@ registry::KindInfo podKind() {
     k.tracksGeneration = true;
     // kube's pod storages: the Connecter ones (attach, exec, log,
     // portforward, proxy) answer as a pod on no reachable kubelet.
+    using registry::SubresourceStorage;
     k.subresources = {
-        {"attach", "", "", "PodAttachOptions", {"create", "get"}},
+        {"attach", "", "", "PodAttachOptions", {"create", "get"}, SubresourceStorage::Connect},
         bindingSubresource(),
-        {"ephemeralcontainers", "", "", "", {"get", "patch", "update"}},
+        {"ephemeralcontainers",
+         "",
+         "",
+         "",
+         {"get", "patch", "update"},
+         SubresourceStorage::EphemeralContainers},
         apis::policy::evictionSubresource(),
-        {"exec", "", "", "PodExecOptions", {"create", "get"}},
-        {"log", "", "", "", {"get"}},
-        {"portforward", "", "", "PodPortForwardOptions", {"create", "get"}},
-        {"proxy", "", "", "PodProxyOptions", {"create", "delete", "get", "patch", "update"}},
+        {"exec", "", "", "PodExecOptions", {"create", "get"}, SubresourceStorage::Connect},
+        {"log", "", "", "", {"get"}, SubresourceStorage::Connect},
+        {"portforward",
+         "",
+         "",
+         "PodPortForwardOptions",
+         {"create", "get"},
+         SubresourceStorage::Connect},
+        {"proxy",
+         "",
+         "",
+         "PodProxyOptions",
+         {"create", "delete", "get", "patch", "update"},
+         SubresourceStorage::Connect},
         registry::statusSubresource(),
     };
     k.columns = {
@@ -370,10 +386,16 @@ registry::KindInfo podKind() {
     k.validate = validatePod;
     k.prepareForStatusUpdate = preparePodStatus;
     // Mirrors the v1 Pod field label conversion; spec.host is the old name of spec.nodeName.
-    k.selectableFields = {{"metadata.name"}, {"metadata.namespace"}, {"spec.nodeName"},
-                          {"spec.restartPolicy"}, {"spec.schedulerName"},
-                          {"spec.serviceAccountName"}, {"spec.hostNetwork", "", "false"},
-                          {"status.phase"}, {"status.podIP"}, {"status.nominatedNodeName"},
+    k.selectableFields = {{"metadata.name"},
+                          {"metadata.namespace"},
+                          {"spec.nodeName"},
+                          {"spec.restartPolicy"},
+                          {"spec.schedulerName"},
+                          {"spec.serviceAccountName"},
+                          {"spec.hostNetwork", "", "false"},
+                          {"status.phase"},
+                          {"status.podIP"},
+                          {"status.nominatedNodeName"},
                           {"spec.host", "spec.nodeName"}};
     k.checkGracefulDelete = podGracePeriod;
     k.returnDeletedObject = true;

@@ -207,8 +207,8 @@ bool needsClusterIP(const json::Value& svc) {
 void prepareServiceUpdate(json::Value& obj, const json::Value& old, json::Allocator& a) {
     json::Value* spec = json::member(obj, "spec");
     const json::Value* oldSpec = json::member(old, "spec");
-    if (!spec || !spec->IsObject() || !oldSpec || !oldSpec->IsObject() ||
-        !needsClusterIP(obj) || !needsClusterIP(old)) {
+    if (!spec || !spec->IsObject() || !oldSpec || !oldSpec->IsObject() || !needsClusterIP(obj) ||
+        !needsClusterIP(old)) {
         return;
     }
     if (json::stringMember(*spec, "clusterIP").empty() &&
@@ -274,7 +274,12 @@ registry::KindInfo serviceKind() {
     k.categories = {"all"};
     k.nameRule = registry::NameRule::DNS1035Label;
     k.subresources = {
-        {"proxy", "", "", "ServiceProxyOptions", {"create", "delete", "get", "patch", "update"}},
+        {"proxy",
+         "",
+         "",
+         "ServiceProxyOptions",
+         {"create", "delete", "get", "patch", "update"},
+         registry::SubresourceStorage::Connect},
         registry::statusSubresource(),
     };
     k.columns = {
@@ -305,8 +310,8 @@ registry::KindInfo serviceKind() {
     k.validate = validateService;
     k.prepareForUpdate = prepareServiceUpdate;
     k.validateUpdate = validateServiceUpdate;
-    k.selectableFields = {{"metadata.name"}, {"metadata.namespace"}, {"spec.clusterIP"},
-                          {"spec.type"}};
+    k.selectableFields = {
+        {"metadata.name"}, {"metadata.namespace"}, {"spec.clusterIP"}, {"spec.type"}};
     return k;
 }
 

@@ -112,6 +112,7 @@ const registry::KindInfo& evictionRequestKind() {
 
 registry::SubresourceInfo evictionSubresource() {
     registry::SubresourceInfo s{"eviction", "policy", "v1", "Eviction", {"create"}};
+    s.storage = registry::SubresourceStorage::Eviction;
     s.responseKind = &evictionRequestKind();
     return s;
 }
