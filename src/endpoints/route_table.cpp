@@ -13,11 +13,14 @@ const std::vector<std::string>& implementedVerbs(Handlers handlers, bool subreso
         "create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
     static const std::vector<std::string> part = {"get", "patch", "update"};
     static const std::vector<std::string> create = {"create"};
+    static const std::vector<std::string> read = {"get", "list"};
     switch (handlers) {
         case Handlers::Object:
             return subresource ? part : object;
         case Handlers::Scale:
             return part;
+        case Handlers::ComponentStatus:
+            return read;
         case Handlers::Review:
         case Handlers::TokenRequest:
         case Handlers::Binding:
@@ -40,12 +43,19 @@ Handlers subresourceHandlers(registry::SubresourceStorage storage) {
     return Handlers::Object;
 }
 
+// core/v1 componentstatuses are computed, not stored (componentstatus.REST
+// in place of a generic store).
+bool isComponentStatus(const registry::KindInfo& kind) {
+    return kind.group.empty() && kind.resource == "componentstatuses";
+}
+
 ResourceRoute route(const registry::KindInfo& kind, const registry::SubresourceInfo* sub) {
     ResourceRoute r;
     r.subresource = sub;
-    r.handlers = sub           ? subresourceHandlers(sub->storage)
-                 : kind.review ? Handlers::Review
-                               : Handlers::Object;
+    r.handlers = sub                       ? subresourceHandlers(sub->storage)
+                 : kind.review             ? Handlers::Review
+                 : isComponentStatus(kind) ? Handlers::ComponentStatus
+                                           : Handlers::Object;
     r.responseKind = sub && sub->responseKind ? sub->responseKind : &kind;
     const std::vector<std::string>& implemented = implementedVerbs(r.handlers, sub != nullptr);
     for (const std::string& verb : sub ? sub->verbs : kind.verbs) {

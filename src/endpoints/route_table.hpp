@@ -20,6 +20,7 @@ enum class Handlers {
     Scale,         // the scale subresource's handlers
     TokenRequest,  // serviceaccounts/token
     Binding,       // pods/binding and bindings: the pod's node
+    ComponentStatus,  // componentstatuses: the server's checks, read-only
 };
 
 // One resource or subresource served: its handlers and the verbs they

@@ -790,6 +790,13 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
         case endpoints::Handlers::Review:
             serveReview(kind, scope);
             return;
+        case endpoints::Handlers::ComponentStatus:
+            if (verb == "get") {
+                endpoints::getComponentStatus(scope);
+            } else {
+                endpoints::listComponentStatuses(scope);
+            }
+            return;
         case endpoints::Handlers::Scale:
             if (verb == "get") {
                 endpoints::getScale(scope);
