@@ -1,5 +1,6 @@
 #include "admission/plugins.hpp"
 
+#include "admission/default_ingress_class.hpp"
 #include "admission/limit_ranger.hpp"
 #include "admission/namespace_lifecycle.hpp"
 #include "admission/priority.hpp"
@@ -21,6 +22,9 @@ std::unique_ptr<Chain> defaultChain(storage::Interface& storage, storage::cacher
     chain->add(std::make_shared<ServiceAccount>(storage, *kind("", "serviceaccounts"), pods,
                                                 std::move(ensureDefault)));
     chain->add(std::make_shared<Priority>(storage, *kind("scheduling.k8s.io", "priorityclasses")));
+    chain->add(std::make_shared<DefaultIngressClass>(storage,
+                                                     *kind("networking.k8s.io", "ingressclasses"),
+                                                     *kind("networking.k8s.io", "ingresses")));
     chain->add(std::make_shared<ResourceQuota>(storage, cacher, *kind("", "resourcequotas")));
     return chain;
 }

@@ -2,11 +2,13 @@
 #include "apis/apps/kinds.hpp"
 #include "apis/authentication/kinds.hpp"
 #include "apis/authorization/kinds.hpp"
+#include "apis/autoscaling/kinds.hpp"
 #include "apis/batch/kinds.hpp"
 #include "apis/coordination/kinds.hpp"
 #include "apis/core/kinds.hpp"
 #include "apis/flowcontrol/kinds.hpp"
 #include "apis/networking/kinds.hpp"
+#include "apis/node/kinds.hpp"
 #include "apis/policy/kinds.hpp"
 #include "apis/rbac/kinds.hpp"
 #include "apis/scheduling/kinds.hpp"
@@ -17,11 +19,11 @@ namespace kube::registry {
 
 // Groups in kube-apiserver's discovery priority order (the aggregator's
 // apiVersionPriorities: "" 18000, apps 17800, authentication.k8s.io 17700,
-// authorization.k8s.io 17600, batch 17400, networking.k8s.io 17200, policy
-// 17100, rbac 17000, storage.k8s.io 16800, apiextensions.k8s.io 16700, scheduling.k8s.io 16600,
-// coordination 16500, flowcontrol.apiserver.k8s.io 16100, v1 before
-// v1beta3); resources alphabetical inside a group-version, as kube's
-// discovery lists them.
+// authorization.k8s.io 17600, autoscaling 17500 (v2 before v1), batch 17400, networking.k8s.io
+// 17200, policy 17100, rbac 17000, storage.k8s.io 16800, apiextensions.k8s.io 16700,
+// scheduling.k8s.io 16600, coordination 16500, node.k8s.io 16300, flowcontrol.apiserver.k8s.io
+// 16100, v1 before v1beta3); resources alphabetical inside a group-version, as kube's discovery
+// lists them.
 void addBuiltinKinds(Scheme& scheme) {
     namespace core = apis::core;
     namespace apps = apis::apps;
@@ -29,6 +31,7 @@ void addBuiltinKinds(Scheme& scheme) {
     namespace rbac = apis::rbac;
     for (KindInfo (*kind)() : {
              core::bindingKind,
+             core::componentStatusKind,
              core::configMapKind,
              core::endpointsKind,
              core::eventKind,
@@ -38,11 +41,13 @@ void addBuiltinKinds(Scheme& scheme) {
              core::persistentVolumeClaimKind,
              core::persistentVolumeKind,
              core::podKind,
+             core::podTemplateKind,
              core::replicationControllerKind,
              core::resourceQuotaKind,
              core::secretKind,
              core::serviceAccountKind,
              core::serviceKind,
+             apps::controllerRevisionKind,
              apps::daemonSetKind,
              apps::deploymentKind,
              apps::replicaSetKind,
@@ -54,8 +59,10 @@ void addBuiltinKinds(Scheme& scheme) {
              apis::authorization::selfSubjectAccessReviewKind,
              apis::authorization::selfSubjectRulesReviewKind,
              apis::authorization::subjectAccessReviewKind,
+             apis::autoscaling::horizontalPodAutoscalerV2Kind,
              batch::cronJobKind,
              batch::jobKind,
+             apis::networking::ingressClassKind,
              apis::networking::ingressKind,
              apis::networking::networkPolicyKind,
              apis::policy::podDisruptionBudgetKind,
@@ -71,6 +78,7 @@ void addBuiltinKinds(Scheme& scheme) {
              apis::apiextensions::customResourceDefinitionKind,
              apis::scheduling::priorityClassKind,
              apis::coordination::leaseKind,
+             apis::node::runtimeClassKind,
          }) {
         scheme.add(kind());
     }

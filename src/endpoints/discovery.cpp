@@ -190,7 +190,8 @@ std::string Discovery::resourceList(std::string_view group, std::string_view ver
         if (!k->categories.empty()) {
             r.AddMember("categories", strings(k->categories, a), a);
         }
-        if (!k->review) {  // nothing stored, no storage version
+        // Reviews and componentstatuses store nothing: no storage version.
+        if (routes->resource.handlers == Handlers::Object) {
             r.AddMember("storageVersionHash", json::stringValue(storageVersionHash(*k), a), a);
         }
         resources.PushBack(r, a);

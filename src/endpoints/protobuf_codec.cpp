@@ -18,12 +18,14 @@
 #include "kapi/authentication.pb.h"
 #include "kapi/authorization.pb.h"
 #include "kapi/autoscaling.pb.h"
+#include "kapi/autoscaling_v2.pb.h"
 #include "kapi/batch.pb.h"
 #include "kapi/coordination.pb.h"
 #include "kapi/core.pb.h"
 #include "kapi/flowcontrol.pb.h"
 #include "kapi/flowcontrol_v1beta3.pb.h"
 #include "kapi/networking.pb.h"
+#include "kapi/node.pb.h"
 #include "kapi/opts.pb.h"
 #include "kapi/policy.pb.h"
 #include "kapi/rbac.pb.h"
@@ -58,6 +60,8 @@ FileList schemaFiles() {
             kapi::flowcontrol::v1::FlowSchema::descriptor()->file(),
             kapi::flowcontrol::v1beta3::FlowSchema::descriptor()->file(),
             kapi::autoscaling::v1::Scale::descriptor()->file(),
+            kapi::autoscaling::v2::HorizontalPodAutoscaler::descriptor()->file(),
+            kapi::node::v1::RuntimeClass::descriptor()->file(),
             kapi::authentication::v1::TokenReview::descriptor()->file(),
             kapi::authorization::v1::SubjectAccessReview::descriptor()->file(),
             kapi::apiextensions::v1::CustomResourceDefinition::descriptor()->file()};

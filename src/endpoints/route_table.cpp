@@ -16,12 +16,15 @@ const std::vector<std::string>& implementedVerbs(Handlers handlers, bool subreso
     static const std::vector<std::string> create = {"create"};
     static const std::vector<std::string> update = {"update"};
     static const std::vector<std::string> connect = {"create", "delete", "get", "patch", "update"};
+    static const std::vector<std::string> read = {"get", "list"};
     switch (handlers) {
         case Handlers::Object:
             return subresource ? part : object;
         case Handlers::Scale:
         case Handlers::EphemeralContainers:
             return part;
+        case Handlers::ComponentStatus:
+            return read;
         case Handlers::Finalize:
             return update;
         case Handlers::Connect:
@@ -57,12 +60,19 @@ Handlers subresourceHandlers(const registry::SubresourceInfo& sub) {
     return Handlers::Object;
 }
 
+// core/v1 componentstatuses are computed, not stored (componentstatus.REST
+// in place of a generic store).
+bool isComponentStatus(const registry::KindInfo& kind) {
+    return kind.group.empty() && kind.resource == "componentstatuses";
+}
+
 ResourceRoute route(const registry::KindInfo& kind, const registry::SubresourceInfo* sub) {
     ResourceRoute r;
     r.subresource = sub;
-    r.handlers = sub           ? subresourceHandlers(*sub)
-                 : kind.review ? Handlers::Review
-                               : Handlers::Object;
+    r.handlers = sub                       ? subresourceHandlers(*sub)
+                 : kind.review             ? Handlers::Review
+                 : isComponentStatus(kind) ? Handlers::ComponentStatus
+                                           : Handlers::Object;
     r.responseKind = sub && sub->responseKind ? sub->responseKind : &kind;
     const std::vector<std::string>& implemented = implementedVerbs(r.handlers, sub != nullptr);
     for (const std::string& verb : sub ? sub->verbs : kind.verbs) {

@@ -27,6 +27,7 @@ enum class Handlers {
     // A kubelet's or a backend's stream (pods/log, exec, attach, portforward,
     // and the proxy subresources): kube's rest.Connecter storages
     Connect,
+    ComponentStatus,  // componentstatuses: the server's checks, read-only
 };
 
 // One resource or subresource served: its handlers and the verbs they

@@ -808,6 +808,13 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
             endpoints::connect(scope, *stores_.at(scheme_.find("", "v1", "nodes")),
                                *stores_.at(scheme_.find("", "v1", "endpoints")));
             return;
+        case endpoints::Handlers::ComponentStatus:
+            if (verb == "get") {
+                endpoints::getComponentStatus(scope);
+            } else {
+                endpoints::listComponentStatuses(scope);
+            }
+            return;
         case endpoints::Handlers::Scale:
             if (verb == "get") {
                 endpoints::getScale(scope);

@@ -204,13 +204,14 @@ void legacy_group_list_names_every_group_with_its_preferred_version(void**) {
     assert_string_equal(at(r.body, {"apiVersion"}).c_str(), "v1");
     json::Document d = parse(r.body);
     const json::Value& groups = d["groups"];
-    assert_int_equal(groups.Size(), 12);
+    assert_int_equal(groups.Size(), 14);
     assert_string_equal(json::serialize(groups[0]).c_str(),
                         R"({"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],)"
                         R"("preferredVersion":{"groupVersion":"apps/v1","version":"v1"}})");
     const char* names[] = {"apps",
                            "authentication.k8s.io",
                            "authorization.k8s.io",
+                           "autoscaling",
                            "batch",
                            "networking.k8s.io",
                            "policy",
@@ -219,6 +220,7 @@ void legacy_group_list_names_every_group_with_its_preferred_version(void**) {
                            "apiextensions.k8s.io",
                            "scheduling.k8s.io",
                            "coordination.k8s.io",
+                           "node.k8s.io",
                            "flowcontrol.apiserver.k8s.io"};
     for (rapidjson::SizeType i = 0; i < groups.Size(); i++) {
         assert_string_equal(json::stringMember(groups[i], "name").data(), names[i]);

@@ -5,6 +5,7 @@
 // The apps/v1 kinds served, one file each.
 namespace kube::apis::apps {
 
+registry::KindInfo controllerRevisionKind();
 registry::KindInfo daemonSetKind();
 registry::KindInfo deploymentKind();
 registry::KindInfo replicaSetKind();

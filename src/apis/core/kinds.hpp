@@ -6,6 +6,7 @@
 namespace kube::apis::core {
 
 registry::KindInfo bindingKind();
+registry::KindInfo componentStatusKind();
 registry::KindInfo configMapKind();
 registry::KindInfo endpointsKind();
 registry::KindInfo eventKind();
@@ -15,6 +16,7 @@ registry::KindInfo nodeKind();
 registry::KindInfo persistentVolumeClaimKind();
 registry::KindInfo persistentVolumeKind();
 registry::KindInfo podKind();
+registry::KindInfo podTemplateKind();
 registry::KindInfo replicationControllerKind();
 registry::KindInfo resourceQuotaKind();
 registry::KindInfo secretKind();

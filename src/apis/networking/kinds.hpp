@@ -5,6 +5,7 @@
 // The networking.k8s.io/v1 kinds served.
 namespace kube::apis::networking {
 
+registry::KindInfo ingressClassKind();
 registry::KindInfo ingressKind();
 registry::KindInfo networkPolicyKind();
 

@@ -82,6 +82,11 @@ void getScale(Scope s);
 void updateScale(Scope s);
 void patchScale(Scope s);
 
+// componentstatuses (componentstatus.REST): read-only, computed from the
+// server's own checks on each request, never stored.
+void getComponentStatus(Scope s);
+void listComponentStatuses(Scope s);
+
 // The integers of ListOptions (timeoutSeconds, limit) as the parameter codec
 // reads them: a 400 with strconv's message in `error` for one that is not an
 // int64; `limit` gets the limit (0 when absent).
