@@ -80,6 +80,13 @@ const std::map<std::string, std::string> kMinimalBodies = {
      R"({"spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{)"
      POD_TEMPLATE(R"("restartPolicy":"OnFailure",)") "}}}}"},
     {"batch/jobs", R"({"spec":{)" POD_TEMPLATE(R"("restartPolicy":"Never",)") "}}"},
+    {"certificates.k8s.io/certificatesigningrequests",
+     R"({"spec":{"signerName":"example.com/conf","usages":["client auth"],"request":")"
+     "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIV01IOENBUUF3SFRFTU1Bb0dBMVVFQXd3RFltOWlNUTB3Q3dZRFZRUUtEQVJrWlhaek1Ga3dFd1lIS29aSQp6ajBDQVFZSUtvWkl6ajBEQVFjRFFnQUVYOVdwTzhGLzByMUxIREt6UFpoTUNxa3ZrQUdmQ0RsczV2M0Q5aXd5CmNsaFpaeTRaYUdCU1RaVzJwaFdPZExPR3BSaTdsNjF1am9HbGVTZ054eXFLQUtBQU1Bb0dDQ3FHU000OUJBTUMKQTBjQU1FUUNJQzV1TzhGQlpPZ2hEc2lEWGYybnRHQk4xYitKYTRYb2JZOWc3Q3MxTnFwckFpQnNlUFJmd0tPNAoxU2k3d25OUlZTcGFxWWdZWkh1NDJVZUNnTFpPQnhCMmFBPT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg=="
+     R"("}})"},
+    {"events.k8s.io/events",
+     R"({"eventTime":"2024-01-01T00:00:00.000000Z","reportingController":"conf","reportingInstance":"c-1",)"
+     R"("action":"Conform","reason":"Conformance","type":"Normal","regarding":{"namespace":"conf"}})"},
     {"networking.k8s.io/ingresses",
      R"({"spec":{"defaultBackend":{"service":{"name":"web","port":{"number":80}}}}})"},
     {"networking.k8s.io/networkpolicies", R"({"spec":{"podSelector":{}}})"},
