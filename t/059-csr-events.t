@@ -150,7 +150,7 @@ is($e2->{reportingComponent}, 'ctl', 'reportingController is reportingComponent'
 is($e2->{message}, 'hi', 'note is message');
 for my $resource ('events', 'events.v1.events.k8s.io') {
     like(scalar $s->kc_ok(undef, undef, 'get', $resource, '-n', 'ev'),
-        qr/\ALAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n
+        qr/\ALAST\ SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n
            \S+\s+Normal\s+Started\s+pod\/p1\s+hello\n
            \S+\s+Normal\s+Why\s+pod\/p1\s+hi\n\z/x, "kubectl get $resource prints kube's table");
 }

@@ -258,8 +258,8 @@ void ListEncoder::appendConverted(std::string& out, std::string_view stored) {
         out += served;
         return;
     }
-    doc.RemoveMember("kind");
-    doc.RemoveMember("apiVersion");
+    doc.EraseMember("kind");
+    doc.EraseMember("apiVersion");
     out += json::serialize(doc);
 }
 

@@ -362,6 +362,26 @@ void new_node_gets_the_not_ready_taint(void**) {
                         R"([{"key":"a","effect":"NoExecute"},{"key":"node.kubernetes.io/not-ready","value":"x","effect":"NoSchedule"}])");
 }
 
+void discovery_lists_them_as_kube_does(void**) {
+    Server s;
+    json::Document events = parse(s.send("GET", "/apis/events.k8s.io/v1").body);
+    const json::Value& ev = events["resources"][0];
+    assert_string_equal(json::stringMember(ev, "name").data(), "events");
+    assert_string_equal(json::serialize(ev["shortNames"]).c_str(), R"(["ev"])");
+    // The hash of what is stored: core/v1 Events, as kube's discovery shows.
+    assert_string_equal(json::stringMember(ev, "storageVersionHash").data(), "r2yiGXH7wu8=");
+    json::Document csrs = parse(s.send("GET", "/apis/certificates.k8s.io/v1").body);
+    std::string names;
+    for (const json::Value& r : csrs["resources"].GetArray()) {
+        names += std::string(json::stringMember(r, "name")) + " ";
+    }
+    assert_string_equal(names.c_str(),
+                        "certificatesigningrequests certificatesigningrequests/approval "
+                        "certificatesigningrequests/status ");
+    assert_string_equal(json::stringMember(csrs["resources"][0], "storageVersionHash").data(),
+                        "95fRKMXA+00=");
+}
+
 }  // namespace
 
 int main() {
@@ -374,6 +394,7 @@ int main() {
         cmocka_unit_test(csr_checks_are_kubes),
         cmocka_unit_test(csr_approval_changes_only_conditions_and_status_only_the_certificate),
         cmocka_unit_test(new_node_gets_the_not_ready_taint),
+        cmocka_unit_test(discovery_lists_them_as_kube_does),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -450,13 +450,20 @@ field::Causes validateUpdateWith(const json::Value& obj, const json::Value& old,
     return out;
 }
 
+// Removes member `name` of `obj`, keeping the others in their order.
+void eraseMember(json::Value& obj, std::string_view name) {
+    if (auto it = obj.FindMember(json::ref(name)); it != obj.MemberEnd()) {
+        obj.EraseMember(it);
+    }
+}
+
 // Member `name` of `obj` set to a copy of the same member of `old`, or removed.
 void keepMember(json::Value& obj, const json::Value& old, std::string_view name,
                 json::Allocator& a) {
     if (const json::Value* v = json::member(old, name)) {
         json::setMember(obj, name, json::Value(*v, a), a);
     } else {
-        json::removeMember(obj, name);
+        eraseMember(obj, name);
     }
 }
 
@@ -540,7 +547,7 @@ void prepareForCreate(json::Value& obj, json::Allocator& a) {
     json::setMember(obj, "status", json::Value(rapidjson::kObjectType), a);
     if (json::Value* spec = json::member(obj, "spec"); spec && spec->IsObject()) {
         for (std::string_view f : {"username", "uid", "groups", "extra"}) {
-            json::removeMember(*spec, f);
+            eraseMember(*spec, f);
         }
     }
 }
@@ -615,7 +622,7 @@ registry::SubresourceInfo approvalSubresource() {
         if (hadConditions) {
             json::setMember(status, "conditions", std::move(conditions), a);
         } else {
-            json::removeMember(status, "conditions");
+            eraseMember(status, "conditions");
         }
         populateConditionTimestamps(obj, old, ctx.now, a);
     };
