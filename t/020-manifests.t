@@ -469,6 +469,11 @@ for my $v (kubectl_versions()) {
             delete $w->{stringData};
             $w->{data}{user} = 'YWRtaW4=';
         }
+        # TaintNodesByCondition: a new Node is not ready.
+        if ($w->{kind} eq 'Node') {
+            push @{ $w->{spec}{taints} },
+                { key => 'node.kubernetes.io/not-ready', effect => 'NoSchedule' };
+        }
         json_subset_ok($got{$key}, $w, "$v get -f: $key shows every field of the manifest");
     }
 
@@ -485,7 +490,9 @@ for my $v (kubectl_versions()) {
     like($cm->{metadata}{annotations}{'kubectl.kubernetes.io/last-applied-configuration'} // '',
         qr/"mode":"production"/, "$v apply -f: the last-applied annotation");
     $out = $s->kc_ok($v, 'apply -f (again)', 'apply', '-f', $file);
-    my @patched = ('secret/credentials', 'statefulset.apps/db', 'poddisruptionbudget.policy/web');
+    # The Node too: its taints (replaced whole) lost the not-ready one kube added.
+    my @patched = ('secret/credentials', 'statefulset.apps/db', 'poddisruptionbudget.policy/web',
+        "node/node-$sfx");
     is(lines_for($out, 'unchanged'), $kinds - @patched, "$v apply -f again: the rest unchanged");
     like($out, qr{^\Q$_\E configured$}m, "$v apply -f again: $_ configured, as with kube")
         for @patched;

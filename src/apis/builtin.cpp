@@ -4,8 +4,10 @@
 #include "apis/authorization/kinds.hpp"
 #include "apis/autoscaling/kinds.hpp"
 #include "apis/batch/kinds.hpp"
+#include "apis/certificates/kinds.hpp"
 #include "apis/coordination/kinds.hpp"
 #include "apis/core/kinds.hpp"
+#include "apis/events/kinds.hpp"
 #include "apis/flowcontrol/kinds.hpp"
 #include "apis/networking/kinds.hpp"
 #include "apis/node/kinds.hpp"
@@ -18,12 +20,12 @@
 namespace kube::registry {
 
 // Groups in kube-apiserver's discovery priority order (the aggregator's
-// apiVersionPriorities: "" 18000, apps 17800, authentication.k8s.io 17700,
-// authorization.k8s.io 17600, autoscaling 17500 (v2 before v1), batch 17400, networking.k8s.io
-// 17200, policy 17100, rbac 17000, storage.k8s.io 16800, apiextensions.k8s.io 16700,
-// scheduling.k8s.io 16600, coordination 16500, node.k8s.io 16300, flowcontrol.apiserver.k8s.io
-// 16100, v1 before v1beta3); resources alphabetical inside a group-version, as kube's discovery
-// lists them.
+// apiVersionPriorities: "" 18000, apps 17800, events.k8s.io 17750,
+// authentication.k8s.io 17700, authorization.k8s.io 17600, autoscaling 17500 (v2 before v1),
+// batch 17400, certificates.k8s.io 17300, networking.k8s.io 17200, policy 17100, rbac 17000,
+// storage.k8s.io 16800, apiextensions.k8s.io 16700, scheduling.k8s.io 16600, coordination
+// 16500, node.k8s.io 16300, flowcontrol.apiserver.k8s.io 16100, v1 before v1beta3); resources
+// alphabetical inside a group-version, as kube's discovery lists them.
 void addBuiltinKinds(Scheme& scheme) {
     namespace core = apis::core;
     namespace apps = apis::apps;
@@ -52,6 +54,7 @@ void addBuiltinKinds(Scheme& scheme) {
              apps::deploymentKind,
              apps::replicaSetKind,
              apps::statefulSetKind,
+             apis::events::eventKind,
              apis::authentication::selfSubjectReviewV1Kind,
              apis::authentication::tokenReviewKind,
              apis::authentication::selfSubjectReviewV1beta1Kind,
@@ -62,6 +65,7 @@ void addBuiltinKinds(Scheme& scheme) {
              apis::autoscaling::horizontalPodAutoscalerV2Kind,
              batch::cronJobKind,
              batch::jobKind,
+             apis::certificates::certificateSigningRequestKind,
              apis::networking::ingressClassKind,
              apis::networking::ingressKind,
              apis::networking::networkPolicyKind,

@@ -35,6 +35,11 @@ std::string sha512Hex(std::string_view s) {
 std::string storageVersionHash(const registry::KindInfo& k) {
     std::string in =
         k.group + "/" + (k.storageVersion.empty() ? k.version : k.storageVersion) + "/" + k.kind;
+    if (k.storedAs) {
+        // Stored as another group's kind: that one's ("/v1/Event" for events.k8s.io's).
+        const std::string& gv = k.storedAs->apiVersion;
+        in = (gv.find('/') == std::string::npos ? "/" + gv : gv) + "/" + k.kind;
+    }
     unsigned char md[SHA256_DIGEST_LENGTH];
     SHA256(reinterpret_cast<const unsigned char*>(in.data()), in.size(), md);
     unsigned char out[16] = {};

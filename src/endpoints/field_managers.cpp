@@ -51,7 +51,8 @@ void installFieldManagers(registry::Store& store) {
         return;
     }
     const google::protobuf::Descriptor* message = protobufSchema(kind.apiVersion(), kind.kind);
-    if (!message || kind.review) {
+    // A kind stored in another's shape keeps the managedFields of that shape.
+    if (!message || kind.review || kind.storedAs) {
         return;
     }
     apply::FieldManagerOptions main;

@@ -20,8 +20,10 @@
 #include "kapi/autoscaling.pb.h"
 #include "kapi/autoscaling_v2.pb.h"
 #include "kapi/batch.pb.h"
+#include "kapi/certificates.pb.h"
 #include "kapi/coordination.pb.h"
 #include "kapi/core.pb.h"
+#include "kapi/events.pb.h"
 #include "kapi/flowcontrol.pb.h"
 #include "kapi/flowcontrol_v1beta3.pb.h"
 #include "kapi/networking.pb.h"
@@ -64,7 +66,9 @@ FileList schemaFiles() {
             kapi::node::v1::RuntimeClass::descriptor()->file(),
             kapi::authentication::v1::TokenReview::descriptor()->file(),
             kapi::authorization::v1::SubjectAccessReview::descriptor()->file(),
-            kapi::apiextensions::v1::CustomResourceDefinition::descriptor()->file()};
+            kapi::apiextensions::v1::CustomResourceDefinition::descriptor()->file(),
+            kapi::events::v1::Event::descriptor()->file(),
+            kapi::certificates::v1::CertificateSigningRequest::descriptor()->file()};
 }
 
 void indexMessage(const pb::Descriptor* d, std::map<std::string, const pb::Descriptor*>& index) {

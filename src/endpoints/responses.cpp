@@ -120,7 +120,9 @@ json::Document objectTableMeta(std::string_view stored) {
 HttpResponse objectResponse(int code, std::string_view stored, const RenderOptions& r) {
     // An object read at another version than it is stored at.
     std::string served;
-    if (!r.kind->servedAtStorageVersion()) {
+    // Table cells read the stored shape.
+    bool table = r.output.form == OutputForm::Table;
+    if (!r.kind->servedAtStorageVersion() && !(table && r.kind->storedAs)) {
         served = registry::servedObject(*r.kind, stored);
         stored = served;
     }
@@ -212,6 +214,11 @@ bool ListEncoder::item(std::string& out, const storage::cacher::CachedObject& ca
 bool ListEncoder::item(std::string& out, const storage::cacher::CachedObject& cached,
                        std::string_view& borrowed, std::string* error) {
     borrowed = {};
+    // Converted on every list: the cached object's memos are the stored
+    // shape's, shared with the kind stored there.
+    if (render_.kind->storedAs) {
+        return item(out, cached.bytes, error);
+    }
     if (render_.output.form == OutputForm::Protobuf) {
         const std::string* raw = protobufOf(cached, error);
         if (raw == nullptr) {
@@ -236,6 +243,24 @@ std::string_view ListEncoder::jsonItemHead(std::string& out, std::string_view st
     }
     first_ = false;
     return registry::appendListItemHead(out, stored, prefix_);
+}
+
+// A stored object as a list item of a kind stored as another (converted).
+void ListEncoder::appendConverted(std::string& out, std::string_view stored) {
+    std::string served = registry::servedObject(*render_.kind, stored);
+    if (!first_) {
+        out += ',';
+    }
+    first_ = false;
+    // Items carry no kind or apiVersion.
+    json::Document doc;
+    if (json::parse(served, doc) || !doc.IsObject()) {
+        out += served;
+        return;
+    }
+    doc.EraseMember("kind");
+    doc.EraseMember("apiVersion");
+    out += json::serialize(doc);
 }
 
 // The object's protobuf message, encoded on first use and memoized on it;
@@ -265,6 +290,9 @@ bool ListEncoder::item(std::string& out, std::string_view stored, std::string* e
         json::Document doc;
         std::string raw;
         std::optional<std::string> why = json::parse(stored, doc);
+        if (!why && render_.kind->storedAs && doc.IsObject()) {
+            render_.kind->storedAs->fromStorage(doc, doc.GetAllocator());
+        }
         if (!why) {
             why = encodeProtobufRaw(doc, render_.kind->apiVersion(), render_.kind->kind, &raw);
         }
@@ -288,6 +316,10 @@ bool ListEncoder::item(std::string& out, std::string_view stored, std::string* e
         }
         first_ = false;
         out += json::serialize(rows[0]);
+        return true;
+    }
+    if (render_.kind->storedAs) {
+        appendConverted(out, stored);
         return true;
     }
     out.append(jsonItemHead(out, stored));

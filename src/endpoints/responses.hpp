@@ -71,6 +71,7 @@ private:
     const std::string* protobufOf(const storage::cacher::CachedObject& cached,
                                   std::string* error) const;
     std::string_view jsonItemHead(std::string& out, std::string_view stored);
+    void appendConverted(std::string& out, std::string_view stored);
 
     const RenderOptions& render_;
     std::string meta_;    // the list metadata, serialized (ListMeta field in protobuf)

@@ -339,7 +339,9 @@ void WatchStream::sendEvent(std::string_view type, std::string_view object,
     // Watchers at the storage version share the event's encodings; one at
     // another version gets the object converted, and its own copy.
     std::string served;
-    if (!kind_.servedAtStorageVersion()) {
+    // Table cells read the stored shape.
+    bool table = render_.output.form == OutputForm::Table;
+    if (!kind_.servedAtStorageVersion() && !(table && kind_.storedAs)) {
         served = registry::servedObject(kind_, object);
         object = served;
         shared = nullptr;

@@ -59,10 +59,14 @@ bool selectorsMatch(const KindInfo& kind, const ListOptions& opts,
     if (opts.labelSelector.empty() && opts.fieldSelector.empty()) {
         return true;
     }
-    if (!obj.attrs) {
+    // The memo is shared with the kind stored there, whose fields differ.
+    storage::cacher::Attrs own;
+    if (kind.storedAs) {
+        own = objectAttrs(kind, obj.bytes);
+    } else if (!obj.attrs) {
         obj.attrs = std::make_shared<const storage::cacher::Attrs>(objectAttrs(kind, obj.bytes));
     }
-    const storage::cacher::Attrs& a = *obj.attrs;
+    const storage::cacher::Attrs& a = kind.storedAs ? own : *obj.attrs;
     bool labelsMatch =
         opts.labelSelector.matches([&a](std::string_view key) -> std::optional<std::string_view> {
             for (const auto& [k, v] : a.labels) {

@@ -115,6 +115,14 @@ std::string servedObject(const KindInfo& kind, std::string_view stored) {
     if (kind.servedAtStorageVersion() || !stored.starts_with(from)) {
         return std::string(stored);
     }
+    if (kind.storedAs) {
+        json::Document doc;
+        if (json::parse(stored, doc) || !doc.IsObject()) {
+            return std::string(stored);
+        }
+        kind.storedAs->fromStorage(doc, doc.GetAllocator());
+        return json::serialize(doc);
+    }
     std::string out = "{\"kind\":";
     json::appendQuoted(out, kind.kind);
     out += ",\"apiVersion\":";

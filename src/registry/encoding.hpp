@@ -25,7 +25,8 @@ EncodedObject encodeObject(const json::Value& obj, bool withRevisionSlot = true)
 std::string storedPrefix(const KindInfo& kind);
 
 // A stored object as the version `kind` serves (its storage version's
-// apiVersion replaced); a copy of `stored` when the versions are the same.
+// apiVersion replaced, or converted for a kind stored as another); a copy of
+// `stored` when the versions are the same.
 std::string servedObject(const KindInfo& kind, std::string_view stored);
 
 // Appends a stored object to `out` as a list item (kind/apiVersion dropped).

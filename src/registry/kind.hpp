@@ -12,6 +12,10 @@
 #include "storage/interface.hpp"
 #include "util/json.hpp"
 
+namespace kube::authn {
+struct UserInfo;
+}
+
 namespace kube::registry {
 
 namespace json = util::json;
@@ -103,6 +107,11 @@ struct ScalePaths {
     std::string specReplicasPath = ".spec.replicas";
 };
 
+// What the store passes a status strategy.
+struct StatusUpdateContext {
+    std::chrono::system_clock::time_point now;
+};
+
 // A subresource served under <resource>/<name>/<subresource>.
 struct SubresourceInfo {
     std::string name;  // "status"
@@ -115,11 +124,15 @@ struct SubresourceInfo {
     const KindInfo* responseKind = nullptr;
     // SubresourceStorage::Scale: where the parent keeps what the Scale shows.
     ScalePaths scale = {};
-};
-
-// What the store passes a status strategy.
-struct StatusUpdateContext {
-    std::chrono::system_clock::time_point now;
+    // A Parent subresource other than status with a strategy of its own (a
+    // CertificateSigningRequest's approval): like a status update, only
+    // metadata and status change; then these stand in for the kind's
+    // prepareForStatusUpdate and validateStatusUpdate.
+    std::function<void(json::Value& obj, const json::Value& old, const StatusUpdateContext& ctx,
+                       json::Allocator& a)>
+        prepareForUpdate = {};
+    std::function<std::vector<meta::StatusCause>(const json::Value& obj, const json::Value& old)>
+        validateUpdate = {};
 };
 
 // A field a fieldSelector may name beyond metadata.name/namespace; mirrors one
@@ -128,6 +141,17 @@ struct SelectableField {
     std::string name;         // "status.phase"
     std::string path = {};    // dotted JSON path when it differs ("source.component")
     std::string absent = {};  // the value of an unset field ("false", "0")
+};
+
+// How a kind is kept when storage holds it as another group's kind
+// (events.k8s.io/v1 Events are core/v1 Events there, as kube's cohabitating
+// resources): the stored apiVersion and the conversions between the shapes.
+// Selectors, table cells and strategies see the stored shape.
+struct StoredAs {
+    std::string apiVersion;  // "v1"
+    // The served shape into the stored one (a request's object), and back.
+    std::function<void(json::Value& obj, json::Allocator& a)> toStorage;
+    std::function<void(json::Value& obj, json::Allocator& a)> fromStorage;
 };
 
 // Everything the generic store, the handlers and discovery need to know of a
@@ -169,6 +193,11 @@ struct KindInfo {
     std::function<void(json::Value& obj, json::Allocator& a)> defaults;
     // Server-side changes on create (mirrors Strategy.PrepareForCreate).
     std::function<void(json::Value& obj, json::Allocator& a)> prepareForCreate;
+    // Server-side changes on create that record who asks (mirrors a
+    // CertificateSigningRequest's PrepareForCreate); not called for the
+    // server's own writes.
+    std::function<void(json::Value& obj, const authn::UserInfo& user, json::Allocator& a)>
+        prepareForCreateBy;
     // Server-side changes on update, given the stored object (mirrors
     // Strategy.PrepareForUpdate: a Service keeps its allocated clusterIPs).
     std::function<void(json::Value& obj, const json::Value& old, json::Allocator& a)>
@@ -216,6 +245,8 @@ struct KindInfo {
     // CustomResourceDefinition); null for built-in kinds, whose schema is
     // their message in src/apis/proto.
     std::shared_ptr<const CustomResourceDefinitionRef> custom;
+    // Set when storage holds the objects in another kind's shape.
+    std::shared_ptr<const StoredAs> storedAs;
     // A custom resource's decoding, in place of the walk of a message of
     // src/apis/proto (endpoints::checkAgainstSchema): kube's unstructured
     // decoder with the version's structural schema. Returns the error that
@@ -231,11 +262,14 @@ struct KindInfo {
     std::string apiVersion() const { return group.empty() ? version : group + "/" + version; }
     // The apiVersion of stored objects.
     std::string storageApiVersion() const {
+        if (storedAs) {
+            return storedAs->apiVersion;
+        }
         const std::string& v = storageVersion.empty() ? version : storageVersion;
         return group.empty() ? v : group + "/" + v;
     }
     bool servedAtStorageVersion() const {
-        return storageVersion.empty() || storageVersion == version;
+        return !storedAs && (storageVersion.empty() || storageVersion == version);
     }
     // The list's kind when it is not <kind>List (a CRD's names.listKind).
     std::string listKindName;

@@ -21,7 +21,7 @@ SubresourceInfo statusSubresource() {
 }
 
 void prepareForStatusUpdate(const KindInfo& kind, json::Document& obj, const json::Value& old,
-                            const StatusUpdateContext& ctx) {
+                            const StatusUpdateContext& ctx, const SubresourceInfo* sub) {
     auto& a = obj.GetAllocator();
     std::vector<std::string> dropped;
     for (const auto& m : obj.GetObject()) {
@@ -39,7 +39,9 @@ void prepareForStatusUpdate(const KindInfo& kind, json::Document& obj, const jso
             json::setMember(obj, name, json::Value(m.value, a), a);
         }
     }
-    if (kind.prepareForStatusUpdate) {
+    if (sub && sub->prepareForUpdate) {
+        sub->prepareForUpdate(obj, old, ctx, a);
+    } else if (kind.prepareForStatusUpdate) {
         kind.prepareForStatusUpdate(obj, old, ctx, a);
     }
 }

@@ -110,7 +110,16 @@ struct Store::Attempt {
 std::optional<meta::Status> Store::patchedObject(const UpdateState& state, const json::Value& old,
                                                  storage::Revision current,
                                                  json::Document& next) const {
-    if (std::optional<meta::Status> bad = state.patch(old, next)) {
+    if (kind_.storedAs) {
+        // The patch applies to the object as the client sees it.
+        json::Document served;
+        served.CopyFrom(old, served.GetAllocator());
+        kind_.storedAs->fromStorage(served, served.GetAllocator());
+        if (std::optional<meta::Status> bad = state.patch(served, next)) {
+            return bad;
+        }
+        kind_.storedAs->toStorage(next, next.GetAllocator());
+    } else if (std::optional<meta::Status> bad = state.patch(old, next)) {
         return bad;
     }
     std::string_view rv = json::stringMember(ensureMetadata(next), "resourceVersion");
@@ -129,6 +138,16 @@ std::optional<meta::Status> Store::patchedObject(const UpdateState& state, const
 
 Store::Store(const KindInfo& kind, storage::Interface& storage, util::EventLoop& loop)
     : kind_(kind), storage_(storage), loop_(loop), prefix_(storedPrefix(kind)) {}
+
+meta::GroupKind Store::invalidKind() const {
+    if (!kind_.storedAs) {
+        return kind_.groupKind();
+    }
+    // kube validates the stored (internal) kind and names it.
+    const std::string& v = kind_.storedAs->apiVersion;
+    size_t slash = v.find('/');
+    return {slash == std::string::npos ? std::string() : v.substr(0, slash), kind_.kind};
+}
 
 meta::Status Store::statusFromStorage(const storage::Error& err, std::string_view name) const {
     switch (err.code) {
@@ -430,6 +449,9 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
                    const CreateOptions& opts, ObjectCallback cb) {
     json::Document& doc = *obj;
     auto& a = doc.GetAllocator();
+    if (kind_.storedAs) {
+        kind_.storedAs->toStorage(doc, a);
+    }
     json::Value& metadata = ensureMetadata(doc);
     if (const json::Value* rv = json::member(metadata, "resourceVersion");
         rv && !json::view(*rv).empty()) {
@@ -453,6 +475,9 @@ void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,
     recordManagedFields(json::Value(rapidjson::kObjectType), doc, opts.manager, false, loop_.now());
     if (kind_.prepareForCreate) {
         kind_.prepareForCreate(doc, a);
+    }
+    if (kind_.prepareForCreateBy && opts.user) {
+        kind_.prepareForCreateBy(doc, *opts.user, a);
     }
     admission::Attributes& attrs = state->attrs;
     attrs.operation = admission::Operation::Create;
@@ -490,7 +515,7 @@ void Store::validateCreate(std::shared_ptr<CreateState> state) {
         }
     }
     if (!causes.empty()) {
-        meta::Status s = meta::Status::invalid(kind_.groupKind(), name, std::move(causes));
+        meta::Status s = meta::Status::invalid(invalidKind(), name, std::move(causes));
         state->cb(&s, {});
         return;
     }
@@ -553,6 +578,9 @@ void Store::update(std::string_view ns, std::string_view name, std::shared_ptr<j
     state->obj = std::move(obj);
     state->opts = opts;
     state->cb = std::move(cb);
+    if (kind_.storedAs) {
+        kind_.storedAs->toStorage(*state->obj, state->obj->GetAllocator());
+    }
     json::Value& metadata = ensureMetadata(*state->obj);
     std::string_view rv = json::stringMember(metadata, "resourceVersion");
     if (!rv.empty()) {
@@ -645,7 +673,8 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
             return;
         }
         if (state.opts.status) {
-            prepareForStatusUpdate(kind_, next, *old, {now});
+            prepareForStatusUpdate(kind_, next, *old, {now},
+                                   kind_.subresource(state.opts.subresource));
         } else if (kind_.statusIsSubresource()) {
             if (const json::Value* oldStatus = json::member(*old, "status")) {
                 json::setMember(next, "status", json::Value(*oldStatus, a), a);
@@ -673,9 +702,9 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
             }
             json::setMember(next["metadata"], "generation", json::Value(gen), a);
         }
-        std::vector<meta::StatusCause> causes = updateCauses(state.opts.status, next, *old);
+        std::vector<meta::StatusCause> causes = updateCauses(state.opts, next, *old);
         if (!causes.empty()) {
-            out.error = meta::Status::invalid(kind_.groupKind(), state.name, std::move(causes));
+            out.error = meta::Status::invalid(invalidKind(), state.name, std::move(causes));
             return;
         }
         out.remove = shouldDeleteDuringUpdate(next, *old);
@@ -685,8 +714,9 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
     }
 }
 
-std::vector<meta::StatusCause> Store::updateCauses(bool status, const json::Value& next,
-                                                   const json::Value& old) const {
+std::vector<meta::StatusCause> Store::updateCauses(const UpdateOptions& opts,
+                                                  const json::Value& next,
+                                                  const json::Value& old) const {
     // kube validates the metadata twice on update (rest.BeforeUpdate's
     // common fields, then the strategy's ValidateObjectMetaUpdate), so a
     // deletion field error is listed twice, as kube lists it.
@@ -702,7 +732,12 @@ std::vector<meta::StatusCause> Store::updateCauses(bool status, const json::Valu
          validation::validateObjectMetaUpdate(next["metadata"], old["metadata"])) {
         causes.push_back(std::move(c));
     }
-    if (status) {
+    const SubresourceInfo* sub = kind_.subresource(opts.subresource);
+    if (opts.status && sub && sub->validateUpdate) {
+        for (meta::StatusCause& c : sub->validateUpdate(next, old)) {
+            causes.push_back(std::move(c));
+        }
+    } else if (opts.status) {
         if (kind_.validateStatusUpdate) {
             for (meta::StatusCause& c : kind_.validateStatusUpdate(next, old)) {
                 causes.push_back(std::move(c));
@@ -727,7 +762,9 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
     admission::Attributes& attrs = attempt->attrs;
     attrs.operation = admission::Operation::Update;
     attrs.kind = &kind_;
-    attrs.subresource = state->opts.status ? "status" : "";
+    attrs.subresource = !state->opts.status              ? ""
+                        : state->opts.subresource.empty() ? "status"
+                                                          : state->opts.subresource;
     attrs.ns = state->ns;
     attrs.name = state->name;
     attrs.object = &attempt->next;
@@ -786,9 +823,9 @@ void Store::admitUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Atte
         }
         // The mutated object is validated and encoded again.
         std::vector<meta::StatusCause> causes =
-            updateCauses(state->opts.status, attempt->next, attempt->old);
+            updateCauses(state->opts, attempt->next, attempt->old);
         if (!causes.empty()) {
-            meta::Status s = meta::Status::invalid(kind_.groupKind(), state->name, causes);
+            meta::Status s = meta::Status::invalid(invalidKind(), state->name, causes);
             state->cb(&s, {});
             return;
         }

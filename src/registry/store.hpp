@@ -51,6 +51,9 @@ struct UpdateOptions {
     const authn::UserInfo* user = nullptr;
     // As CreateOptions::manager.
     std::optional<std::string> manager = std::nullopt;
+    // With `status`: the Parent subresource written when it is not status
+    // (a CertificateSigningRequest's approval), whose strategy applies.
+    std::string subresource = {};
 };
 
 // Mirrors metav1.DeleteOptions, all of which the store honours.
@@ -260,7 +263,7 @@ class Store {
 
     void tryUpdate(std::shared_ptr<UpdateState> state);
     // The strategy's and metadata's validation of an update's object.
-    std::vector<meta::StatusCause> updateCauses(bool status, const json::Value& next,
+    std::vector<meta::StatusCause> updateCauses(const UpdateOptions& opts, const json::Value& next,
                                                 const json::Value& old) const;
     void buildUpdate(const UpdateState& state, std::string_view stored,
                      std::chrono::system_clock::time_point now, Attempt& out) const;
@@ -280,6 +283,8 @@ class Store {
                                               storage::Revision current,
                                               json::Document& next) const;
     meta::Status statusFromStorage(const storage::Error& err, std::string_view name) const;
+    // The kind an Invalid error names.
+    meta::GroupKind invalidKind() const;
     // metadata.managedFields of `obj`, about to replace `live` (an empty
     // object on create): `manager` recorded by the field manager, or kept as
     // the request left them when it has none; none for a kind without one.

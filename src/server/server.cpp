@@ -81,7 +81,8 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
         storage_, cacher_, scheme_,
         [this](const std::string& ns, std::function<void(const meta::Status*)> done) {
             ensureDefaultServiceAccount(ns, std::move(done));
-        });
+        },
+        signers_);
     for (const auto& k : scheme_.all()) {
         installStore(k);
     }
@@ -530,6 +531,8 @@ void Server::enableEscalationChecks(const authz::Authorizer& authorizer,
                  });
     };
     escalation_ = std::make_unique<authz::EscalationGuard>(authorizer, resolver, roleRules);
+    // The certificate plugins' approve and sign checks ask the same chain.
+    signers_->authorizer = &authorizer;
     for (const char* resource : {"roles", "clusterroles", "rolebindings", "clusterrolebindings"}) {
         rbacStore(resource).setWriteGuard(
             [this, resource](const registry::Store::WriteCheck& c,

@@ -235,6 +235,8 @@ class Server {
     std::unique_ptr<storage::Compactor> compactor_;
     std::unique_ptr<authz::ClusterRoleAggregator> aggregator_;
     std::unique_ptr<authz::EscalationGuard> escalation_;
+    std::shared_ptr<admission::SignerAuthorizer> signers_ =
+        std::make_shared<admission::SignerAuthorizer>();
     std::optional<authz::BootstrapSummary> bootstrapSummary_;
     HealthChecks health_;
     // Cleared when the default namespaces exist (PostStartHook

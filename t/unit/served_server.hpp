@@ -29,7 +29,8 @@ struct ServedServer {
     endpoints::HttpResponse send(const std::string& method, const std::string& url,
                                  const std::string& body = "",
                                  const std::string& contentType = "application/json",
-                                 const std::string& accept = "application/json") {
+                                 const std::string& accept = "application/json",
+                                 const authn::UserInfo* user = nullptr) {
         size_t mark = url.find('?');
         std::string path = url.substr(0, mark);
         std::string query = mark == std::string::npos ? "" : url.substr(mark + 1);
@@ -45,6 +46,7 @@ struct ServedServer {
         req.host = "127.0.0.1:6443";
         req.body = body;
         req.info = info.get();
+        req.user = user;
         auto out = std::make_shared<std::optional<endpoints::HttpResponse>>();
         server.serve(req, [out](endpoints::HttpResponse&& r) { *out = std::move(r); });
         loop.run();

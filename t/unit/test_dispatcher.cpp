@@ -209,10 +209,12 @@ void legacy_group_list_names_every_group_with_its_preferred_version(void**) {
                         R"({"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],)"
                         R"("preferredVersion":{"groupVersion":"apps/v1","version":"v1"}})");
     const char* names[] = {"apps",
+                           "events.k8s.io",
                            "authentication.k8s.io",
                            "authorization.k8s.io",
                            "autoscaling",
                            "batch",
+                           "certificates.k8s.io",
                            "networking.k8s.io",
                            "policy",
                            "rbac.authorization.k8s.io",

@@ -101,10 +101,12 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
     }
     std::vector<std::string> want = {"",
                                      "apps",
+                                     "events.k8s.io",
                                      "authentication.k8s.io",
                                      "authorization.k8s.io",
                                      "autoscaling",
                                      "batch",
+                                     "certificates.k8s.io",
                                      "networking.k8s.io",
                                      "policy",
                                      "rbac.authorization.k8s.io",
@@ -115,7 +117,7 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
                                      "node.k8s.io",
                                      "flowcontrol.apiserver.k8s.io"};
     assert_true(names == want);
-    assert_int_equal(scheme().all().size(), 53);
+    assert_int_equal(scheme().all().size(), 55);
     std::set<std::string> resources;
     for (const auto& k : scheme().all()) {
         assert_true(resources.insert(k->group + "/" + k->version + "/" + k->resource).second);
@@ -201,6 +203,8 @@ void short_names_categories_and_verbs_match_kube_discovery(void**) {
         {"storage.k8s.io", "storageclasses", {"sc"}, false},
         {"storage.k8s.io", "csidrivers", {}, false},
         {"storage.k8s.io", "csinodes", {}, false},
+        {"events.k8s.io", "events", {"ev"}, false},
+        {"certificates.k8s.io", "certificatesigningrequests", {"csr"}, false},
     };
     for (const Want& w : wants) {
         const KindInfo& k = kind(w.group, w.resource);

@@ -1,6 +1,7 @@
 #include <cctype>
 #include <string>
 
+#include "apis/core/event_validation.hpp"
 #include "apis/core/field_errors.hpp"
 #include "apis/core/kinds.hpp"
 #include "registry/table_cells.hpp"
@@ -85,32 +86,58 @@ std::string trimSpace(std::string_view s) {
     return std::string(s.substr(b, e - b));
 }
 
-// Mirrors legacyValidateEvent, which is all v1 events get.
-field::Causes validateEvent(const json::Value& obj) {
+}  // namespace
+
+field::Causes legacyValidateEvent(const json::Value& obj,
+                                  std::string_view reportingControllerPath) {
     field::Causes out;
     std::string_view ns = cells::text(obj, {"metadata", "namespace"});
     std::string_view involvedNs = cells::text(obj, {"involvedObject", "namespace"});
     std::string involvedPath = "involvedObject.namespace";
+    // Events without an eventTime are the old API's.
     if (cells::text(obj, {"eventTime"}).empty()) {
         bool ok = involvedNs.empty() ? (ns.empty() || ns == "default") : ns == involvedNs;
         if (!ok) {
             out.push_back(
                 field::invalid(involvedPath, involvedNs, "does not match event.namespace"));
         }
-        return out;
+    } else {
+        if (involvedNs.empty() && ns != "default" && ns != "kube-system") {
+            out.push_back(
+                field::invalid(involvedPath, involvedNs, "does not match event.namespace"));
+        }
+        std::string controllerPath(reportingControllerPath);
+        std::string_view controller = json::stringMember(obj, "reportingComponent");
+        if (controller.empty()) {
+            out.push_back(field::required(controllerPath));
+        }
+        for (const std::string& msg : registry::validation::isQualifiedName(controller)) {
+            out.push_back(field::invalid(controllerPath, controller, msg));
+        }
+        auto requiredAtMost = [&](std::string_view member, std::string_view path, size_t limit,
+                                  bool required) {
+            std::string_view v = json::stringMember(obj, member);
+            if (required && v.empty()) {
+                out.push_back(field::required(std::string(path)));
+            }
+            if (v.size() > limit) {
+                out.push_back(field::invalid(std::string(path), "",
+                                             "can have at most " + std::to_string(limit) +
+                                                 " characters"));
+            }
+        };
+        requiredAtMost("reportingInstance", "reportingInstance", 128, true);
+        requiredAtMost("action", "action", 128, true);
+        requiredAtMost("reason", "reason", 128, true);
+        requiredAtMost("message", "message", 1024, false);
     }
-    if (involvedNs.empty() && ns != "kube-system") {
-        out.push_back(field::invalid(involvedPath, involvedNs, "does not match event.namespace"));
-    }
-    for (std::string_view f : {"reportingComponent", "reportingInstance", "action", "reason"}) {
-        if (json::stringMember(obj, f).empty()) {
-            out.push_back(field::required(std::string(f)));
+    if (!ns.empty()) {
+        for (const std::string& msg : registry::validation::isDNS1123Subdomain(ns)) {
+            out.push_back(field::invalid("namespace", ns, msg));
         }
     }
     return out;
 }
-
-}  // namespace
 
 registry::KindInfo eventKind() {
     registry::KindInfo k;
@@ -154,7 +181,9 @@ registry::KindInfo eventKind() {
                            eventCount, 1),
         cells::nameColumn(1),
     };
-    k.validate = validateEvent;
+    k.validate = [](const json::Value& obj) {
+        return legacyValidateEvent(obj, "reportingComponent");
+    };
     k.selectableFields = {
         {"metadata.name"},        {"metadata.namespace"},       {"involvedObject.kind"},
         {"involvedObject.namespace"}, {"involvedObject.name"},  {"involvedObject.uid"},

@@ -305,8 +305,9 @@ void patchResource(Scope s) {
         return;
     }
     auto warnings = patch->warnings;
-    registry::UpdateOptions opts{patch->dryRun, s->info.subresource == "status", s->req.body.size(),
-                                 patch->mayGrow};
+    const std::string& sub = s->info.subresource;
+    registry::UpdateOptions opts{patch->dryRun, !sub.empty(), s->req.body.size(), patch->mayGrow};
+    opts.subresource = sub == "status" ? "" : sub;
     opts.user = s->req.user;
     opts.manager = patch->manager;
     s->store.patch(s->info.namespace_, s->info.name, patch->apply, opts,

@@ -40,7 +40,11 @@ void updateResource(Scope s) {
         s->fail(*bad);
         return;
     }
-    registry::UpdateOptions opts{dryRun, s->info.subresource == "status", s->req.body.size()};
+    // A subresource served here is the parent's own: status, or one with a
+    // strategy of its own (approval).
+    const std::string& sub = s->info.subresource;
+    registry::UpdateOptions opts{dryRun, !sub.empty(), s->req.body.size()};
+    opts.subresource = sub == "status" ? "" : sub;
     opts.user = s->req.user;
     opts.manager = std::move(manager);
     s->store.update(s->info.namespace_, s->info.name, obj, opts,
