@@ -84,6 +84,11 @@ struct ngx_http_kube_main_conf_t {
     ngx_int_t            max_mutating_requests_inflight;
     /* kube_priority_and_fairness */
     ngx_flag_t           priority_and_fairness;
+    /* kube_service_cluster_ip_range, kube_service_node_port_range */
+    ngx_str_t            service_cluster_ip_range;
+    ngx_str_t            service_node_port_range;
+    /* kube_advertise_address: { 0, NULL } for the listening address */
+    ngx_str_t            advertise_address;
 };
 
 struct ngx_http_kube_loc_conf_t {

@@ -9,6 +9,7 @@
 #include "kube_loop.hpp"
 #include "kube_module.hpp"
 
+#include "registry/service/allocation_bitmap.hpp"
 #include "server/etcd_value_codec.hpp"
 #include "storage/etcd/etcd_store.hpp"
 #include "storage/lmdb/lmdb_store.hpp"
@@ -201,6 +202,61 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
 }
 
 
+
+/*
+ * What the `kubernetes` Service's endpoints name: kube_advertise_address
+ * (else the first listening socket's address when it is a specific IPv4
+ * one, else 127.0.0.1), and the port of the first listening socket that
+ * serves TLS (else the first one), as kube's --advertise-address and
+ * --secure-port.
+ */
+void
+ngx_http_kube_advertised(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
+    kube::server::ServerOptions *options)
+{
+    ngx_uint_t           i;
+    ngx_listening_t     *ls, *chosen;
+    struct sockaddr_in  *sin;
+
+    chosen = NULL;
+    ls = static_cast<ngx_listening_t *>(cycle->listening.elts);
+
+    for (i = 0; i < cycle->listening.nelts; i++) {
+        if (ls[i].sockaddr->sa_family != AF_INET) {
+            continue;
+        }
+        if (chosen == NULL) {
+            chosen = &ls[i];
+        }
+#if (NGX_HTTP_SSL)
+        ngx_http_port_t *port = static_cast<ngx_http_port_t *>(ls[i].servers);
+        if (port != NULL && port->naddrs > 0) {
+            ngx_http_in_addr_t *addr =
+                static_cast<ngx_http_in_addr_t *>(port->addrs);
+            if (addr[0].conf.ssl) {
+                chosen = &ls[i];
+                break;
+            }
+        }
+#endif
+    }
+
+    if (chosen != NULL) {
+        sin = reinterpret_cast<struct sockaddr_in *>(chosen->sockaddr);
+        options->securePort = ntohs(sin->sin_port);
+        if (sin->sin_addr.s_addr != INADDR_ANY) {
+            options->advertiseAddress = kube::registry::service::formatIPv4(
+                ntohl(sin->sin_addr.s_addr));
+        }
+    }
+
+    if (kmcf->advertise_address.data != NULL) {
+        options->advertiseAddress.assign(
+            reinterpret_cast<char *>(kmcf->advertise_address.data),
+            kmcf->advertise_address.len);
+    }
+}
+
 ngx_int_t
 ngx_http_kube_start_worker(ngx_cycle_t *cycle)
 try {
@@ -264,6 +320,13 @@ try {
         /* the health check's name, as kube-apiserver's */
         options.storageName = "etcd";
     }
+    options.serviceClusterIPRange.assign(
+        reinterpret_cast<char *>(kmcf->service_cluster_ip_range.data),
+        kmcf->service_cluster_ip_range.len);
+    options.serviceNodePortRange.assign(
+        reinterpret_cast<char *>(kmcf->service_node_port_range.data),
+        kmcf->service_node_port_range.len);
+    ngx_http_kube_advertised(cycle, kmcf, &options);
 
     w->server = std::make_unique<kube::server::Server>(*w->loop, *w->storage,
                                                        options);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <iterator>
 
 #include "registry/deletion.hpp"
 #include "registry/encoding.hpp"
@@ -182,12 +183,37 @@ void Store::deleteNow(std::shared_ptr<DeleteState> state, storage::Revision expe
         state->cb(nullptr, finalizeDelete(lastState, true));
         return;
     }
-    storage::WriteOp op;
-    op.type = storage::WriteOp::Type::Delete;
-    op.key = objectKey(kind_, state->ns, state->name);
-    op.expectedModRevision = expected;
-    storage_.write({std::move(op)}, [this, state, lastState,
-                                     ignoreNotFound](storage::WriteResult&& res) {
+    if (!companion_) {
+        writeDelete(std::move(state), expected, std::move(lastState), ignoreNotFound, {});
+        return;
+    }
+    // The write companion releases what the object held, in the same batch.
+    auto old = parseObject(lastState);
+    companion_({{old.get(), nullptr, &old->GetAllocator()}}, false,
+               [this, state, expected, lastState, ignoreNotFound,
+                old](const meta::Status* err, std::vector<storage::WriteOp> ops) {
+                   if (err) {
+                       state->cb(err, {});
+                       return;
+                   }
+                   writeDelete(state, expected, lastState, ignoreNotFound, std::move(ops));
+               });
+}
+
+void Store::writeDelete(std::shared_ptr<DeleteState> state, storage::Revision expected,
+                        std::string lastState, bool ignoreNotFound,
+                        std::vector<storage::WriteOp> extra) {
+    std::vector<storage::WriteOp> ops(1);
+    ops[0].type = storage::WriteOp::Type::Delete;
+    ops[0].key = objectKey(kind_, state->ns, state->name);
+    ops[0].expectedModRevision = expected;
+    std::move(extra.begin(), extra.end(), std::back_inserter(ops));
+    storage_.write(std::move(ops), [this, state, expected, lastState,
+                                    ignoreNotFound](storage::WriteResult&& res) {
+        if (res.failedOp > 0 && !res.error.ok() && ++state->attempt < kMaxDeleteAttempts) {
+            deleteNow(state, expected, lastState, ignoreNotFound);  // a range changed first
+            return;
+        }
         if (res.error.code == storage::ErrorCode::Conflict &&
             ++state->attempt < kMaxDeleteAttempts && !res.objects.empty()) {
             const storage::Object& cur = res.objects.at(0);
@@ -404,7 +430,8 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts,
             }
             c->items.push_back(storage::Object{std::string(item.key), std::string(item.value),
                                                item.modRevision, item.createRevision});
-            if (!deletesAtOnce(*obj, deleteOpts)) {
+            // With a write companion each delete releases what it held.
+            if (companion_ || !deletesAtOnce(*obj, deleteOpts)) {
                 c->oneByOne.push_back(c->items.size() - 1);
                 continue;
             }

@@ -82,6 +82,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     for (const auto& k : scheme_.all()) {
         installStore(k);
     }
+    installServiceAllocators();
     routesChanged();
     startNamespaceController();
     setAuthentication(std::make_shared<authn::AuthenticationConfig>());
@@ -317,6 +318,7 @@ void Server::start() {
     if (options_.rbacPolicyOwner) {
         startGarbageCollector();
         startServiceAccountsController();
+        startRangeRepair();
     }
     // After the garbage collector and the quota controller took the kinds
     // they follow: custom resources' kinds come and go.
@@ -461,6 +463,38 @@ void Server::startServiceAccountsController() {
                 ns, [done = std::move(done)](const meta::Status* e) { done(!e); });
         });
     serviceAccounts_->start();
+}
+
+// Services take their ClusterIPs and node ports from the configured ranges,
+// stored beside them (registry/service); a range that does not parse (the
+// module checks the directives) falls back to kube's default.
+void Server::installServiceAllocators() {
+    std::string error;
+    std::optional<registry::service::IpRange> ips =
+        registry::service::IpRange::parse(options_.serviceClusterIPRange, &error);
+    if (!ips) {
+        ips = registry::service::IpRange::parse("10.0.0.0/24", &error);
+    }
+    std::optional<registry::service::PortRange> ports =
+        registry::service::PortRange::parse(options_.serviceNodePortRange, &error);
+    if (!ports) {
+        ports = registry::service::PortRange::parse("30000-32767", &error);
+    }
+    serviceAllocators_ =
+        std::make_unique<registry::service::ServiceAllocators>(storage_, *ips, *ports);
+    stores_.at(scheme_.find("", "v1", "services"))
+        ->setWriteCompanion([this](const std::vector<registry::Store::CompanionChange>& changes,
+                                   bool dryRun, registry::Store::CompanionDone done) {
+            serviceAllocators_->plan(changes, dryRun, std::move(done));
+        });
+}
+
+// The owner worker makes the ranges and keeps them matching the services.
+void Server::startRangeRepair() {
+    const registry::KindInfo* services = scheme_.find("", "v1", "services");
+    rangeRepair_ = std::make_unique<controller::serviceallocation::RangeRepair>(
+        loop_, storage_, *serviceAllocators_, registry::collectionPrefix(*services, ""));
+    rangeRepair_->start([] {});
 }
 
 // Calls `hook` once this worker's watch caches of `group`'s kinds hold every
