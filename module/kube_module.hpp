@@ -50,6 +50,9 @@ struct ngx_http_kube_authn_conf_t {
      * (ssl_trusted_certificate holds the proxy's): the pool of each ssl
      * server configuration, by its address. */
     std::map<const void *, std::shared_ptr<X509_STORE>>  client_cas;
+    /* kube_requestheader_client_ca_file's path, for the
+     * extension-apiserver-authentication ConfigMap */
+    std::string                                          request_header_ca_path;
 };
 
 struct ngx_http_kube_main_conf_t {

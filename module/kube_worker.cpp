@@ -11,6 +11,7 @@
 
 #include "registry/service/allocation_bitmap.hpp"
 #include "server/etcd_value_codec.hpp"
+#include "util/file.hpp"
 #include "storage/etcd/etcd_store.hpp"
 #include "storage/lmdb/lmdb_store.hpp"
 
@@ -254,6 +255,34 @@ ngx_http_kube_advertised(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
         options->advertiseAddress.assign(
             reinterpret_cast<char *>(kmcf->advertise_address.data),
             kmcf->advertise_address.len);
+    }
+
+    /* the CAs the extension-apiserver-authentication ConfigMap shows: the
+     * first ssl_client_certificate, and kube_requestheader_client_ca_file */
+    std::string error;
+#if (NGX_HTTP_SSL)
+    ngx_http_core_main_conf_t *cmcf = static_cast<ngx_http_core_main_conf_t *>(
+        ngx_http_cycle_get_module_main_conf(cycle, ngx_http_core_module));
+    ngx_http_core_srv_conf_t **cscfp =
+        static_cast<ngx_http_core_srv_conf_t **>(cmcf->servers.elts);
+
+    for (i = 0; i < cmcf->servers.nelts; i++) {
+        ngx_http_ssl_srv_conf_t *sscf = static_cast<ngx_http_ssl_srv_conf_t *>(
+            cscfp[i]->ctx->srv_conf[ngx_http_ssl_module.ctx_index]);
+        if (sscf == NULL || sscf->client_certificate.len == 0) {
+            continue;
+        }
+        /* made a full path when the ssl module read it */
+        std::string path(reinterpret_cast<char *>(sscf->client_certificate.data),
+                         sscf->client_certificate.len);
+        options->clientCA = kube::util::readFile(path, &error).value_or("");
+        break;
+    }
+#endif
+    if (!kmcf->authn->request_header_ca_path.empty()) {
+        options->requestHeaderCA =
+            kube::util::readFile(kmcf->authn->request_header_ca_path, &error)
+                .value_or("");
     }
 }
 

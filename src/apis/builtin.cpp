@@ -5,6 +5,7 @@
 #include "apis/batch/kinds.hpp"
 #include "apis/coordination/kinds.hpp"
 #include "apis/core/kinds.hpp"
+#include "apis/discovery/kinds.hpp"
 #include "apis/flowcontrol/kinds.hpp"
 #include "apis/networking/kinds.hpp"
 #include "apis/policy/kinds.hpp"
@@ -19,7 +20,7 @@ namespace kube::registry {
 // apiVersionPriorities: "" 18000, apps 17800, authentication.k8s.io 17700,
 // authorization.k8s.io 17600, batch 17400, networking.k8s.io 17200, policy
 // 17100, rbac 17000, storage.k8s.io 16800, apiextensions.k8s.io 16700, scheduling.k8s.io 16600,
-// coordination 16500, flowcontrol.apiserver.k8s.io 16100, v1 before
+// coordination 16500, discovery.k8s.io 16200, flowcontrol.apiserver.k8s.io 16100, v1 before
 // v1beta3); resources alphabetical inside a group-version, as kube's
 // discovery lists them.
 void addBuiltinKinds(Scheme& scheme) {
@@ -71,6 +72,7 @@ void addBuiltinKinds(Scheme& scheme) {
              apis::apiextensions::customResourceDefinitionKind,
              apis::scheduling::priorityClassKind,
              apis::coordination::leaseKind,
+             apis::discovery::endpointSliceKind,
          }) {
         scheme.add(kind());
     }

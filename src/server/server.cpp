@@ -1,6 +1,9 @@
 #include "server/server.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "authz/policy_json.hpp"
@@ -15,6 +18,7 @@
 #include "server/version.hpp"
 #include "storage/cacher/metrics.hpp"
 #include "util/json.hpp"
+#include "util/uid.hpp"
 
 namespace kube::server {
 
@@ -494,7 +498,44 @@ void Server::startRangeRepair() {
     const registry::KindInfo* services = scheme_.find("", "v1", "services");
     rangeRepair_ = std::make_unique<controller::serviceallocation::RangeRepair>(
         loop_, storage_, *serviceAllocators_, registry::collectionPrefix(*services, ""));
-    rangeRepair_->start([] {});
+    rangeRepair_->start([this] { startControlPlaneObjects(); });
+}
+
+// The owner worker keeps the `kubernetes` Service, its Endpoints and
+// EndpointSlice, the server's identity Lease and the
+// extension-apiserver-authentication ConfigMap.
+void Server::startControlPlaneObjects() {
+    if (controlPlane_) {
+        return;
+    }
+    controller::controlplane::Options o;
+    o.clusterIP = registry::service::formatIPv4(serviceAllocators_->ips().first());
+    o.advertiseAddress = options_.advertiseAddress;
+    o.securePort = options_.securePort;
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0) {
+        std::strcpy(host, "localhost");
+    }
+    o.hostname = host;
+    o.leaseName = controller::controlplane::identityLeaseName(o.hostname);
+    o.holderIdentity = o.leaseName + "_" + util::newUid();
+    o.clientCA = options_.clientCA;
+    if (const auto& rh = authentication_->config().requestHeader) {
+        o.requestHeader = true;
+        o.requestHeaderCA = options_.requestHeaderCA;
+        o.usernameHeaders = rh->usernameHeaders;
+        o.groupHeaders = rh->groupHeaders;
+        o.extraHeaderPrefixes = rh->extraHeaderPrefixes;
+        o.allowedNames = rh->allowedNames;
+    }
+    controlPlane_ = std::make_unique<controller::controlplane::ControlPlaneObjects>(
+        loop_,
+        [this](std::string_view group, std::string_view resource) -> registry::Store* {
+            const registry::KindInfo* kind = scheme_.find(group, "v1", resource);
+            return kind ? stores_.at(kind).get() : nullptr;
+        },
+        std::move(o));
+    controlPlane_->start();
 }
 
 // Calls `hook` once this worker's watch caches of `group`'s kinds hold every

@@ -19,6 +19,7 @@
 #include "authz/rule_resolver.hpp"
 #include "controller/apiextensions/custom_resource_serving.hpp"
 #include "controller/apiextensions/definition_controller.hpp"
+#include "controller/controlplane/control_plane_objects.hpp"
 #include "controller/garbagecollector/garbage_collector.hpp"
 #include "controller/namespace/namespace_controller.hpp"
 #include "controller/resourcequota/resource_quota_controller.hpp"
@@ -89,6 +90,10 @@ struct ServerOptions {
     // and --secure-port).
     std::string advertiseAddress = "127.0.0.1";
     int securePort = 6443;
+    // The PEM of the client CA and of the request-header CA, for the
+    // extension-apiserver-authentication ConfigMap ("" when none).
+    std::string clientCA;
+    std::string requestHeaderCA;
 };
 
 // The embedded API server of one nginx worker: the REST dispatcher over the
@@ -204,6 +209,7 @@ class Server {
     void startServiceAccountsController();
     void installServiceAllocators();
     void startRangeRepair();
+    void startControlPlaneObjects();
     void startNamespaceController();
     void startCustomResources();
     void addHealthChecks();
@@ -239,6 +245,7 @@ class Server {
     // The services store's write companion; on the owner, its repair.
     std::unique_ptr<registry::service::ServiceAllocators> serviceAllocators_;
     std::unique_ptr<controller::serviceallocation::RangeRepair> rangeRepair_;
+    std::unique_ptr<controller::controlplane::ControlPlaneObjects> controlPlane_;
     // On every worker; after cacher_ and stores_ (it holds their callbacks' targets).
     std::unique_ptr<namespacecontroller::NamespaceController> namespaceController_;
     // On every worker: serves the established CustomResourceDefinitions; on

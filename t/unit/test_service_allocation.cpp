@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/controlplane/control_plane_objects.hpp"
 #include "fake_loop.hpp"
 #include "registry/service/allocation_bitmap.hpp"
 #include "registry/service/allocators.hpp"
@@ -237,6 +238,12 @@ void headless_selectorless_services_default_to_both_families(void**) {
                         "services");
 }
 
+// kube 1.26.5 on the host "vm" holds kube-apiserver-lphjr5z7h3imqn7sokpnsue3ha.
+void the_identity_lease_is_named_as_kube_names_it(void**) {
+    assert_string_equal(kube::controller::controlplane::identityLeaseName("vm").c_str(),
+                        "kube-apiserver-lphjr5z7h3imqn7sokpnsue3ha");
+}
+
 }  // namespace
 
 int main() {
@@ -248,6 +255,7 @@ int main() {
         cmocka_unit_test(a_taken_or_foreign_ip_is_refused_with_kubes_words),
         cmocka_unit_test(exhausted_node_ports_leave_nothing_allocated),
         cmocka_unit_test(headless_selectorless_services_default_to_both_families),
+        cmocka_unit_test(the_identity_lease_is_named_as_kube_names_it),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
