@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <iterator>
 #include <vector>
 
 #include "registry/continue_token.hpp"
@@ -30,13 +29,22 @@ std::optional<storage::Revision> parseRevision(std::string_view rv) {
     return r;
 }
 
-// The batch failed on one of the companion's ops (a range another write
-// changed first): the companion plans again.
-bool companionRaced(const storage::WriteResult& res) {
+// The batch failed on one of the companion's ops, which come before the
+// object's own at `own` (a range another write changed first): the
+// companion plans again.
+bool companionRaced(const storage::WriteResult& res, size_t own) {
     using storage::ErrorCode;
     ErrorCode c = res.error.code;
-    return res.failedOp > 0 &&
+    return !res.error.ok() && res.failedOp != own &&
            (c == ErrorCode::Conflict || c == ErrorCode::KeyExists || c == ErrorCode::NotFound);
+}
+
+// The companion's ops, then the object's own, which so gets the batch's
+// last revision (its resourceVersion is the store's revision after it, as
+// with etcd's one-revision transactions).
+size_t appendOwn(std::vector<storage::WriteOp>& ops, storage::WriteOp own) {
+    ops.push_back(std::move(own));
+    return ops.size() - 1;
 }
 
 std::shared_ptr<json::Document> parseStored(std::string_view bytes) {
@@ -501,14 +509,14 @@ void Store::writeCreate(std::shared_ptr<CreateState> state, std::vector<storage:
         return;
     }
     EncodedObject enc = encodeObject(doc);
-    std::vector<storage::WriteOp> ops(1);
-    ops[0].type = storage::WriteOp::Type::Create;
-    ops[0].key = objectKey(kind_, state->ns, state->name);
-    ops[0].value = std::move(enc.bytes);
-    ops[0].revisionOffset = enc.revisionOffset;
-    std::move(extra.begin(), extra.end(), std::back_inserter(ops));
-    storage_.write(std::move(ops), [this, state](storage::WriteResult&& res) {
-        if (companionRaced(res) && ++state->attempt < kMaxUpdateAttempts) {
+    storage::WriteOp op;
+    op.type = storage::WriteOp::Type::Create;
+    op.key = objectKey(kind_, state->ns, state->name);
+    op.value = std::move(enc.bytes);
+    op.revisionOffset = enc.revisionOffset;
+    size_t own = appendOwn(extra, std::move(op));
+    storage_.write(std::move(extra), [this, state, own](storage::WriteResult&& res) {
+        if (companionRaced(res, own) && ++state->attempt < kMaxUpdateAttempts) {
             allocateCreate(state);
             return;
         }
@@ -517,7 +525,7 @@ void Store::writeCreate(std::shared_ptr<CreateState> state, std::vector<storage:
             state->cb(&s, {});
             return;
         }
-        state->cb(nullptr, res.objects.at(0).value);
+        state->cb(nullptr, res.objects.at(own).value);
     });
 }
 
@@ -813,14 +821,14 @@ void Store::writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
             state->cb(nullptr, answer);
             return;
         }
-        std::vector<storage::WriteOp> ops(1);
-        ops[0].type = storage::WriteOp::Type::Delete;
-        ops[0].key = objectKey(kind_, state->ns, state->name);
-        ops[0].expectedModRevision = revision;
-        std::move(extra.begin(), extra.end(), std::back_inserter(ops));
-        storage_.write(std::move(ops), [this, state, answer](storage::WriteResult&& res) {
-            if (res.error.code == storage::ErrorCode::Conflict &&
-                (!state->precondition || companionRaced(res)) &&
+        storage::WriteOp op;
+        op.type = storage::WriteOp::Type::Delete;
+        op.key = objectKey(kind_, state->ns, state->name);
+        op.expectedModRevision = revision;
+        size_t own = appendOwn(extra, std::move(op));
+        storage_.write(std::move(extra), [this, state, answer, own](storage::WriteResult&& res) {
+            if ((res.error.code == storage::ErrorCode::Conflict || companionRaced(res, own)) &&
+                (!state->precondition || companionRaced(res, own)) &&
                 ++state->attempt < kMaxUpdateAttempts) {
                 tryUpdate(state);
                 return;
@@ -846,16 +854,16 @@ void Store::writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
         state->cb(nullptr, storage::spliceRevision(enc.bytes, enc.revisionOffset, revision));
         return;
     }
-    std::vector<storage::WriteOp> ops(1);
-    ops[0].type = storage::WriteOp::Type::Update;
-    ops[0].key = objectKey(kind_, state->ns, state->name);
-    ops[0].expectedModRevision = revision;
-    ops[0].value = std::move(enc.bytes);
-    ops[0].revisionOffset = enc.revisionOffset;
-    std::move(extra.begin(), extra.end(), std::back_inserter(ops));
-    storage_.write(std::move(ops), [this, state](storage::WriteResult&& res) {
-        if ((res.error.code == storage::ErrorCode::Conflict || companionRaced(res)) &&
-            (!state->precondition || companionRaced(res)) &&
+    storage::WriteOp op;
+    op.type = storage::WriteOp::Type::Update;
+    op.key = objectKey(kind_, state->ns, state->name);
+    op.expectedModRevision = revision;
+    op.value = std::move(enc.bytes);
+    op.revisionOffset = enc.revisionOffset;
+    size_t own = appendOwn(extra, std::move(op));
+    storage_.write(std::move(extra), [this, state, own](storage::WriteResult&& res) {
+        if ((res.error.code == storage::ErrorCode::Conflict || companionRaced(res, own)) &&
+            (!state->precondition || companionRaced(res, own)) &&
             ++state->attempt < kMaxUpdateAttempts) {
             tryUpdate(state);
             return;
@@ -865,7 +873,7 @@ void Store::writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
             state->cb(&s, {});
             return;
         }
-        state->cb(nullptr, res.objects.at(0).value);
+        state->cb(nullptr, res.objects.at(own).value);
     });
 }
 

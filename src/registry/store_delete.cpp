@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <iterator>
 
 #include "registry/deletion.hpp"
 #include "registry/encoding.hpp"
@@ -203,20 +202,22 @@ void Store::deleteNow(std::shared_ptr<DeleteState> state, storage::Revision expe
 void Store::writeDelete(std::shared_ptr<DeleteState> state, storage::Revision expected,
                         std::string lastState, bool ignoreNotFound,
                         std::vector<storage::WriteOp> extra) {
-    std::vector<storage::WriteOp> ops(1);
-    ops[0].type = storage::WriteOp::Type::Delete;
-    ops[0].key = objectKey(kind_, state->ns, state->name);
-    ops[0].expectedModRevision = expected;
-    std::move(extra.begin(), extra.end(), std::back_inserter(ops));
-    storage_.write(std::move(ops), [this, state, expected, lastState,
-                                    ignoreNotFound](storage::WriteResult&& res) {
-        if (res.failedOp > 0 && !res.error.ok() && ++state->attempt < kMaxDeleteAttempts) {
+    // The companion's ops first: the delete gets the batch's last revision.
+    storage::WriteOp op;
+    op.type = storage::WriteOp::Type::Delete;
+    op.key = objectKey(kind_, state->ns, state->name);
+    op.expectedModRevision = expected;
+    extra.push_back(std::move(op));
+    size_t own = extra.size() - 1;
+    storage_.write(std::move(extra), [this, state, expected, lastState, ignoreNotFound,
+                                      own](storage::WriteResult&& res) {
+        if (!res.error.ok() && res.failedOp != own && ++state->attempt < kMaxDeleteAttempts) {
             deleteNow(state, expected, lastState, ignoreNotFound);  // a range changed first
             return;
         }
         if (res.error.code == storage::ErrorCode::Conflict &&
             ++state->attempt < kMaxDeleteAttempts && !res.objects.empty()) {
-            const storage::Object& cur = res.objects.at(0);
+            const storage::Object& cur = res.objects.at(own);
             auto obj = parseObject(cur.value);
             if (auto failed = preconditionFailure(state->opts, state->name,
                                                   json::stringMember(ensureMetadata(*obj), "uid"),
@@ -236,7 +237,7 @@ void Store::writeDelete(std::shared_ptr<DeleteState> state, storage::Revision ex
             state->cb(&s, {});
             return;
         }
-        const storage::Object& gone = res.objects.at(0);
+        const storage::Object& gone = res.objects.at(own);
         state->cb(nullptr, finalizeDelete(withResourceVersion(gone.value, gone.modRevision), true));
     });
 }
