@@ -360,6 +360,7 @@ try {
     std::string path = ngx_http_kube_conf_path(cf, &value[1]);
     std::string error;
 
+    authn->request_header_ca_path = path;
     authn->config->requestHeaderCAs =
         kube::authn::loadCertificatePool(path, &error);
     if (!authn->config->requestHeaderCAs) {

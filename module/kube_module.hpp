@@ -50,6 +50,9 @@ struct ngx_http_kube_authn_conf_t {
      * (ssl_trusted_certificate holds the proxy's): the pool of each ssl
      * server configuration, by its address. */
     std::map<const void *, std::shared_ptr<X509_STORE>>  client_cas;
+    /* kube_requestheader_client_ca_file's path, for the
+     * extension-apiserver-authentication ConfigMap */
+    std::string                                          request_header_ca_path;
 };
 
 struct ngx_http_kube_main_conf_t {
@@ -88,6 +91,11 @@ struct ngx_http_kube_main_conf_t {
     ngx_int_t            max_mutating_requests_inflight;
     /* kube_priority_and_fairness */
     ngx_flag_t           priority_and_fairness;
+    /* kube_service_cluster_ip_range, kube_service_node_port_range */
+    ngx_str_t            service_cluster_ip_range;
+    ngx_str_t            service_node_port_range;
+    /* kube_advertise_address: { 0, NULL } for the listening address */
+    ngx_str_t            advertise_address;
 };
 
 struct ngx_http_kube_loc_conf_t {

@@ -9,7 +9,9 @@
 #include "kube_loop.hpp"
 #include "kube_module.hpp"
 
+#include "registry/service/allocation_bitmap.hpp"
 #include "server/etcd_value_codec.hpp"
+#include "util/file.hpp"
 #include "storage/etcd/etcd_store.hpp"
 #include "storage/lmdb/lmdb_store.hpp"
 
@@ -216,6 +218,89 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
 }
 
 
+
+/*
+ * What the `kubernetes` Service's endpoints name: kube_advertise_address
+ * (else the first listening socket's address when it is a specific IPv4
+ * one, else 127.0.0.1), and the port of the first listening socket that
+ * serves TLS (else the first one), as kube's --advertise-address and
+ * --secure-port.
+ */
+void
+ngx_http_kube_advertised(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
+    kube::server::ServerOptions *options)
+{
+    ngx_uint_t           i;
+    ngx_listening_t     *ls, *chosen;
+    struct sockaddr_in  *sin;
+
+    chosen = NULL;
+    ls = static_cast<ngx_listening_t *>(cycle->listening.elts);
+
+    for (i = 0; i < cycle->listening.nelts; i++) {
+        if (ls[i].sockaddr->sa_family != AF_INET) {
+            continue;
+        }
+        if (chosen == NULL) {
+            chosen = &ls[i];
+        }
+#if (NGX_HTTP_SSL)
+        ngx_http_port_t *port = static_cast<ngx_http_port_t *>(ls[i].servers);
+        if (port != NULL && port->naddrs > 0) {
+            ngx_http_in_addr_t *addr =
+                static_cast<ngx_http_in_addr_t *>(port->addrs);
+            if (addr[0].conf.ssl) {
+                chosen = &ls[i];
+                break;
+            }
+        }
+#endif
+    }
+
+    if (chosen != NULL) {
+        sin = reinterpret_cast<struct sockaddr_in *>(chosen->sockaddr);
+        options->securePort = ntohs(sin->sin_port);
+        if (sin->sin_addr.s_addr != INADDR_ANY) {
+            options->advertiseAddress = kube::registry::service::formatIPv4(
+                ntohl(sin->sin_addr.s_addr));
+        }
+    }
+
+    if (kmcf->advertise_address.data != NULL) {
+        options->advertiseAddress.assign(
+            reinterpret_cast<char *>(kmcf->advertise_address.data),
+            kmcf->advertise_address.len);
+    }
+
+    /* the CAs the extension-apiserver-authentication ConfigMap shows: the
+     * first ssl_client_certificate, and kube_requestheader_client_ca_file */
+    std::string error;
+#if (NGX_HTTP_SSL)
+    ngx_http_core_main_conf_t *cmcf = static_cast<ngx_http_core_main_conf_t *>(
+        ngx_http_cycle_get_module_main_conf(cycle, ngx_http_core_module));
+    ngx_http_core_srv_conf_t **cscfp =
+        static_cast<ngx_http_core_srv_conf_t **>(cmcf->servers.elts);
+
+    for (i = 0; i < cmcf->servers.nelts; i++) {
+        ngx_http_ssl_srv_conf_t *sscf = static_cast<ngx_http_ssl_srv_conf_t *>(
+            cscfp[i]->ctx->srv_conf[ngx_http_ssl_module.ctx_index]);
+        if (sscf == NULL || sscf->client_certificate.len == 0) {
+            continue;
+        }
+        /* made a full path when the ssl module read it */
+        std::string path(reinterpret_cast<char *>(sscf->client_certificate.data),
+                         sscf->client_certificate.len);
+        options->clientCA = kube::util::readFile(path, &error).value_or("");
+        break;
+    }
+#endif
+    if (!kmcf->authn->request_header_ca_path.empty()) {
+        options->requestHeaderCA =
+            kube::util::readFile(kmcf->authn->request_header_ca_path, &error)
+                .value_or("");
+    }
+}
+
 ngx_int_t
 ngx_http_kube_start_worker(ngx_cycle_t *cycle)
 try {
@@ -279,6 +364,13 @@ try {
         /* the health check's name, as kube-apiserver's */
         options.storageName = "etcd";
     }
+    options.serviceClusterIPRange.assign(
+        reinterpret_cast<char *>(kmcf->service_cluster_ip_range.data),
+        kmcf->service_cluster_ip_range.len);
+    options.serviceNodePortRange.assign(
+        reinterpret_cast<char *>(kmcf->service_node_port_range.data),
+        kmcf->service_node_port_range.len);
+    ngx_http_kube_advertised(cycle, kmcf, &options);
 
     w->server = std::make_unique<kube::server::Server>(*w->loop, *w->storage,
                                                        options);

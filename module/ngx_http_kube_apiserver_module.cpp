@@ -9,6 +9,7 @@
 #include "kube_module.hpp"
 
 #include "authz/abac.hpp"
+#include "registry/service/allocation_bitmap.hpp"
 
 namespace {
 
@@ -50,6 +51,9 @@ char *ngx_http_kube_authorization_policy_file(ngx_conf_t *cf,
 char *ngx_http_kube_merge_authorization(ngx_conf_t *cf,
     ngx_http_kube_loc_conf_t *prev, ngx_http_kube_loc_conf_t *conf);
 char *ngx_http_kube_positive_sec(ngx_conf_t *cf, void *post, void *data);
+char *ngx_http_kube_check_ip_range(ngx_conf_t *cf, void *post, void *data);
+char *ngx_http_kube_check_port_range(ngx_conf_t *cf, void *post, void *data);
+char *ngx_http_kube_check_address(ngx_conf_t *cf, void *post, void *data);
 ngx_int_t ngx_http_kube_init_module(ngx_cycle_t *cycle);
 ngx_int_t ngx_http_kube_init_process(ngx_cycle_t *cycle);
 void ngx_http_kube_exit_process(ngx_cycle_t *cycle);
@@ -57,6 +61,18 @@ void ngx_http_kube_exit_process(ngx_cycle_t *cycle);
 
 ngx_conf_post_t ngx_http_kube_min_request_timeout_post = {
     ngx_http_kube_positive_sec
+};
+
+ngx_conf_post_t ngx_http_kube_ip_range_post = {
+    ngx_http_kube_check_ip_range
+};
+
+ngx_conf_post_t ngx_http_kube_port_range_post = {
+    ngx_http_kube_check_port_range
+};
+
+ngx_conf_post_t ngx_http_kube_address_post = {
+    ngx_http_kube_check_address
 };
 
 
@@ -307,6 +323,27 @@ ngx_command_t ngx_http_kube_commands[] = {
       offsetof(ngx_http_kube_main_conf_t, priority_and_fairness),
       NULL },
 
+    { ngx_string("kube_service_cluster_ip_range"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_str_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, service_cluster_ip_range),
+      &ngx_http_kube_ip_range_post },
+
+    { ngx_string("kube_service_node_port_range"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_str_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, service_node_port_range),
+      &ngx_http_kube_port_range_post },
+
+    { ngx_string("kube_advertise_address"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_str_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, advertise_address),
+      &ngx_http_kube_address_post },
+
       ngx_null_command
 };
 
@@ -366,6 +403,9 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
      *     kmcf->thread_pool = NULL;
      *     kmcf->enabled = 0;
      *     kmcf->authn = NULL;
+     *     kmcf->service_cluster_ip_range = { 0, NULL };
+     *     kmcf->service_node_port_range = { 0, NULL };
+     *     kmcf->advertise_address = { 0, NULL };
      */
 
     kmcf->map_size = NGX_CONF_UNSET_SIZE;
@@ -415,6 +455,16 @@ ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf)
                              kDefaultCompactionInterval);
     ngx_conf_init_value(kmcf->min_request_timeout,
                         kDefaultMinRequestTimeout);
+
+    /* kube-apiserver's --service-cluster-ip-range and
+     * --service-node-port-range defaults; kube_advertise_address's default
+     * is taken from the listening sockets in each worker */
+    if (kmcf->service_cluster_ip_range.data == NULL) {
+        ngx_str_set(&kmcf->service_cluster_ip_range, "10.0.0.0/24");
+    }
+    if (kmcf->service_node_port_range.data == NULL) {
+        ngx_str_set(&kmcf->service_node_port_range, "30000-32767");
+    }
 
     ngx_conf_init_value(kmcf->sa_extend_expiration, 1);
 
@@ -966,6 +1016,70 @@ ngx_http_kube_positive_sec(ngx_conf_t *cf, void *post, void *data)
 
     if (*sp <= 0) {
         return const_cast<char *>("must be greater than 0");
+    }
+
+    return NGX_CONF_OK;
+}
+
+
+/* kube_service_cluster_ip_range: an IPv4 CIDR of /12 to /30 */
+char *
+ngx_http_kube_check_ip_range(ngx_conf_t *cf, void *post, void *data)
+try {
+    ngx_str_t    *value = static_cast<ngx_str_t *>(data);
+    std::string   error;
+
+    if (!kube::registry::service::IpRange::parse(
+            std::string_view(reinterpret_cast<char *>(value->data), value->len),
+            &error))
+    {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0, "%s", error.c_str());
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    return NGX_CONF_OK;
+
+} catch (const std::exception &e) {
+    ngx_conf_log_error(NGX_LOG_EMERG, cf, 0, "kube-apiserver: %s", e.what());
+    return static_cast<char *>(NGX_CONF_ERROR);
+}
+
+
+/* kube_service_node_port_range: "first-last" */
+char *
+ngx_http_kube_check_port_range(ngx_conf_t *cf, void *post, void *data)
+try {
+    ngx_str_t    *value = static_cast<ngx_str_t *>(data);
+    std::string   error;
+
+    if (!kube::registry::service::PortRange::parse(
+            std::string_view(reinterpret_cast<char *>(value->data), value->len),
+            &error))
+    {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0, "%s", error.c_str());
+        return static_cast<char *>(NGX_CONF_ERROR);
+    }
+
+    return NGX_CONF_OK;
+
+} catch (const std::exception &e) {
+    ngx_conf_log_error(NGX_LOG_EMERG, cf, 0, "kube-apiserver: %s", e.what());
+    return static_cast<char *>(NGX_CONF_ERROR);
+}
+
+
+/* kube_advertise_address: an IPv4 address other than 0.0.0.0 */
+char *
+ngx_http_kube_check_address(ngx_conf_t *cf, void *post, void *data)
+{
+    ngx_str_t  *value = static_cast<ngx_str_t *>(data);
+
+    auto ip = kube::registry::service::parseIPv4(
+        std::string_view(reinterpret_cast<char *>(value->data), value->len));
+    if (!ip || *ip == 0) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "invalid address \"%V\"", value);
+        return static_cast<char *>(NGX_CONF_ERROR);
     }
 
     return NGX_CONF_OK;

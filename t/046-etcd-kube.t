@@ -92,7 +92,9 @@ sub kas_get {
 }
 
 # --- This server on the same etcd.
-my $http_config = "kube_storage etcd:$etcd->{url};\nkube_compaction_interval 3s;\n";
+# The service range kube-apiserver was given: both allocate from one RangeAllocation.
+my $http_config = "kube_storage etcd:$etcd->{url};\nkube_compaction_interval 3s;\n"
+    . "kube_service_cluster_ip_range 10.96.0.0/16;\n";
 my $server = start_server(http_config => $http_config, config => <<'EOF');
 location / {
     kube_api;

@@ -7,6 +7,7 @@
 #include "apis/certificates/kinds.hpp"
 #include "apis/coordination/kinds.hpp"
 #include "apis/core/kinds.hpp"
+#include "apis/discovery/kinds.hpp"
 #include "apis/events/kinds.hpp"
 #include "apis/flowcontrol/kinds.hpp"
 #include "apis/networking/kinds.hpp"
@@ -24,8 +25,9 @@ namespace kube::registry {
 // authentication.k8s.io 17700, authorization.k8s.io 17600, autoscaling 17500 (v2 before v1),
 // batch 17400, certificates.k8s.io 17300, networking.k8s.io 17200, policy 17100, rbac 17000,
 // storage.k8s.io 16800, apiextensions.k8s.io 16700, scheduling.k8s.io 16600, coordination
-// 16500, node.k8s.io 16300, flowcontrol.apiserver.k8s.io 16100, v1 before v1beta3); resources
-// alphabetical inside a group-version, as kube's discovery lists them.
+// 16500, node.k8s.io 16300, discovery.k8s.io 16200, flowcontrol.apiserver.k8s.io 16100, v1
+// before v1beta3); resources alphabetical inside a group-version, as kube's discovery lists
+// them.
 void addBuiltinKinds(Scheme& scheme) {
     namespace core = apis::core;
     namespace apps = apis::apps;
@@ -83,6 +85,7 @@ void addBuiltinKinds(Scheme& scheme) {
              apis::scheduling::priorityClassKind,
              apis::coordination::leaseKind,
              apis::node::runtimeClassKind,
+             apis::discovery::endpointSliceKind,
          }) {
         scheme.add(kind());
     }

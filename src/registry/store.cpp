@@ -30,6 +30,24 @@ std::optional<storage::Revision> parseRevision(std::string_view rv) {
     return r;
 }
 
+// The batch failed on one of the companion's ops, which come before the
+// object's own at `own` (a range another write changed first): the
+// companion plans again.
+bool companionRaced(const storage::WriteResult& res, size_t own) {
+    using storage::ErrorCode;
+    ErrorCode c = res.error.code;
+    return !res.error.ok() && res.failedOp != own &&
+           (c == ErrorCode::Conflict || c == ErrorCode::KeyExists || c == ErrorCode::NotFound);
+}
+
+// The companion's ops, then the object's own, which so gets the batch's
+// last revision (its resourceVersion is the store's revision after it, as
+// with etcd's one-revision transactions).
+size_t appendOwn(std::vector<storage::WriteOp>& ops, storage::WriteOp own) {
+    ops.push_back(std::move(own));
+    return ops.size() - 1;
+}
+
 std::shared_ptr<json::Document> parseStored(std::string_view bytes) {
     auto doc = std::make_shared<json::Document>();
     doc->Parse(bytes.data(), bytes.size());
@@ -88,6 +106,10 @@ struct Store::CreateState {
     CreateOptions opts;
     ObjectCallback cb;
     admission::Attributes attrs;
+    // With a write companion: the object as admitted, before the companion
+    // changed it (each attempt starts from it), and the attempts made.
+    std::shared_ptr<json::Document> pristine;
+    int attempt = 0;
 };
 
 struct Store::Attempt {
@@ -535,7 +557,7 @@ void Store::validateCreate(std::shared_ptr<CreateState> state) {
 
 void Store::admitCreate(std::shared_ptr<CreateState> state) {
     if (!admission_ || !admission_->validates(state->attrs)) {
-        writeCreate(state->ns, state->name, *state->obj, state->opts, std::move(state->cb));
+        allocateCreate(std::move(state));
         return;
     }
     admission_->validate(state->attrs, [this, state](const meta::Status* denied) {
@@ -543,30 +565,58 @@ void Store::admitCreate(std::shared_ptr<CreateState> state) {
             state->cb(denied, {});
             return;
         }
-        writeCreate(state->ns, state->name, *state->obj, state->opts, state->cb);
+        allocateCreate(state);
     });
 }
 
-void Store::writeCreate(const std::string& ns, const std::string& name, const json::Document& doc,
-                        const CreateOptions& opts, ObjectCallback cb) {
-    if (opts.dryRun) {
+// The write companion's changes and ops, then the write.
+void Store::allocateCreate(std::shared_ptr<CreateState> state) {
+    if (!companion_) {
+        writeCreate(std::move(state), {});
+        return;
+    }
+    json::Document& doc = *state->obj;
+    if (!state->pristine) {
+        state->pristine = std::make_shared<json::Document>();
+        state->pristine->CopyFrom(doc, state->pristine->GetAllocator());
+    } else {
+        doc.CopyFrom(*state->pristine, doc.GetAllocator());
+    }
+    companion_({{nullptr, &doc, &doc.GetAllocator()}}, state->opts.dryRun,
+               [this, state](const meta::Status* err, std::vector<storage::WriteOp> ops) {
+                   if (err) {
+                       state->cb(err, {});
+                       return;
+                   }
+                   writeCreate(state, std::move(ops));
+               });
+}
+
+void Store::writeCreate(std::shared_ptr<CreateState> state, std::vector<storage::WriteOp> extra) {
+    const json::Document& doc = *state->obj;
+    if (state->opts.dryRun) {
         EncodedObject enc = encodeObject(doc, false);
-        cb(nullptr, enc.bytes);
+        state->cb(nullptr, enc.bytes);
         return;
     }
     EncodedObject enc = encodeObject(doc);
     storage::WriteOp op;
     op.type = storage::WriteOp::Type::Create;
-    op.key = objectKey(kind_, ns, name);
+    op.key = objectKey(kind_, state->ns, state->name);
     op.value = std::move(enc.bytes);
     op.revisionOffset = enc.revisionOffset;
-    storage_.write({std::move(op)}, [this, name, cb = std::move(cb)](storage::WriteResult&& res) {
-        if (!res.error.ok()) {
-            meta::Status s = statusFromStorage(res.error, name);
-            cb(&s, {});
+    size_t own = appendOwn(extra, std::move(op));
+    storage_.write(std::move(extra), [this, state, own](storage::WriteResult&& res) {
+        if (companionRaced(res, own) && ++state->attempt < kMaxUpdateAttempts) {
+            allocateCreate(state);
             return;
         }
-        cb(nullptr, res.objects.at(0).value);
+        if (!res.error.ok()) {
+            meta::Status s = statusFromStorage(res.error, state->name);
+            state->cb(&s, {});
+            return;
+        }
+        state->cb(nullptr, res.objects.at(own).value);
     });
 }
 
@@ -773,7 +823,7 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
     attrs.dryRun = state->opts.dryRun;
     bool guarded = guard_ && !state->opts.status;
     bool admitted = admission_ && (admission_->mutates(attrs) || admission_->validates(attrs));
-    if (!guarded && !admitted) {
+    if (!guarded && !admitted && !companion_) {
         writeUpdate(state, std::move(attempt->enc), attempt->revision, stored, attempt->remove);
         return;
     }
@@ -797,6 +847,10 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
         }
     }
     attrs.oldObject = &attempt->old;
+    if (!guarded && !admitted) {
+        allocateUpdate(state, attempt);
+        return;
+    }
     if (!guarded) {
         admitUpdate(state, attempt);
         return;
@@ -837,8 +891,7 @@ void Store::admitUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Atte
 void Store::validateMutatedUpdate(std::shared_ptr<UpdateState> state,
                                   std::shared_ptr<Attempt> attempt) {
     if (!admission_ || !admission_->validates(attempt->attrs)) {
-        writeUpdate(state, std::move(attempt->enc), attempt->revision, attempt->stored,
-                    attempt->remove);
+        allocateUpdate(state, attempt);
         return;
     }
     admission_->validate(attempt->attrs, [this, state, attempt](const meta::Status* denied) {
@@ -846,9 +899,30 @@ void Store::validateMutatedUpdate(std::shared_ptr<UpdateState> state,
             state->cb(denied, {});
             return;
         }
+        allocateUpdate(state, attempt);
+    });
+}
+
+// The write companion's changes and ops (not for status updates, which keep
+// the spec), then the write; the object is encoded again after its changes.
+void Store::allocateUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt) {
+    if (!companion_ || state->opts.status) {
         writeUpdate(state, std::move(attempt->enc), attempt->revision, attempt->stored,
                     attempt->remove);
-    });
+        return;
+    }
+    json::Document& next = attempt->next;
+    companion_({{&attempt->old, attempt->remove ? nullptr : &next, &next.GetAllocator()}},
+               state->opts.dryRun,
+               [this, state, attempt](const meta::Status* err, std::vector<storage::WriteOp> ops) {
+                   if (err) {
+                       state->cb(err, {});
+                       return;
+                   }
+                   EncodedObject enc = encodeObject(attempt->next);
+                   writeUpdate(state, std::move(enc), attempt->revision, attempt->stored,
+                               attempt->remove, std::move(ops));
+               });
 }
 
 // The last step of an attempt: `enc` replaces `current`, stored at `revision`,
@@ -857,7 +931,8 @@ void Store::validateMutatedUpdate(std::shared_ptr<UpdateState> state,
 // instead (deleteWithoutFinalizers) and the answer is the updated object at
 // the stored revision, as kube answers such an update.
 void Store::writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
-                        storage::Revision revision, std::string_view current, bool remove) {
+                        storage::Revision revision, std::string_view current, bool remove,
+                        std::vector<storage::WriteOp> extra) {
     if (remove) {
         std::string answer = storage::spliceRevision(enc.bytes, enc.revisionOffset, revision);
         if (state->opts.dryRun) {
@@ -868,8 +943,10 @@ void Store::writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
         op.type = storage::WriteOp::Type::Delete;
         op.key = objectKey(kind_, state->ns, state->name);
         op.expectedModRevision = revision;
-        storage_.write({std::move(op)}, [this, state, answer](storage::WriteResult&& res) {
-            if (res.error.code == storage::ErrorCode::Conflict && !state->precondition &&
+        size_t own = appendOwn(extra, std::move(op));
+        storage_.write(std::move(extra), [this, state, answer, own](storage::WriteResult&& res) {
+            if ((res.error.code == storage::ErrorCode::Conflict || companionRaced(res, own)) &&
+                (!state->precondition || companionRaced(res, own)) &&
                 ++state->attempt < kMaxUpdateAttempts) {
                 tryUpdate(state);
                 return;
@@ -901,8 +978,10 @@ void Store::writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
     op.expectedModRevision = revision;
     op.value = std::move(enc.bytes);
     op.revisionOffset = enc.revisionOffset;
-    storage_.write({std::move(op)}, [this, state](storage::WriteResult&& res) {
-        if (res.error.code == storage::ErrorCode::Conflict && !state->precondition &&
+    size_t own = appendOwn(extra, std::move(op));
+    storage_.write(std::move(extra), [this, state, own](storage::WriteResult&& res) {
+        if ((res.error.code == storage::ErrorCode::Conflict || companionRaced(res, own)) &&
+            (!state->precondition || companionRaced(res, own)) &&
             ++state->attempt < kMaxUpdateAttempts) {
             tryUpdate(state);
             return;
@@ -912,7 +991,7 @@ void Store::writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
             state->cb(&s, {});
             return;
         }
-        state->cb(nullptr, res.objects.at(0).value);
+        state->cb(nullptr, res.objects.at(own).value);
     });
 }
 

@@ -182,6 +182,29 @@ class Store {
                                        std::function<void(const meta::Status* denied)> done)>;
     void setWriteGuard(GuardFn guard) { guard_ = std::move(guard); }
 
+    // Writes that go in the same atomic batch as the store's own write of an
+    // object: the service REST's allocators (registry/service), which take
+    // ClusterIPs and node ports from ranges stored beside the services.
+    // Mirrors the BeginCreate/BeginUpdate/AfterDelete hooks kube's service
+    // storage sets, with one batch where kube writes twice and repairs.
+    //
+    // Each change is an object about to be created (`old` null), updated,
+    // or deleted (`obj` null); the companion may change `obj` (fill in what
+    // it allocates) and answers, on the loop, with a Status that fails the
+    // request or the ops to add (none on dry run). When one of those ops
+    // fails on a concurrent write the store asks again, from the object as
+    // it was before the companion changed it.
+    struct CompanionChange {
+        const json::Value* old = nullptr;
+        json::Value* obj = nullptr;
+        json::Allocator* allocator = nullptr;
+    };
+    using CompanionDone =
+        std::function<void(const meta::Status* error, std::vector<storage::WriteOp> ops)>;
+    using CompanionFn = std::function<void(const std::vector<CompanionChange>& changes,
+                                           bool dryRun, CompanionDone done)>;
+    void setWriteCompanion(CompanionFn fn) { companion_ = std::move(fn); }
+
     // The scheme of the server; outlives the store.
     void setScheme(const Scheme* scheme) { scheme_ = scheme; }
 
@@ -252,6 +275,9 @@ class Store {
     void updateForDeletion(std::shared_ptr<DeleteState> state);
     void deleteNow(std::shared_ptr<DeleteState> state, storage::Revision expected,
                    std::string lastState, bool ignoreNotFound);
+    void writeDelete(std::shared_ptr<DeleteState> state, storage::Revision expected,
+                     std::string lastState, bool ignoreNotFound,
+                     std::vector<storage::WriteOp> extra);
     DeleteResult finalizeDelete(std::string_view object, bool deleted) const;
     bool deletesAtOnce(const json::Value& obj, const DeleteOptions& opts) const;
     // rest.BeforeDelete's precondition check of object `name` (409 Conflict).
@@ -270,15 +296,17 @@ class Store {
     void finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt,
                       std::string_view stored);
     void writeUpdate(std::shared_ptr<UpdateState> state, EncodedObject enc,
-                     storage::Revision revision, std::string_view current, bool remove);
+                     storage::Revision revision, std::string_view current, bool remove,
+                     std::vector<storage::WriteOp> extra = {});
     struct CreateState;
     void validateCreate(std::shared_ptr<CreateState> state);
     void admitCreate(std::shared_ptr<CreateState> state);
     void admitUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt);
     void validateMutatedUpdate(std::shared_ptr<UpdateState> state,
                                std::shared_ptr<Attempt> attempt);
-    void writeCreate(const std::string& ns, const std::string& name, const json::Document& doc,
-                     const CreateOptions& opts, ObjectCallback cb);
+    void allocateCreate(std::shared_ptr<CreateState> state);
+    void writeCreate(std::shared_ptr<CreateState> state, std::vector<storage::WriteOp> extra);
+    void allocateUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt);
     std::optional<meta::Status> patchedObject(const UpdateState& state, const json::Value& old,
                                               storage::Revision current,
                                               json::Document& next) const;
@@ -314,6 +342,7 @@ class Store {
     const Scheme* scheme_ = nullptr;
     admission::Chain* admission_ = nullptr;
     GuardFn guard_;
+    CompanionFn companion_;
     std::function<void(const std::string& name)> terminator_;
     std::string prefix_;
     storage::cacher::Cacher* cacher_ = nullptr;

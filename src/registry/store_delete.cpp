@@ -182,15 +182,42 @@ void Store::deleteNow(std::shared_ptr<DeleteState> state, storage::Revision expe
         state->cb(nullptr, finalizeDelete(lastState, true));
         return;
     }
+    if (!companion_) {
+        writeDelete(std::move(state), expected, std::move(lastState), ignoreNotFound, {});
+        return;
+    }
+    // The write companion releases what the object held, in the same batch.
+    auto old = parseObject(lastState);
+    companion_({{old.get(), nullptr, &old->GetAllocator()}}, false,
+               [this, state, expected, lastState, ignoreNotFound,
+                old](const meta::Status* err, std::vector<storage::WriteOp> ops) {
+                   if (err) {
+                       state->cb(err, {});
+                       return;
+                   }
+                   writeDelete(state, expected, lastState, ignoreNotFound, std::move(ops));
+               });
+}
+
+void Store::writeDelete(std::shared_ptr<DeleteState> state, storage::Revision expected,
+                        std::string lastState, bool ignoreNotFound,
+                        std::vector<storage::WriteOp> extra) {
+    // The companion's ops first: the delete gets the batch's last revision.
     storage::WriteOp op;
     op.type = storage::WriteOp::Type::Delete;
     op.key = objectKey(kind_, state->ns, state->name);
     op.expectedModRevision = expected;
-    storage_.write({std::move(op)}, [this, state, lastState,
-                                     ignoreNotFound](storage::WriteResult&& res) {
+    extra.push_back(std::move(op));
+    size_t own = extra.size() - 1;
+    storage_.write(std::move(extra), [this, state, expected, lastState, ignoreNotFound,
+                                      own](storage::WriteResult&& res) {
+        if (!res.error.ok() && res.failedOp != own && ++state->attempt < kMaxDeleteAttempts) {
+            deleteNow(state, expected, lastState, ignoreNotFound);  // a range changed first
+            return;
+        }
         if (res.error.code == storage::ErrorCode::Conflict &&
             ++state->attempt < kMaxDeleteAttempts && !res.objects.empty()) {
-            const storage::Object& cur = res.objects.at(0);
+            const storage::Object& cur = res.objects.at(own);
             auto obj = parseObject(cur.value);
             if (auto failed = preconditionFailure(state->opts, state->name,
                                                   json::stringMember(ensureMetadata(*obj), "uid"),
@@ -210,7 +237,7 @@ void Store::deleteNow(std::shared_ptr<DeleteState> state, storage::Revision expe
             state->cb(&s, {});
             return;
         }
-        const storage::Object& gone = res.objects.at(0);
+        const storage::Object& gone = res.objects.at(own);
         state->cb(nullptr, finalizeDelete(withResourceVersion(gone.value, gone.modRevision), true));
     });
 }
@@ -404,7 +431,8 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts,
             }
             c->items.push_back(storage::Object{std::string(item.key), std::string(item.value),
                                                item.modRevision, item.createRevision});
-            if (!deletesAtOnce(*obj, deleteOpts)) {
+            // With a write companion each delete releases what it held.
+            if (companion_ || !deletesAtOnce(*obj, deleteOpts)) {
                 c->oneByOne.push_back(c->items.size() - 1);
                 continue;
             }

@@ -1,6 +1,9 @@
 #include "server/server.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "apis/apiextensions/custom_resource_schema_hooks.hpp"
@@ -18,6 +21,7 @@
 #include "server/version.hpp"
 #include "storage/cacher/metrics.hpp"
 #include "util/json.hpp"
+#include "util/uid.hpp"
 
 namespace kube::server {
 
@@ -86,6 +90,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     for (const auto& k : scheme_.all()) {
         installStore(k);
     }
+    installServiceAllocators();
     routesChanged();
     startNamespaceController();
     setAuthentication(std::make_shared<authn::AuthenticationConfig>());
@@ -322,6 +327,7 @@ void Server::start() {
     if (options_.rbacPolicyOwner) {
         startGarbageCollector();
         startServiceAccountsController();
+        startRangeRepair();
     }
     // After the garbage collector and the quota controller took the kinds
     // they follow: custom resources' kinds come and go.
@@ -466,6 +472,75 @@ void Server::startServiceAccountsController() {
                 ns, [done = std::move(done)](const meta::Status* e) { done(!e); });
         });
     serviceAccounts_->start();
+}
+
+// Services take their ClusterIPs and node ports from the configured ranges,
+// stored beside them (registry/service); a range that does not parse (the
+// module checks the directives) falls back to kube's default.
+void Server::installServiceAllocators() {
+    std::string error;
+    std::optional<registry::service::IpRange> ips =
+        registry::service::IpRange::parse(options_.serviceClusterIPRange, &error);
+    if (!ips) {
+        ips = registry::service::IpRange::parse("10.0.0.0/24", &error);
+    }
+    std::optional<registry::service::PortRange> ports =
+        registry::service::PortRange::parse(options_.serviceNodePortRange, &error);
+    if (!ports) {
+        ports = registry::service::PortRange::parse("30000-32767", &error);
+    }
+    serviceAllocators_ =
+        std::make_unique<registry::service::ServiceAllocators>(storage_, *ips, *ports);
+    stores_.at(scheme_.find("", "v1", "services"))
+        ->setWriteCompanion([this](const std::vector<registry::Store::CompanionChange>& changes,
+                                   bool dryRun, registry::Store::CompanionDone done) {
+            serviceAllocators_->plan(changes, dryRun, std::move(done));
+        });
+}
+
+// The owner worker makes the ranges and keeps them matching the services.
+void Server::startRangeRepair() {
+    const registry::KindInfo* services = scheme_.find("", "v1", "services");
+    rangeRepair_ = std::make_unique<controller::serviceallocation::RangeRepair>(
+        loop_, storage_, *serviceAllocators_, registry::collectionPrefix(*services, ""));
+    rangeRepair_->start([this] { startControlPlaneObjects(); });
+}
+
+// The owner worker keeps the `kubernetes` Service, its Endpoints and
+// EndpointSlice, the server's identity Lease and the
+// extension-apiserver-authentication ConfigMap.
+void Server::startControlPlaneObjects() {
+    if (controlPlane_) {
+        return;
+    }
+    controller::controlplane::Options o;
+    o.clusterIP = registry::service::formatIPv4(serviceAllocators_->ips().first());
+    o.advertiseAddress = options_.advertiseAddress;
+    o.securePort = options_.securePort;
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0) {
+        std::strcpy(host, "localhost");
+    }
+    o.hostname = host;
+    o.leaseName = controller::controlplane::identityLeaseName(o.hostname);
+    o.holderIdentity = o.leaseName + "_" + util::newUid();
+    o.clientCA = options_.clientCA;
+    if (const auto& rh = authentication_->config().requestHeader) {
+        o.requestHeader = true;
+        o.requestHeaderCA = options_.requestHeaderCA;
+        o.usernameHeaders = rh->usernameHeaders;
+        o.groupHeaders = rh->groupHeaders;
+        o.extraHeaderPrefixes = rh->extraHeaderPrefixes;
+        o.allowedNames = rh->allowedNames;
+    }
+    controlPlane_ = std::make_unique<controller::controlplane::ControlPlaneObjects>(
+        loop_,
+        [this](std::string_view group, std::string_view resource) -> registry::Store* {
+            const registry::KindInfo* kind = scheme_.find(group, "v1", resource);
+            return kind ? stores_.at(kind).get() : nullptr;
+        },
+        std::move(o));
+    controlPlane_->start();
 }
 
 // Calls `hook` once this worker's watch caches of `group`'s kinds hold every

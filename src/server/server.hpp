@@ -19,10 +19,12 @@
 #include "authz/rule_resolver.hpp"
 #include "controller/apiextensions/custom_resource_serving.hpp"
 #include "controller/apiextensions/definition_controller.hpp"
+#include "controller/controlplane/control_plane_objects.hpp"
 #include "controller/garbagecollector/garbage_collector.hpp"
 #include "controller/namespace/namespace_controller.hpp"
 #include "controller/resourcequota/resource_quota_controller.hpp"
 #include "controller/serviceaccount/default_service_accounts.hpp"
+#include "controller/serviceallocation/range_repair.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/http.hpp"
@@ -31,6 +33,7 @@
 #include "flowcontrol/maintainer.hpp"
 #include "openapi/service.hpp"
 #include "registry/scheme.hpp"
+#include "registry/service/allocators.hpp"
 #include "registry/store.hpp"
 #include "server/bootstrap_sync.hpp"
 #include "server/health.hpp"
@@ -77,6 +80,20 @@ struct ServerOptions {
     bool rbacPolicyOwner = false;
     // What the storage is, naming its health check (kube's "etcd").
     std::string storageName = "lmdb";
+    // kube_service_cluster_ip_range and kube_service_node_port_range: where
+    // Services' ClusterIPs and node ports come from (kube's
+    // --service-cluster-ip-range and --service-node-port-range defaults).
+    std::string serviceClusterIPRange = "10.0.0.0/24";
+    std::string serviceNodePortRange = "30000-32767";
+    // kube_advertise_address and the port clients reach the server at: what
+    // the `kubernetes` Service's endpoints name (kube's --advertise-address
+    // and --secure-port).
+    std::string advertiseAddress = "127.0.0.1";
+    int securePort = 6443;
+    // The PEM of the client CA and of the request-header CA, for the
+    // extension-apiserver-authentication ConfigMap ("" when none).
+    std::string clientCA;
+    std::string requestHeaderCA;
 };
 
 // The embedded API server of one nginx worker: the REST dispatcher over the
@@ -190,6 +207,9 @@ class Server {
     void startRbacPolicy();
     void startGarbageCollector();
     void startServiceAccountsController();
+    void installServiceAllocators();
+    void startRangeRepair();
+    void startControlPlaneObjects();
     void startNamespaceController();
     void startCustomResources();
     void addHealthChecks();
@@ -222,6 +242,10 @@ class Server {
     std::unique_ptr<garbagecollector::GarbageCollector> garbageCollector_;
     std::unique_ptr<controller::serviceaccount::DefaultServiceAccounts> serviceAccounts_;
     std::unique_ptr<resourcequota::ResourceQuotaController> quotaController_;
+    // The services store's write companion; on the owner, its repair.
+    std::unique_ptr<registry::service::ServiceAllocators> serviceAllocators_;
+    std::unique_ptr<controller::serviceallocation::RangeRepair> rangeRepair_;
+    std::unique_ptr<controller::controlplane::ControlPlaneObjects> controlPlane_;
     // On every worker; after cacher_ and stores_ (it holds their callbacks' targets).
     std::unique_ptr<namespacecontroller::NamespaceController> namespaceController_;
     // On every worker: serves the established CustomResourceDefinitions; on

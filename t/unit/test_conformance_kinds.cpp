@@ -119,6 +119,7 @@ const std::map<std::string, std::string> kMinimalBodies = {
      R"("scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,)"
      R"("schema":{"openAPIV3Schema":{"type":"object"}}}]}})"},
     {"coordination.k8s.io/leases", "{}"},
+    {"discovery.k8s.io/endpointslices", R"({"addressType":"IPv4","endpoints":[]})"},
     {"flowcontrol.apiserver.k8s.io/flowschemas",
      R"({"spec":{"priorityLevelConfiguration":{"name":"x"},"rules":[]}})"},
     {"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",

@@ -204,7 +204,7 @@ void legacy_group_list_names_every_group_with_its_preferred_version(void**) {
     assert_string_equal(at(r.body, {"apiVersion"}).c_str(), "v1");
     json::Document d = parse(r.body);
     const json::Value& groups = d["groups"];
-    assert_int_equal(groups.Size(), 16);
+    assert_int_equal(groups.Size(), 17);
     assert_string_equal(json::serialize(groups[0]).c_str(),
                         R"({"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],)"
                         R"("preferredVersion":{"groupVersion":"apps/v1","version":"v1"}})");
@@ -223,6 +223,7 @@ void legacy_group_list_names_every_group_with_its_preferred_version(void**) {
                            "scheduling.k8s.io",
                            "coordination.k8s.io",
                            "node.k8s.io",
+                           "discovery.k8s.io",
                            "flowcontrol.apiserver.k8s.io"};
     for (rapidjson::SizeType i = 0; i < groups.Size(); i++) {
         assert_string_equal(json::stringMember(groups[i], "name").data(), names[i]);

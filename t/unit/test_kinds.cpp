@@ -115,9 +115,10 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
                                      "scheduling.k8s.io",
                                      "coordination.k8s.io",
                                      "node.k8s.io",
+                                     "discovery.k8s.io",
                                      "flowcontrol.apiserver.k8s.io"};
     assert_true(names == want);
-    assert_int_equal(scheme().all().size(), 55);
+    assert_int_equal(scheme().all().size(), 56);
     std::set<std::string> resources;
     for (const auto& k : scheme().all()) {
         assert_true(resources.insert(k->group + "/" + k->version + "/" + k->resource).second);

@@ -175,8 +175,12 @@ field::Causes validateService(const json::Value& obj) {
     }
     std::set<std::string> names;
     for (size_t i = 0; i < nports; i++) {
-        validatePort((*ps)[static_cast<rapidjson::SizeType>(i)], field::index("spec.ports", i),
-                     nports > 1, names, out);
+        const json::Value& p = (*ps)[static_cast<rapidjson::SizeType>(i)];
+        validatePort(p, field::index("spec.ports", i), nports > 1, names, out);
+        if (type == "ClusterIP" && cells::integer(p, {"nodePort"}) != 0) {
+            out.push_back(field::forbidden(field::child(field::index("spec.ports", i), "nodePort"),
+                                           "may not be used when `type` is 'ClusterIP'"));
+        }
     }
     field::validateEnum(json::member(spec, "sessionAffinity"), "spec.sessionAffinity",
                         {"ClientIP", "None"}, out);
@@ -201,14 +205,78 @@ bool needsClusterIP(const json::Value& svc) {
     return json::stringMember(svc["spec"], "type") != "ExternalName";
 }
 
+bool needsNodePort(const json::Value& spec) {
+    std::string_view type = json::stringMember(spec, "type");
+    return type == "NodePort" || type == "LoadBalancer";
+}
+
+bool needsHealthCheckNodePort(const json::Value& spec) {
+    return json::stringMember(spec, "type") == "LoadBalancer" &&
+           json::stringMember(spec, "externalTrafficPolicy") == "Local";
+}
+
+// The nodePort of every port, in order.
+std::vector<int64_t> nodePorts(const json::Value& spec) {
+    std::vector<int64_t> out;
+    const json::Value* ps = json::member(spec, "ports");
+    if (ps && ps->IsArray()) {
+        for (const auto& p : ps->GetArray()) {
+            out.push_back(cells::integer(p, {"nodePort"}));
+        }
+    }
+    return out;
+}
+
+// Mirrors dropTypeDependentFields: a service changing to a type that no
+// longer needs what was allocated for it loses it, unless the request
+// changed it (the allocators then release it).
+void dropTypeDependentFields(json::Value& spec, const json::Value& oldSpec, json::Allocator& a) {
+    auto same = [&](std::string_view name) { return field::sameMember(spec, oldSpec, name); };
+    bool oldNeedsIP = json::stringMember(oldSpec, "type") != "ExternalName";
+    bool needsIP = json::stringMember(spec, "type") != "ExternalName";
+    if (oldNeedsIP && !needsIP) {
+        if (same("clusterIP") && same("clusterIPs")) {
+            json::removeMember(spec, "clusterIP");
+            json::removeMember(spec, "clusterIPs");
+        }
+        if (same("ipFamilies")) {
+            json::removeMember(spec, "ipFamilies");
+        }
+        if (same("ipFamilyPolicy")) {
+            json::removeMember(spec, "ipFamilyPolicy");
+        }
+    }
+    if (needsNodePort(oldSpec) && !needsNodePort(spec) && nodePorts(spec) == nodePorts(oldSpec)) {
+        defaulting::forEachElement(spec, "ports",
+                                   [](json::Value& p) { json::removeMember(p, "nodePort"); });
+    }
+    if (needsHealthCheckNodePort(oldSpec) && !needsHealthCheckNodePort(spec) &&
+        same("healthCheckNodePort")) {
+        json::removeMember(spec, "healthCheckNodePort");
+    }
+    if (json::stringMember(oldSpec, "type") == "LoadBalancer" &&
+        json::stringMember(spec, "type") != "LoadBalancer" &&
+        json::member(spec, "allocateLoadBalancerNodePorts") &&
+        same("allocateLoadBalancerNodePorts")) {
+        json::removeMember(spec, "allocateLoadBalancerNodePorts");
+    }
+    if (needsNodePort(oldSpec) && !needsNodePort(spec) && same("externalTrafficPolicy")) {
+        json::removeMember(spec, "externalTrafficPolicy");
+    }
+    (void)a;
+}
+
 // Mirrors the service REST's update preparation (patchAllocatedValues and
 // NormalizeClusterIPs): a request without clusterIP(s) keeps the allocated
 // ones, and a changed clusterIP alone carries into clusterIPs[0].
 void prepareServiceUpdate(json::Value& obj, const json::Value& old, json::Allocator& a) {
     json::Value* spec = json::member(obj, "spec");
     const json::Value* oldSpec = json::member(old, "spec");
-    if (!spec || !spec->IsObject() || !oldSpec || !oldSpec->IsObject() || !needsClusterIP(obj) ||
-        !needsClusterIP(old)) {
+    if (!spec || !spec->IsObject() || !oldSpec || !oldSpec->IsObject()) {
+        return;
+    }
+    dropTypeDependentFields(*spec, *oldSpec, a);
+    if (!needsClusterIP(obj) || !needsClusterIP(old)) {
         return;
     }
     if (json::stringMember(*spec, "clusterIP").empty() &&

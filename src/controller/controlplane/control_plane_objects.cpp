@@ -1,0 +1,276 @@
+#include "controller/controlplane/control_plane_objects.hpp"
+
+#include <openssl/sha.h>
+
+#include <cstdio>
+
+#include "util/time.hpp"
+
+namespace kube::controller::controlplane {
+
+namespace {
+
+namespace json = util::json;
+
+const char* const kManager = "kube-apiserver";
+
+json::Value strings(const std::vector<std::string>& list, json::Allocator& a) {
+    json::Value out(rapidjson::kArrayType);
+    for (const std::string& s : list) {
+        out.PushBack(json::stringValue(s, a), a);
+    }
+    return out;
+}
+
+// Sets member `name` of `obj` to `value` unless it holds that already;
+// true when it changed.
+bool assign(json::Value& obj, std::string_view name, json::Value value, json::Allocator& a) {
+    const json::Value* cur = json::member(obj, name);
+    if (cur && *cur == value) {
+        return false;
+    }
+    json::setMember(obj, name, std::move(value), a);
+    return true;
+}
+
+json::Value& objectMember(json::Value& obj, std::string_view name, json::Allocator& a) {
+    json::Value* m = json::member(obj, name);
+    if (!m || !m->IsObject()) {
+        json::setMember(obj, name, json::Value(rapidjson::kObjectType), a);
+        m = json::member(obj, name);
+    }
+    return *m;
+}
+
+// The labels of `obj` hold each of `labels`.
+bool assignLabels(json::Value& obj, std::initializer_list<std::pair<const char*, std::string>> labels,
+                  json::Allocator& a) {
+    json::Value& metadata = objectMember(obj, "metadata", a);
+    json::Value& have = objectMember(metadata, "labels", a);
+    bool changed = false;
+    for (const auto& [k, v] : labels) {
+        changed |= assign(have, k, json::stringValue(v, a), a);
+    }
+    return changed;
+}
+
+// metav1.MicroTime's form: RFC 3339 with six fractional digits.
+std::string microTime(std::chrono::system_clock::time_point now) {
+    std::string text = util::time::formatRFC3339(now);
+    auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch())
+                      .count() %
+                  1000000;
+    char frac[24];
+    std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(micros));
+    text.insert(text.size() - 1, frac);
+    return text;
+}
+
+// Go's json.Marshal of a []string, as kube writes the requestheader-* keys.
+std::string jsonStrings(const std::vector<std::string>& list) {
+    json::Document doc;
+    return json::serialize(strings(list, doc.GetAllocator()));
+}
+
+}  // namespace
+
+std::string identityLeaseName(std::string_view hostname) {
+    unsigned char hash[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(hostname.data()), hostname.size(), hash);
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+    std::string out = "kube-apiserver-";
+    uint32_t buffer = 0;
+    int bits = 0;
+    for (int i = 0; i < 16; i++) {
+        buffer = buffer << 8 | hash[i];
+        bits += 8;
+        while (bits >= 5) {
+            out.push_back(alphabet[(buffer >> (bits - 5)) & 31]);
+            bits -= 5;
+        }
+    }
+    if (bits > 0) {
+        out.push_back(alphabet[(buffer << (5 - bits)) & 31]);
+    }
+    return out;
+}
+
+ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores, Options options)
+    : loop_(loop), stores_(std::move(stores)), options_(std::move(options)) {
+    // The kubernetes Service: created with the first address; afterwards
+    // only its type and ports are put back (CreateOrUpdateMasterServiceIfNeeded).
+    kept_.push_back({"", "services", "default", "kubernetes",
+                     [this](json::Value& obj, bool exists, json::Allocator& a) {
+                         bool changed = !exists;
+                         if (!exists) {
+                             assignLabels(obj, {{"component", "apiserver"},
+                                                {"provider", "kubernetes"}},
+                                          a);
+                         }
+                         json::Value& spec = objectMember(obj, "spec", a);
+                         json::Value ports(rapidjson::kArrayType);
+                         json::Value port(rapidjson::kObjectType);
+                         port.AddMember("name", "https", a);
+                         port.AddMember("protocol", "TCP", a);
+                         port.AddMember("port", 443, a);
+                         port.AddMember("targetPort", options_.securePort, a);
+                         ports.PushBack(port, a);
+                         changed |= assign(spec, "ports", std::move(ports), a);
+                         changed |= assign(spec, "type", json::Value("ClusterIP"), a);
+                         if (!exists) {
+                             spec.AddMember("clusterIP", json::stringValue(options_.clusterIP, a), a);
+                             spec.AddMember("sessionAffinity", "None", a);
+                             spec.AddMember("ipFamilyPolicy", "SingleStack", a);
+                         }
+                         return changed;
+                     }});
+    kept_.push_back({"", "endpoints", "default", "kubernetes",
+                     [this](json::Value& obj, bool, json::Allocator& a) {
+                         bool changed = assignLabels(
+                             obj, {{"endpointslice.kubernetes.io/skip-mirror", "true"}}, a);
+                         json::Value address(rapidjson::kObjectType);
+                         address.AddMember("ip", json::stringValue(options_.advertiseAddress, a), a);
+                         json::Value port(rapidjson::kObjectType);
+                         port.AddMember("name", "https", a);
+                         port.AddMember("port", options_.securePort, a);
+                         port.AddMember("protocol", "TCP", a);
+                         json::Value subset(rapidjson::kObjectType);
+                         subset.AddMember("addresses", json::Value(rapidjson::kArrayType), a);
+                         subset["addresses"].PushBack(address, a);
+                         subset.AddMember("ports", json::Value(rapidjson::kArrayType), a);
+                         subset["ports"].PushBack(port, a);
+                         json::Value subsets(rapidjson::kArrayType);
+                         subsets.PushBack(subset, a);
+                         return assign(obj, "subsets", std::move(subsets), a) || changed;
+                     }});
+    kept_.push_back({"discovery.k8s.io", "endpointslices", "default", "kubernetes",
+                     [this](json::Value& obj, bool, json::Allocator& a) {
+                         bool changed = assignLabels(
+                             obj, {{"kubernetes.io/service-name", "kubernetes"}}, a);
+                         changed |= assign(obj, "addressType", json::Value("IPv4"), a);
+                         json::Value endpoint(rapidjson::kObjectType);
+                         endpoint.AddMember("addresses", json::Value(rapidjson::kArrayType), a);
+                         endpoint["addresses"].PushBack(json::stringValue(options_.advertiseAddress, a),
+                                                        a);
+                         json::Value conditions(rapidjson::kObjectType);
+                         conditions.AddMember("ready", true, a);
+                         endpoint.AddMember("conditions", conditions, a);
+                         json::Value endpoints(rapidjson::kArrayType);
+                         endpoints.PushBack(endpoint, a);
+                         changed |= assign(obj, "endpoints", std::move(endpoints), a);
+                         json::Value port(rapidjson::kObjectType);
+                         port.AddMember("name", "https", a);
+                         port.AddMember("protocol", "TCP", a);
+                         port.AddMember("port", options_.securePort, a);
+                         json::Value ports(rapidjson::kArrayType);
+                         ports.PushBack(port, a);
+                         return assign(obj, "ports", std::move(ports), a) || changed;
+                     }});
+    kept_.push_back({"coordination.k8s.io", "leases", "kube-system", options_.leaseName,
+                     [this](json::Value& obj, bool, json::Allocator& a) {
+                         assignLabels(obj, {{"k8s.io/component", "kube-apiserver"},
+                                            {"kubernetes.io/hostname", options_.hostname}},
+                                      a);
+                         json::Value& spec = objectMember(obj, "spec", a);
+                         assign(spec, "holderIdentity", json::stringValue(options_.holderIdentity, a),
+                                a);
+                         assign(spec, "leaseDurationSeconds", json::Value(3600), a);
+                         assign(spec, "renewTime", json::stringValue(microTime(loop_.now()), a),
+                                a);
+                         return true;  // renewed every pass
+                     }});
+    if (!options_.clientCA.empty() || options_.requestHeader) {
+        kept_.push_back(
+            {"", "configmaps", "kube-system", "extension-apiserver-authentication",
+             [this](json::Value& obj, bool, json::Allocator& a) {
+                 json::Value data(rapidjson::kObjectType);
+                 if (!options_.clientCA.empty()) {
+                     data.AddMember("client-ca-file", json::stringValue(options_.clientCA, a), a);
+                 }
+                 if (options_.requestHeader) {
+                     data.AddMember("requestheader-allowed-names",
+                                    json::stringValue(jsonStrings(options_.allowedNames), a), a);
+                     data.AddMember("requestheader-client-ca-file",
+                                    json::stringValue(options_.requestHeaderCA, a), a);
+                     data.AddMember("requestheader-extra-headers-prefix",
+                                    json::stringValue(jsonStrings(options_.extraHeaderPrefixes), a), a);
+                     data.AddMember("requestheader-group-headers",
+                                    json::stringValue(jsonStrings(options_.groupHeaders), a), a);
+                     data.AddMember("requestheader-username-headers",
+                                    json::stringValue(jsonStrings(options_.usernameHeaders), a), a);
+                 }
+                 return assign(obj, "data", std::move(data), a);
+             }});
+    }
+}
+
+ControlPlaneObjects::~ControlPlaneObjects() {
+    *alive_ = false;
+}
+
+void ControlPlaneObjects::start() {
+    pass(0);
+}
+
+void ControlPlaneObjects::pass(size_t i) {
+    if (i == kept_.size()) {
+        timer_ = loop_.startTimer(kInterval, [this, alive = alive_] {
+            if (*alive) {
+                pass(0);
+            }
+        });
+        return;
+    }
+    keep(kept_[i], [this, i, alive = alive_] {
+        if (*alive) {
+            pass(i + 1);
+        }
+    });
+}
+
+// Reads the object and creates or updates it when its refresh changed it;
+// a failure (a namespace not there yet, a conflict) waits for the next pass.
+void ControlPlaneObjects::keep(const Kept& kept, std::function<void()> next) {
+    registry::Store* store = stores_(kept.group, kept.resource);
+    if (!store) {
+        next();
+        return;
+    }
+    store->get(kept.ns, kept.name,
+               [this, store, &kept, next](const meta::Status* err, std::string_view bytes) {
+                   auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
+                   auto& a = doc->GetAllocator();
+                   bool exists = !err;
+                   if (err && err->code != 404) {
+                       loop_.post(next);
+                       return;
+                   }
+                   if (exists && (json::parse(bytes, *doc) || !doc->IsObject())) {
+                       loop_.post(next);
+                       return;
+                   }
+                   if (!exists) {
+                       json::Value metadata(rapidjson::kObjectType);
+                       metadata.AddMember("name", json::stringValue(kept.name, a), a);
+                       doc->AddMember("metadata", metadata, a);
+                   }
+                   if (!kept.refresh(*doc, exists, a)) {
+                       loop_.post(next);
+                       return;
+                   }
+                   auto done = [this, next](const meta::Status*, std::string_view) {
+                       loop_.post(next);
+                   };
+                   if (exists) {
+                       registry::UpdateOptions opts;
+                       opts.manager = kManager;
+                       store->update(kept.ns, kept.name, doc, opts, done);
+                   } else {
+                       registry::CreateOptions opts;
+                       opts.manager = kManager;
+                       store->create(kept.ns, doc, opts, done);
+                   }
+               });
+}
+
+}  // namespace kube::controller::controlplane

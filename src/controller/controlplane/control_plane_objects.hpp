@@ -1,0 +1,95 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "registry/store.hpp"
+#include "util/event_loop.hpp"
+#include "util/json.hpp"
+
+// What kube-apiserver keeps in the cluster about itself:
+// - the `kubernetes` Service in default (ClusterIP the range's first
+//   address, port 443 "https" to the server's port), its Endpoints and its
+//   discovery.k8s.io/v1 EndpointSlice naming the advertised address
+//   (pkg/controlplane/controller.go, the bootstrap controller, and its
+//   endpoint reconciler);
+// - the server's identity Lease kube-apiserver-<id> in kube-system,
+//   renewed every pass (pkg/controlplane/instance.go's
+//   start-kube-apiserver-identity-lease-controller);
+// - the extension-apiserver-authentication ConfigMap in kube-system with
+//   the client CA and the request-header settings, which
+//   kube-controller-manager and kube-scheduler read at start
+//   (clusterauthenticationtrust.Controller).
+//
+// Runs on the owner worker of a host: a pass every kInterval (kube's
+// endpoint reconciler interval) makes what is missing and puts back what
+// was changed, one object after another, through the stores (so a Service
+// takes its ClusterIP from the range like any other). Loop thread only.
+namespace kube::controller::controlplane {
+
+struct Options {
+    std::string clusterIP;  // the range's first address
+    std::string advertiseAddress;
+    int securePort = 6443;
+    std::string hostname;
+    // The lease's name (kube-apiserver-<id>) and this start's holder identity.
+    std::string leaseName;
+    std::string holderIdentity;
+    // The PEM of the client CA (ssl_client_certificate); "" when none.
+    std::string clientCA;
+    // kube_requestheader_*: set when a request-header CA is configured.
+    bool requestHeader = false;
+    std::string requestHeaderCA;
+    std::vector<std::string> usernameHeaders;
+    std::vector<std::string> groupHeaders;
+    std::vector<std::string> extraHeaderPrefixes;
+    std::vector<std::string> allowedNames;
+};
+
+// kube 1.26's identity lease name: "kube-apiserver-" and the lowercase,
+// unpadded base32 of the first 16 bytes of the hostname's SHA-256.
+std::string identityLeaseName(std::string_view hostname);
+
+class ControlPlaneObjects {
+  public:
+    static constexpr std::chrono::seconds kInterval{10};
+    // The store of a group's resource; null when not served.
+    using StoreFor = std::function<registry::Store*(std::string_view group,
+                                                   std::string_view resource)>;
+
+    ControlPlaneObjects(util::EventLoop& loop, StoreFor stores, Options options);
+    ~ControlPlaneObjects();
+    ControlPlaneObjects(const ControlPlaneObjects&) = delete;
+    ControlPlaneObjects& operator=(const ControlPlaneObjects&) = delete;
+
+    // The first pass now, the next ones every kInterval.
+    void start();
+
+  private:
+    // One object kept: where it lives, and what it must hold. `refresh`
+    // brings an object (a bare {"metadata":{"name":...}} when missing) to
+    // what it must be and says whether it changed it.
+    struct Kept {
+        std::string group;
+        std::string resource;
+        std::string ns;
+        std::string name;
+        std::function<bool(util::json::Value& obj, bool exists, util::json::Allocator& a)> refresh;
+    };
+    void pass(size_t i);
+    void keep(const Kept& kept, std::function<void()> next);
+
+    util::EventLoop& loop_;
+    StoreFor stores_;
+    Options options_;
+    std::vector<Kept> kept_;
+    std::unique_ptr<util::EventLoop::Timer> timer_;
+    // Cleared by the destructor: callbacks check it.
+    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace kube::controller::controlplane
