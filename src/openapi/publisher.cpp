@@ -35,10 +35,10 @@ Publisher::~Publisher() {
     *alive_ = false;
 }
 
-void Publisher::setRoutes(std::shared_ptr<const endpoints::RouteTable> routes, bool buildAside) {
+void Publisher::setRoutes(std::shared_ptr<const endpoints::RouteTable> routes) {
     service_.setRoutes(std::move(routes));
-    if (buildAside || !waiting_.empty()) {
-        startBuild();
+    if (!waiting_.empty()) {
+        startBuild();  // after the one running, if any
     }
 }
 

@@ -12,14 +12,14 @@
 namespace kube::openapi {
 
 // A worker's OpenAPI documents kept up to date without building them on the
-// loop, as kube-apiserver's OpenAPI controllers rebuild its spec aside when
-// a CRD changes: after the routes change, the documents of the new routes
-// are built on a thread (tens of milliseconds with the built-in kinds
-// alone, more with large CRDs installed), and swapped in when done. A
-// request that arrives meanwhile is answered once they are, so that an
-// answer always describes every kind served when it was asked, and is never
-// built in part. Changes made while a build runs are built together next.
-// Not thread-safe (one per worker, used on its loop).
+// loop: after the routes change, the documents of the new routes are built
+// on a thread when next asked for (tens of milliseconds with the built-in
+// kinds alone, more with large CRDs installed; kube-openapi too builds its
+// documents lazily) and swapped in when done. Requests that arrive
+// meanwhile are answered once they are, so that an answer always describes
+// every kind served when it was asked, and is never built in part; changes
+// made while a build runs are built together next. Not thread-safe (one per
+// worker, used on its loop).
 class Publisher {
   public:
     Publisher(util::EventLoop& loop, std::string serverVersion);
@@ -28,10 +28,9 @@ class Publisher {
     Publisher(const Publisher&) = delete;
     Publisher& operator=(const Publisher&) = delete;
 
-    // The routes the documents describe from now on. With `buildAside`, a
-    // build of their documents starts on a thread (unless one is running:
-    // it is followed by one); without it, nothing is built until asked for.
-    void setRoutes(std::shared_ptr<const endpoints::RouteTable> routes, bool buildAside);
+    // The routes the documents describe from now on; their documents are
+    // built when asked for (at once when requests wait).
+    void setRoutes(std::shared_ptr<const endpoints::RouteTable> routes);
 
     // Builds the documents of the current routes now, on the loop: for a
     // worker's start, before it serves.

@@ -105,8 +105,7 @@ void Server::installStore(std::shared_ptr<const registry::KindInfo> kind) {
 void Server::routesChanged() {
     routes_ = std::make_shared<const endpoints::RouteTable>(scheme_);
     discovery_.setRoutes(routes_);
-    // Once serving, the documents of the new routes are built on a thread.
-    openapi_.setRoutes(routes_, started_);
+    openapi_.setRoutes(routes_);
 }
 
 const registry::KindInfo* Server::addKind(registry::KindInfo kind) {

@@ -1,5 +1,5 @@
-// The OpenAPI documents are built off the loop: after the routes change a
-// build runs as a blocking job; requests that arrive meanwhile wait for it
+// The OpenAPI documents are built off the loop: after the routes change the
+// next request starts a build as a blocking job; requests wait for it
 // and are answered with the documents of the routes current when they
 // asked, whole; changes made during a build are built next, together; a
 // publisher gone before its build ends is not touched by it.
@@ -73,19 +73,19 @@ bool indexLists(const Response& r, const char* path) {
     return json::at(d, {"paths", path}) != nullptr;
 }
 
-void a_request_during_a_build_waits_for_it(void**) {
+void requests_after_a_change_wait_for_one_build(void**) {
     FakeLoop loop;
     Publisher p(loop, "v1.32.0");
-    p.setRoutes(routesWith(""), false);
+    p.setRoutes(routesWith(""));
     p.buildNow();
     assert_int_equal(loop.blockingJobs(), 0);
     auto before = ask(p, "/openapi/v3");
     assert_true(before->has_value());
     assert_false(indexLists(**before, "apis/a.example.com/v1"));
 
-    // Serving: the new routes' documents are built as a blocking job.
-    p.setRoutes(routesWith("a.example.com"), true);
-    assert_int_equal(loop.blockingJobs(), 1);
+    // Nothing is built until asked for; then on a thread.
+    p.setRoutes(routesWith("a.example.com"));
+    assert_int_equal(loop.blockingJobs(), 0);
     assert_false(p.current());
     auto v3 = ask(p, "/openapi/v3");
     auto v2 = ask(p, "/openapi/v2");
@@ -104,19 +104,22 @@ void a_request_during_a_build_waits_for_it(void**) {
     auto again = ask(p, "/openapi/v3/apis/a.example.com/v1");
     assert_true(again->has_value());
     assert_int_equal((*again)->status, 200);
+    auto missing = ask(p, "/openapi/v3/apis/nothing.example.com/v1");
+    assert_true(missing->has_value());
+    assert_int_equal((*missing)->status, 404);
     assert_int_equal(loop.blockingJobs(), 1);
 }
 
 void changes_during_a_build_are_built_next(void**) {
     FakeLoop loop;
     Publisher p(loop, "v1.32.0");
-    p.setRoutes(routesWith(""), false);
+    p.setRoutes(routesWith(""));
     p.buildNow();
-    p.setRoutes(routesWith("a.example.com"), true);
+    p.setRoutes(routesWith("a.example.com"));
     auto early = ask(p, "/openapi/v3");
-    // Two more changes while the first build runs: one build follows it.
-    p.setRoutes(routesWith("b.example.com"), true);
-    p.setRoutes(routesWith("c.example.com"), true);
+    // Two more changes while its build runs: one build follows it.
+    p.setRoutes(routesWith("b.example.com"));
+    p.setRoutes(routesWith("c.example.com"));
     assert_int_equal(loop.blockingJobs(), 1);
     auto late = ask(p, "/openapi/v3");
     loop.run();
@@ -130,29 +133,12 @@ void changes_during_a_build_are_built_next(void**) {
     }
 }
 
-void without_build_aside_nothing_is_built_until_asked(void**) {
-    FakeLoop loop;
-    Publisher p(loop, "v1.32.0");
-    p.setRoutes(routesWith("a.example.com"), false);
-    assert_int_equal(loop.blockingJobs(), 0);
-    auto r = ask(p, "/openapi/v3/apis/a.example.com/v1");
-    assert_int_equal(loop.blockingJobs(), 1);
-    assert_false(r->has_value());
-    loop.run();
-    assert_true(r->has_value());
-    assert_int_equal((*r)->status, 200);
-    // A path no document has is still a 404 once built.
-    auto missing = ask(p, "/openapi/v3/apis/nothing.example.com/v1");
-    assert_true(missing->has_value());
-    assert_int_equal((*missing)->status, 404);
-}
-
 void a_publisher_gone_before_its_build_ends_is_left_alone(void**) {
     FakeLoop loop;
     std::shared_ptr<std::optional<Response>> r;
     {
         Publisher p(loop, "v1.32.0");
-        p.setRoutes(routesWith("a.example.com"), true);
+        p.setRoutes(routesWith("a.example.com"));
         r = ask(p, "/openapi/v2");
     }
     loop.run();  // the build ends after the publisher: nothing is touched
@@ -164,9 +150,8 @@ void a_publisher_gone_before_its_build_ends_is_left_alone(void**) {
 
 int main() {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(a_request_during_a_build_waits_for_it),
+        cmocka_unit_test(requests_after_a_change_wait_for_one_build),
         cmocka_unit_test(changes_during_a_build_are_built_next),
-        cmocka_unit_test(without_build_aside_nothing_is_built_until_asked),
         cmocka_unit_test(a_publisher_gone_before_its_build_ends_is_left_alone),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
