@@ -22,6 +22,12 @@
 # - then GET and LIST again of the custom resources, now stored before a
 #   change of their schema (a field with a default added), which every read
 #   prunes and defaults.
+# - what CRDs cost the other clients: GETs of a ConfigMap paced at 200/s on 8
+#   connections (both workers) for BENCH_CRD_WINDOW (default 3) seconds, with
+#   nothing else, while a CRD of about 1 MiB (3,000 described fields) is
+#   created and served, and while three small CRDs beside it are created,
+#   served, read in /openapi/v2 and /openapi/v3, deleted and gone: p50, p99
+#   and the slowest; and how long the first /openapi/v2 after a change takes.
 use strict;
 use warnings;
 use FindBin;
@@ -29,6 +35,7 @@ use lib "$FindBin::Bin/../t/lib";
 use Test::Kube;
 use File::Temp qw(tempdir);
 use HTTP::Tiny;
+use POSIX ();
 use Time::HiRes qw(time sleep);
 
 # TAP (the harness's checks) to stderr: stdout is the table alone
@@ -39,6 +46,7 @@ my $conns = $ENV{BENCH_CONNECTIONS} || 32;
 my $probes = $ENV{BENCH_CRD_PROBES} || 16;
 my $creates = $ENV{BENCH_CRD_CREATES} || 1000;
 my $rounds = $ENV{BENCH_CRD_ROUNDS} || 3;
+my $window = $ENV{BENCH_CRD_WINDOW} || 3;
 my $getLoad = $ENV{GET_LOAD} || ($ENV{KUBE_BUILD} || "$FindBin::Bin/../build") . '/get_load';
 -x $getLoad or die "$getLoad is missing (make build/get_load)\n";
 
@@ -219,6 +227,77 @@ for (@stale) {
     $read{$case} = { map { ($_ => median_of($case, $_)) } qw(rps p50_us p99_us) };
 }
 
+# GETs of one ConfigMap, paced, on both workers, for $window seconds while
+# $work runs (then idle until the window ends).
+sub paced_gets_while {
+    my ($work) = @_;
+    my $out = "$dir/load-" . $n++;
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        exec("$getLoad --url " . $s->url . "$cms/cm-7 --seconds $window --connections 8"
+            . " --rate 200 --header 'Authorization: $auth' > $out 2>&1") or POSIX::_exit(1);
+    }
+    sleep 0.3;  # the connections are up
+    $work->();
+    waitpid($pid, 0);
+    die "get_load failed: " . Test::Kube::_slurp($out) if $?;
+    my ($line) = Test::Kube::_slurp($out) =~ /^RESULT get (.*)$/m or die "get_load: no result\n";
+    return { map { split /=/, $_, 2 } split ' ', $line };
+}
+
+sub large_crd {
+    my $text = 'The number of widgets this field counts, in the units the operator chose. ' x 4;
+    my %props = map { (sprintf('field%04d', $_) => { type => 'string', maxLength => 16,
+        description => $text }) } 0 .. 2999;
+    my $crd = crd('Atlas', 'atlases', 0);
+    $crd->{spec}{versions}[0]{schema}{openAPIV3Schema}{properties}{spec} =
+        { type => 'object', properties => \%props };
+    return $crd;
+}
+
+sub served_everywhere {
+    my ($plural) = @_;
+    my @clients = map { HTTP::Tiny->new(keep_alive => 1, timeout => 10,
+        default_headers => { Authorization => $auth }) } 1 .. $probes;
+    my $t0 = time;
+    my %served;
+    while (time - $t0 < 30 && keys %served < @clients) {
+        for my $i (grep { !$served{$_} } 0 .. $#clients) {
+            $served{$i} = 1 if $clients[$i]->get($s->url
+                . "/apis/$group/v1/namespaces/default/$plural")->{status} == 200;
+        }
+        sleep 0.01;
+    }
+    die "$plural: not served on every connection within 30 s\n" if keys %served < @clients;
+}
+
+# Encoded before the window: JSON::PP takes its time over a megabyte.
+my $largeBody = encode_json(large_crd());
+my $idle = paced_gets_while(sub {});
+my $largeCreate = paced_gets_while(sub {
+    my $r = $http->request(POST => $s->url . '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        { content => $largeBody, headers => \%json });
+    die "the large CRD: $r->{status} $r->{content}\n" unless $r->{status} == 201;
+    served_everywhere('atlases');
+});
+my @firstV2;
+my $churn = paced_gets_while(sub {
+    for my $i (1 .. 3) {
+        call(POST => '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+            crd("Tiny$i", "tinies$i", 0), 201);
+        served_everywhere("tinies$i");
+        my $t0 = time;
+        $http->get($s->url . '/openapi/v2');
+        push @firstV2, time - $t0;
+        $http->get($s->url . '/openapi/v3');
+        $http->get($s->url . "/openapi/v3/apis/$group/v1");
+        call(DELETE => "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/tinies$i.$group");
+        my $t1 = time;
+        sleep 0.01 while time - $t1 < 30 && $http->get($s->url
+            . "/apis/$group/v1/namespaces/default/tinies$i")->{status} != 404;
+    }
+});
+
 sub ms { return sprintf '%.2f', $_[0] / 1000 }
 printf "crd: POST answered in %.0f ms, Established %.0f ms after it was sent, served on %d"
     . " connections (both workers) after %.0f ms; with 20 CEL rules %.0f, %.0f and %.0f ms\n",
@@ -237,4 +316,13 @@ printf "custom resources stored before a schema change / since: GET %.2f, LIST o
     $read{'LIST 500, stored before'}{rps} / $read{'LIST 500 custom resources'}{rps};
 printf "creates/s (8 at a time, %d each): ConfigMap %.0f, custom resource %.0f,"
     . " custom resource with 20 CEL rules %.0f\n", $creates, $createCm, $createWidget, $createRuled;
+printf "%-44s %9s %9s %9s\n", 'GETs of a ConfigMap (200/s, both workers)', 'p50 ms', 'p99 ms',
+    'max ms';
+for ([ 'with nothing else', $idle ], [ 'while a 1 MiB CRD is created and served', $largeCreate ],
+    [ 'while 3 small CRDs come and go beside it', $churn ]) {
+    printf "%-44s %9s %9s %9s\n", $_->[0], ms($_->[1]{p50_us}), ms($_->[1]{p99_us}),
+        ms($_->[1]{max_us});
+}
+printf "first /openapi/v2 after a CRD is served (1 MiB CRD installed): %s ms\n",
+    join(', ', map { sprintf '%.0f', 1000 * $_ } @firstV2);
 $s->stop;

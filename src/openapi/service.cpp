@@ -108,51 +108,74 @@ Response notModified(std::vector<std::pair<std::string, std::string>> headers) {
 
 }  // namespace
 
+struct Service::Built {
+    struct Document {
+        std::string body;
+        std::string hash;  // upper-case hex SHA-512 of body
+    };
+    Document v2;
+    std::optional<std::string> v2Protobuf;  // null when the JSON does not convert
+    Document v3Index;
+    std::map<std::string, Document, std::less<>> v3;
+};
+
 Service::Service(std::string serverVersion) : serverVersion_(std::move(serverVersion)) {}
 
 void Service::setRoutes(std::shared_ptr<const endpoints::RouteTable> routes) {
     routes_ = std::move(routes);
-    built_ = false;
-    v2_ = {};
-    v2Protobuf_.reset();
-    v3Index_ = {};
-    v3_.clear();
+    built_.reset();
 }
 
 bool Service::handles(std::string_view path) {
     return path == kV2 || path == kV3 || path.starts_with(std::string(kV3) + "/");
 }
 
-void Service::build() {
-    if (built_) {
-        return;
-    }
+std::shared_ptr<const Service::Built> Service::prepare(const endpoints::RouteTable& routes,
+                                                       std::string_view serverVersion) {
+    auto out = std::make_shared<Built>();
     const SchemaPool& pool = SchemaPool::builtin();
-    v2_.body = buildV2(*routes_, pool, serverVersion_);
-    v2_.hash = sha512Hex(v2_.body);
+    out->v2.body = buildV2(routes, pool, serverVersion);
+    out->v2.hash = sha512Hex(out->v2.body);
+    // client-go asks for the protobuf form: made with the JSON, so that no
+    // request converts megabytes on the loop.
+    out->v2Protobuf = v2Protobuf(out->v2.body);
     json::Document index(rapidjson::kObjectType);
     auto& a = index.GetAllocator();
     json::Value paths(rapidjson::kObjectType);
-    for (auto& [path, body] : buildV3(*routes_, pool)) {
-        Document doc{std::move(body), ""};
+    for (auto& [path, body] : buildV3(routes, pool)) {
+        Built::Document doc{std::move(body), ""};
         doc.hash = sha512Hex(doc.body);
         json::Value entry(rapidjson::kObjectType);
         entry.AddMember("serverRelativeURL",
                         json::stringValue(std::string(kV3) + "/" + path + "?hash=" + doc.hash, a),
                         a);
         paths.AddMember(json::stringValue(path, a), entry, a);
-        v3_.emplace(path, std::move(doc));
+        out->v3.emplace(path, std::move(doc));
     }
     index.AddMember("paths", paths, a);
-    v3Index_.body = json::serialize(index);
-    v3Index_.hash = sha512Hex(v3Index_.body);
-    built_ = true;
+    out->v3Index.body = json::serialize(index);
+    out->v3Index.hash = sha512Hex(out->v3Index.body);
+    return out;
+}
+
+bool Service::install(const endpoints::RouteTable* routes, std::shared_ptr<const Built> built) {
+    if (routes != routes_.get()) {
+        return false;
+    }
+    built_ = std::move(built);
+    return true;
+}
+
+void Service::build() {
+    if (!built_) {
+        built_ = prepare(*routes_, serverVersion_);
+    }
 }
 
 std::string Service::v3Hash(std::string_view path) {
     build();
-    auto it = v3_.find(path);
-    return it == v3_.end() ? "" : it->second.hash;
+    auto it = built_->v3.find(path);
+    return it == built_->v3.end() ? "" : it->second.hash;
 }
 
 Response Service::serve(const Request& req) {
@@ -176,41 +199,40 @@ Response Service::v2(const Request& req) {
         return r;
     }
     // Both forms share the JSON's ETag: Vary: Accept keeps caches apart.
-    headers.emplace_back("ETag", "\"" + v2_.hash + "\"");
-    if (noneMatchHits(req.ifNoneMatch, v2_.hash)) {
+    const Built::Document& doc = built_->v2;
+    headers.emplace_back("ETag", "\"" + doc.hash + "\"");
+    if (noneMatchHits(req.ifNoneMatch, doc.hash)) {
         return notModified(std::move(headers));
     }
     if (form == Form::Json) {
-        return Response{200, "application/json", v2_.body, std::move(headers)};
+        return Response{200, "application/json", doc.body, std::move(headers)};
     }
-    if (!v2Protobuf_) {
-        v2Protobuf_ = v2Protobuf(v2_.body);
-        if (!v2Protobuf_) {
-            throw std::logic_error("openapi: the v2 document does not convert to protobuf");
-        }
+    if (!built_->v2Protobuf) {
+        throw std::logic_error("openapi: the v2 document does not convert to protobuf");
     }
-    return Response{200, std::string(kProtobufV2), *v2Protobuf_, std::move(headers)};
+    return Response{200, std::string(kProtobufV2), *built_->v2Protobuf, std::move(headers)};
 }
 
 Response Service::v3Index(const Request& req) {
+    const Built::Document& index = built_->v3Index;
     std::vector<std::pair<std::string, std::string>> headers = {
-        {"ETag", "\"" + v3Index_.hash + "\""}};
-    if (noneMatchHits(req.ifNoneMatch, v3Index_.hash)) {
+        {"ETag", "\"" + index.hash + "\""}};
+    if (noneMatchHits(req.ifNoneMatch, index.hash)) {
         return notModified(std::move(headers));
     }
-    return Response{200, "application/json", v3Index_.body, std::move(headers)};
+    return Response{200, "application/json", index.body, std::move(headers)};
 }
 
 Response Service::v3Document(const Request& req, std::string_view path) {
-    auto it = v3_.find(path);
-    if (it == v3_.end()) {
+    auto it = built_->v3.find(path);
+    if (it == built_->v3.end()) {
         Response r;
         r.status = 404;
         r.contentType = "application/json";
         r.body = meta::Status::notFoundGeneric().toJson();
         return r;
     }
-    const Document& doc = it->second;
+    const Built::Document& doc = it->second;
     std::vector<std::pair<std::string, std::string>> headers = {{"Vary", "Accept"}};
     if (negotiate(req.accept, false) == Form::None) {
         Response r;

@@ -30,11 +30,13 @@ struct Response {
 };
 
 // Serves /openapi/v2, /openapi/v3 and /openapi/v3/<group-version> from
-// documents generated on first use from a route table and the schema in
-// src/apis/proto, and again after the routes change; mirrors kube-openapi's
-// handler.OpenAPIService (v2) and handler3.OpenAPIService (v3). v2 also in gnostic's protobuf form, which
+// documents generated from a route table and the schema in src/apis/proto,
+// on first use (build()) or aside (prepare(), install()), and again after
+// the routes change; mirrors kube-openapi's handler.OpenAPIService (v2) and
+// handler3.OpenAPIService (v3). v2 also in gnostic's protobuf form, which
 // client-go asks for; v3 in JSON only (an Accept that takes nothing but its
-// protobuf form is answered 406). Not thread-safe (one per worker).
+// protobuf form is answered 406). Not thread-safe (one per worker;
+// Publisher builds its documents off the loop).
 class Service {
   public:
     // `serverVersion` is the v2 document's info.version.
@@ -70,23 +72,36 @@ class Service {
     // pays for it; serving builds them first if this was not called.
     void build();
 
-  private:
-    struct Document {
-        std::string body;
-        std::string hash;  // upper-case hex SHA-512 of body
-    };
+    // Every document of one route table, built together and immutable once
+    // built.
+    struct Built;
 
+    // The documents of `routes`, built aside: reads nothing but `routes`
+    // and the schema, so it may run on a thread while the loop serves.
+    static std::shared_ptr<const Built> prepare(const endpoints::RouteTable& routes,
+                                                std::string_view serverVersion);
+
+    // Whether the documents of the current routes are built.
+    bool built() const { return built_ != nullptr; }
+
+    // The current routes (null before setRoutes).
+    const std::shared_ptr<const endpoints::RouteTable>& routes() const { return routes_; }
+
+    const std::string& serverVersion() const { return serverVersion_; }
+
+    // Serves `built`, prepared from `routes`, from now on: true when those
+    // are still the current routes; false (and nothing changes) when they
+    // changed since.
+    bool install(const endpoints::RouteTable* routes, std::shared_ptr<const Built> built);
+
+  private:
     Response v2(const Request& req);
     Response v3Index(const Request& req);
     Response v3Document(const Request& req, std::string_view path);
 
     std::shared_ptr<const endpoints::RouteTable> routes_;
     std::string serverVersion_;
-    bool built_ = false;
-    Document v2_;
-    std::optional<std::string> v2Protobuf_;  // made on first request
-    Document v3Index_;
-    std::map<std::string, Document, std::less<>> v3_;
+    std::shared_ptr<const Built> built_;  // null until built for routes_
 };
 
 }  // namespace kube::openapi

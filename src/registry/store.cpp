@@ -527,17 +527,52 @@ void Store::validateCreate(std::shared_ptr<CreateState> state) {
     json::Document& doc = *state->obj;
     // Hooks and plugins may have grown the root object: look metadata up again.
     const json::Value& finalMeta = doc["metadata"];
-    std::string name(json::stringMember(finalMeta, "name"));
-    state->name = name;
+    state->name = std::string(json::stringMember(finalMeta, "name"));
     std::vector<meta::StatusCause> causes =
         validation::validateObjectMeta(finalMeta, kind_.namespaced, kind_.nameRule);
-    if (kind_.validate) {
+    if (!kind_.validate) {
+        guardCreate(std::move(state), std::move(causes));
+        return;
+    }
+    if (state->opts.requestBytes < kBuildOffLoopBytes) {
         for (meta::StatusCause& c : kind_.validate(doc)) {
             causes.push_back(std::move(c));
         }
+        guardCreate(std::move(state), std::move(causes));
+        return;
     }
+    // A large object's validation (a CustomResourceDefinition's megabyte of
+    // schema, its rules compiled and costed) would hold the loop, and every
+    // other request on it, for tens of milliseconds: it runs on a thread,
+    // which alone touches the object until it is done.
+    struct Checked {
+        std::vector<meta::StatusCause> causes;
+        std::optional<std::string> failure;
+    };
+    auto checked = std::make_shared<Checked>(Checked{std::move(causes), std::nullopt});
+    loop_.runBlocking(
+        [this, state, checked] {
+            try {
+                for (meta::StatusCause& c : kind_.validate(*state->obj)) {
+                    checked->causes.push_back(std::move(c));
+                }
+            } catch (const std::exception& e) {
+                checked->failure = e.what();
+            }
+        },
+        [this, state, checked] {
+            if (checked->failure) {
+                meta::Status s = meta::Status::internalError(*checked->failure);
+                state->cb(&s, {});
+                return;
+            }
+            guardCreate(state, std::move(checked->causes));
+        });
+}
+
+void Store::guardCreate(std::shared_ptr<CreateState> state, std::vector<meta::StatusCause> causes) {
     if (!causes.empty()) {
-        meta::Status s = meta::Status::invalid(invalidKind(), name, std::move(causes));
+        meta::Status s = meta::Status::invalid(invalidKind(), state->name, std::move(causes));
         state->cb(&s, {});
         return;
     }
@@ -545,6 +580,7 @@ void Store::validateCreate(std::shared_ptr<CreateState> state) {
         admitCreate(std::move(state));
         return;
     }
+    const json::Document& doc = *state->obj;
     guard_({doc, nullptr, state->opts.user, state->ns, ""},
            [this, state](const meta::Status* denied) {
                if (denied) {

@@ -33,6 +33,9 @@ struct CreateOptions {
     // object (operation Update); unset when the request recorded itself (an
     // apply) or for the server's own writes, whose managedFields stay as given.
     std::optional<std::string> manager = std::nullopt;
+    // The request body's size: a large one's object is validated off the
+    // loop, as a large update's object is built there.
+    size_t requestBytes = 0;
 };
 
 struct UpdateOptions {
@@ -300,6 +303,7 @@ class Store {
                      std::vector<storage::WriteOp> extra = {});
     struct CreateState;
     void validateCreate(std::shared_ptr<CreateState> state);
+    void guardCreate(std::shared_ptr<CreateState> state, std::vector<meta::StatusCause> causes);
     void admitCreate(std::shared_ptr<CreateState> state);
     void admitUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt);
     void validateMutatedUpdate(std::shared_ptr<UpdateState> state,

@@ -70,7 +70,7 @@ Server::Server(util::EventLoop& loop, storage::Interface& storage, ServerOptions
     : loop_(loop),
       storage_(storage),
       options_(options),
-      openapi_(kGitVersion),
+      openapi_(loop, kGitVersion),
       cacher_(storage, loop, registry::withResourceVersion, options.watchCacheHistory),
       rbac_(std::make_unique<authz::RbacAuthorizer>()),
       flowControl_(std::make_unique<flowcontrol::Controller>()),
@@ -297,7 +297,7 @@ void Server::serveOpenIdMetadata(const endpoints::HttpRequest& req,
 }
 
 void Server::start() {
-    openapi_.build();
+    openapi_.buildNow();
     // Every watch cache starts now, as kube's cacher starts its reflectors:
     // a list at an exact older revision or a continue page then finds the
     // revisions since this worker started whichever worker it reaches.
@@ -683,14 +683,15 @@ void Server::serveNonResource(const endpoints::HttpRequest& req, endpoints::Resp
         return;
     }
     if (openapi::Service::handles(path)) {
-        openapi::Response o =
-            openapi_.serve({req.path, req.query, req.accept, req.ifNoneMatch, loop_.now()});
-        endpoints::HttpResponse r;
-        r.status = o.status;
-        r.contentType = std::move(o.contentType);
-        r.body = std::move(o.body);
-        r.headers = std::move(o.headers);
-        respond(std::move(r));
+        openapi_.serve({req.path, req.query, req.accept, req.ifNoneMatch, loop_.now()},
+                       [respond](openapi::Response&& o) {
+                           endpoints::HttpResponse r;
+                           r.status = o.status;
+                           r.contentType = std::move(o.contentType);
+                           r.body = std::move(o.body);
+                           r.headers = std::move(o.headers);
+                           respond(std::move(r));
+                       });
         return;
     }
     if (path.starts_with("/version")) {

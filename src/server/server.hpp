@@ -31,6 +31,7 @@
 #include "endpoints/route_table.hpp"
 #include "flowcontrol/controller.hpp"
 #include "flowcontrol/maintainer.hpp"
+#include "openapi/publisher.hpp"
 #include "openapi/service.hpp"
 #include "registry/scheme.hpp"
 #include "registry/service/allocators.hpp"
@@ -226,7 +227,7 @@ class Server {
     std::set<const registry::KindInfo*> addedKinds_;
     std::shared_ptr<const endpoints::RouteTable> routes_;
     endpoints::Discovery discovery_;
-    openapi::Service openapi_;
+    openapi::Publisher openapi_;
     // Shared with the requests running on them (RenderOptions::keepAlive).
     std::map<const registry::KindInfo*, std::shared_ptr<registry::Store>> stores_;
     // The admission chain every store's writes pass through.

@@ -764,6 +764,30 @@ void large_objects_are_rendered_off_the_loop_unless_sent_as_stored(void**) {
     assert_int_equal(f.loop.blockingJobs(), before + 5);
 }
 
+void large_creates_are_validated_off_the_loop(void**) {
+    Fixture f;
+    size_t before = f.loop.blockingJobs();
+    expectOk(f.write("POST", "/api/v1/namespaces/default/configmaps", kConfigMapA), 201);
+    assert_int_equal(f.loop.blockingJobs(), before);
+    // A large body's object is validated on a thread, and stored when valid...
+    expectOk(f.write("POST", "/api/v1/namespaces/default/configmaps", configMapOf("big", 300000)),
+             201);
+    assert_int_equal(f.loop.blockingJobs(), before + 1);
+    // ...or refused with the kind's causes, the object's metadata's first.
+    std::string bad = configMapOf("Bad_Name", 300000);
+    bad.replace(bad.find("\"k0\""), 4, "\"k 0\"");
+    HttpResponse r = f.write("POST", "/api/v1/namespaces/default/configmaps", bad);
+    assert_int_equal(f.loop.blockingJobs(), before + 2);
+    assert_int_equal(r.status, 422);
+    json::Document d = parse(r.body);
+    assert_string_equal(json::stringMember(d, "reason").data(), "Invalid");
+    const json::Value& causes = d["details"]["causes"];
+    assert_int_equal(causes.Size(), 2);
+    assert_string_equal(json::stringMember(causes[0], "field").data(), "metadata.name");
+    assert_string_equal(json::stringMember(causes[1], "field").data(), "data[k 0]");
+    assert_int_equal(f.get("/api/v1/namespaces/default/configmaps/Bad_Name").status, 404);
+}
+
 void json_patches_that_copy_are_built_off_the_loop(void**) {
     Fixture f;
     expectOk(f.write("POST", "/api/v1/namespaces/default/configmaps", kConfigMapA), 201);
@@ -914,6 +938,7 @@ int main() {
         cmocka_unit_test(bad_bodies_get_kubes_messages),
         cmocka_unit_test(list_paging_and_name_selector_over_http),
         cmocka_unit_test(large_objects_are_rendered_off_the_loop_unless_sent_as_stored),
+        cmocka_unit_test(large_creates_are_validated_off_the_loop),
         cmocka_unit_test(json_patches_that_copy_are_built_off_the_loop),
         cmocka_unit_test(kinds_added_and_removed_at_run_time),
     };

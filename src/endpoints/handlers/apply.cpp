@@ -130,7 +130,8 @@ void createApplied(const Scope& s, const Applier& applier, int attempt) {
             return;
         }
         // the store admits the create (the namespace exists, ...)
-        registry::CreateOptions opts{applier.opts.dryRun, s->req.user, std::nullopt};
+        registry::CreateOptions opts{applier.opts.dryRun, s->req.user, std::nullopt,
+                                     s->req.body.size()};
         s->store.create(s->info.namespace_, obj, opts,
                         [s, applier, attempt](const meta::Status* e, std::string_view created) {
                             if (e && e->reason == "AlreadyExists" &&

@@ -24,7 +24,7 @@ void createResource(Scope s) {
                                      "the namespace sent on the request"));
         return;
     }
-    registry::CreateOptions opts{dryRun, s->req.user, std::move(manager)};
+    registry::CreateOptions opts{dryRun, s->req.user, std::move(manager), s->req.body.size()};
     s->store.create(s->info.namespace_, obj, opts,
                     [s](const meta::Status* e, std::string_view created) {
                         if (e) {
