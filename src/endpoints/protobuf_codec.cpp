@@ -13,7 +13,9 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
 
+#include "kapi/admissionregistration.pb.h"
 #include "kapi/apiextensions.pb.h"
+#include "kapi/apiregistration.pb.h"
 #include "kapi/apps.pb.h"
 #include "kapi/authentication.pb.h"
 #include "kapi/authorization.pb.h"
@@ -60,7 +62,9 @@ FileList schemaFiles() {
             kapi::autoscaling::v1::Scale::descriptor()->file(),
             kapi::authentication::v1::TokenReview::descriptor()->file(),
             kapi::authorization::v1::SubjectAccessReview::descriptor()->file(),
-            kapi::apiextensions::v1::CustomResourceDefinition::descriptor()->file()};
+            kapi::apiextensions::v1::CustomResourceDefinition::descriptor()->file(),
+            kapi::admissionregistration::v1::ValidatingWebhookConfiguration::descriptor()->file(),
+            kapi::apiregistration::v1::APIService::descriptor()->file()};
 }
 
 void indexMessage(const pb::Descriptor* d, std::map<std::string, const pb::Descriptor*>& index) {

@@ -206,7 +206,8 @@ void every_kind_with_a_status_subresource_lists_it(void**) {
         }
     }
     assert_int_equal(scalable, 4);     // replicationcontrollers too
-    assert_int_equal(withStatus, 22);  // the flowcontrol kinds at v1 and v1beta3 among them
+    // the flowcontrol kinds at v1 and v1beta3, apiservices and validatingadmissionpolicies among them
+    assert_int_equal(withStatus, 24);
 }
 
 // --- over the server -------------------------------------------------------------------------
