@@ -323,12 +323,15 @@ void Server::start() {
         startServiceAccountsController();
     }
     followRegisteredHooks();
-    if (options_.rbacPolicyOwner) {
-        startLocalApiServices();
-    }
     // After the garbage collector and the quota controller took the kinds
     // they follow: custom resources' kinds come and go.
     startCustomResources();
+    // After the custom resources' kinds of the definitions the cache holds
+    // were added, so its first sync does not delete their APIServices (kube
+    // waits for the crd registration controller's first sync likewise).
+    if (options_.rbacPolicyOwner) {
+        startLocalApiServices();
+    }
     for (const char* name : kDefaultNamespaces) {
         auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
         auto& a = doc->GetAllocator();

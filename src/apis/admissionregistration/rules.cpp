@@ -101,7 +101,8 @@ void validateRuleWithOperations(const json::Value& rule, const std::string& path
         out.push_back(field::required(opsPath));
     }
     if (operations.size() > 1 && hasWildcard(operations)) {
-        out.push_back(field::invalid(opsPath, goTypedList(ops, "admissionregistration.OperationType"),
+        out.push_back(field::invalid(opsPath,
+                                     goTypedList(ops, "admissionregistration.OperationType"),
                                      "if '*' is present, must not specify other operations"));
     }
     for (size_t i = 0; i < operations.size(); i++) {
@@ -199,8 +200,8 @@ void validateMatchConditions(const json::Value* conditions, const std::string& p
         return;
     }
     if (conditions->Size() > kMaxMatchConditions) {
-        out.push_back(registry::validation::field::tooMany(path, conditions->Size(),
-                                                           kMaxMatchConditions));
+        out.push_back(
+            registry::validation::field::tooMany(path, conditions->Size(), kMaxMatchConditions));
     }
     std::set<std::string_view> names;
     for (size_t i = 0; i < conditions->Size(); i++) {

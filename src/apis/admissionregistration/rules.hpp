@@ -47,7 +47,6 @@ void validateMatchConditions(const util::json::Value* conditions, const std::str
                              bool params, field::Causes& out);
 
 // IsFullyQualifiedName: a DNS-1123 subdomain of at least three segments.
-void validateFullyQualifiedName(std::string_view name, const std::string& path,
-                                field::Causes& out);
+void validateFullyQualifiedName(std::string_view name, const std::string& path, field::Causes& out);
 
 }  // namespace kube::apis::admissionregistration

@@ -45,9 +45,8 @@ void defaultMatchResources(json::Value& match, json::Allocator& a) {
     defaulting::setDefault(match, "namespaceSelector", json::Value(rapidjson::kObjectType), a);
     defaulting::setDefault(match, "objectSelector", json::Value(rapidjson::kObjectType), a);
     for (const char* list : {"resourceRules", "excludeResourceRules"}) {
-        defaulting::forEachElement(match, list, [&](json::Value& rule) {
-            defaulting::setString(rule, "scope", "*", a);
-        });
+        defaulting::forEachElement(
+            match, list, [&](json::Value& rule) { defaulting::setString(rule, "scope", "*", a); });
     }
 }
 
@@ -115,8 +114,9 @@ void validateParamKind(const json::Value& kind, const std::string& path, field::
             c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         }
         if (auto errs = registry::validation::isDNS1035Label(lower); !errs.empty()) {
-            out.push_back(field::invalid(
-                kindPath, kindName, "may have mixed case, but should otherwise match: " + joined(errs)));
+            out.push_back(
+                field::invalid(kindPath, kindName,
+                               "may have mixed case, but should otherwise match: " + joined(errs)));
         }
     }
 }
@@ -142,13 +142,13 @@ void validateNamedRule(const json::Value& rule, const std::string& path, field::
 }
 
 // validateMatchResources.
-void validateMatchResources(const json::Value& match, const std::string& path,
-                            field::Causes& out) {
+void validateMatchResources(const json::Value& match, const std::string& path, field::Causes& out) {
     const json::Value* policy = json::member(match, "matchPolicy");
     if (!policy || policy->IsNull()) {
         out.push_back(field::required(field::child(path, "matchPolicy")));
     } else {
-        field::validateEnum(policy, field::child(path, "matchPolicy"), {"Equivalent", "Exact"}, out);
+        field::validateEnum(policy, field::child(path, "matchPolicy"), {"Equivalent", "Exact"},
+                            out);
     }
     for (const char* selector : {"namespaceSelector", "objectSelector"}) {
         const json::Value* s = json::member(match, selector);
@@ -171,8 +171,8 @@ void validateMatchResources(const json::Value& match, const std::string& path,
 }
 
 // A CEL expression of the policy: refused with kube's Invalid when it does not compile.
-void compileInto(std::string_view expression, const ExpressionScope& scope,
-                 ExpressionResult result, const std::string& path, field::Causes& out) {
+void compileInto(std::string_view expression, const ExpressionScope& scope, ExpressionResult result,
+                 const std::string& path, field::Causes& out) {
     std::string why = compileAdmissionExpression(expression, scope, result);
     if (!why.empty()) {
         out.push_back(field::invalid(path, expression, why));
@@ -181,9 +181,9 @@ void compileInto(std::string_view expression, const ExpressionScope& scope,
 
 bool isCelIdentifier(std::string_view name) {
     static const std::set<std::string_view> reserved = {
-        "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
-        "function", "if", "import", "let", "loop", "package", "namespace", "return", "var",
-        "void", "while"};
+        "true",     "false",   "null",      "in",       "as",  "break",  "const",
+        "continue", "else",    "for",       "function", "if",  "import", "let",
+        "loop",     "package", "namespace", "return",   "var", "void",   "while"};
     if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) {
         return false;
     }
@@ -196,15 +196,17 @@ bool isCelIdentifier(std::string_view name) {
 }
 
 // validateValidation.
-void validateValidation(const json::Value& v, const ExpressionScope& scope,
-                        const std::string& path, field::Causes& out) {
+void validateValidation(const json::Value& v, const ExpressionScope& scope, const std::string& path,
+                        field::Causes& out) {
     std::string_view expression = cells::text(v, {"expression"});
     std::string_view message = cells::text(v, {"message"});
     std::string_view messageExpression = cells::text(v, {"messageExpression"});
     if (trimmed(expression).empty()) {
-        out.push_back(field::required(field::child(path, "expression"), "expression is not specified"));
+        out.push_back(
+            field::required(field::child(path, "expression"), "expression is not specified"));
     } else {
-        compileInto(expression, scope, ExpressionResult::Bool, field::child(path, "expression"), out);
+        compileInto(expression, scope, ExpressionResult::Bool, field::child(path, "expression"),
+                    out);
     }
     if (!messageExpression.empty() && trimmed(messageExpression).empty()) {
         out.push_back(field::invalid(field::child(path, "messageExpression"), messageExpression,
@@ -311,7 +313,8 @@ field::Causes validatePolicy(const json::Value& obj, bool checkMatchConditions) 
                     compileAdmissionExpression(expression, scope, ExpressionResult::StringOrNull);
                 // A variable may give any type: only compile errors count.
                 if (why.rfind("compilation failed", 0) == 0) {
-                    out.push_back(field::invalid(field::child(path, "expression"), expression, why));
+                    out.push_back(
+                        field::invalid(field::child(path, "expression"), expression, why));
                 }
             }
         }
@@ -372,8 +375,8 @@ void validateParamRef(const json::Value& ref, field::Causes& out) {
             out.push_back(field::invalid("spec.paramRef.name", name, msg));
         }
         if (hasSelector) {
-            out.push_back(field::forbidden("spec.paramRef.name",
-                                           "name and selector are mutually exclusive"));
+            out.push_back(
+                field::forbidden("spec.paramRef.name", "name and selector are mutually exclusive"));
         }
     }
     if (hasSelector) {
@@ -384,7 +387,8 @@ void validateParamRef(const json::Value& ref, field::Causes& out) {
         }
     }
     if (name.empty() && !hasSelector) {
-        out.push_back(field::required("spec.paramRef", "one of name or selector must be specified"));
+        out.push_back(
+            field::required("spec.paramRef", "one of name or selector must be specified"));
     }
     std::string_view action = cells::text(ref, {"parameterNotFoundAction"});
     if (action.empty()) {
@@ -414,7 +418,8 @@ void validateValidationActions(const json::Value* list, field::Causes& out) {
         }
     }
     if (actions.count("Deny") && actions.count("Warn")) {
-        out.push_back(field::invalid(path, goTypedList(list, "admissionregistration.ValidationAction"),
+        out.push_back(field::invalid(path,
+                                     goTypedList(list, "admissionregistration.ValidationAction"),
                                      "must not contain both Deny and Warn (repeating the same "
                                      "validation failure information in the API response and "
                                      "headers serves no purpose)"));
@@ -496,12 +501,11 @@ registry::KindInfo validatingAdmissionPolicyKind() {
                            [](const json::Value& obj) {
                                return cells::count(json::at(obj, {"spec", "validations"}));
                            }),
-        cells::textColumn("ParamKind", "string",
-                          "ParamKind specifies the kind of resources used to parameterize this "
-                          "policy",
-                          [](const json::Value& obj, const TableContext&) {
-                              return paramKindCell(obj);
-                          }),
+        cells::textColumn(
+            "ParamKind", "string",
+            "ParamKind specifies the kind of resources used to parameterize this "
+            "policy",
+            [](const json::Value& obj, const TableContext&) { return paramKindCell(obj); }),
         cells::ageColumn(),
     };
     k.defaults = defaultPolicy;
@@ -530,12 +534,11 @@ registry::KindInfo validatingAdmissionPolicyBindingKind() {
                           [](const json::Value& obj, const TableContext&) {
                               return std::string(cells::text(obj, {"spec", "policyName"}));
                           }),
-        cells::textColumn("ParamRef", "string",
-                          "ParamRef indicates the param resource which sets the configration "
-                          "param",
-                          [](const json::Value& obj, const TableContext&) {
-                              return paramRefCell(obj);
-                          }),
+        cells::textColumn(
+            "ParamRef", "string",
+            "ParamRef indicates the param resource which sets the configration "
+            "param",
+            [](const json::Value& obj, const TableContext&) { return paramRefCell(obj); }),
         cells::ageColumn(),
     };
     k.defaults = defaultBinding;

@@ -41,8 +41,8 @@ UrlParts parseUrl(std::string_view raw) {
         if (std::isalpha(static_cast<unsigned char>(c))) {
             continue;
         }
-        if (i > 0 && (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' ||
-                      c == '.')) {
+        if (i > 0 &&
+            (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.')) {
             continue;
         }
         if (c == ':') {
@@ -77,17 +77,17 @@ UrlParts parseUrl(std::string_view raw) {
 void validateWebhookUrl(std::string_view url, const std::string& path, field::Causes& out) {
     UrlParts u = parseUrl(url);
     if (!u.error.empty()) {
-        out.push_back(field::required(path, "url must be a valid URL: " + u.error +
-                                                std::string(kUrlForm)));
+        out.push_back(
+            field::required(path, "url must be a valid URL: " + u.error + std::string(kUrlForm)));
         return;
     }
     if (u.scheme != "https") {
-        out.push_back(field::invalid(path, u.scheme,
-                                     "'https' is the only allowed URL scheme" +
-                                         std::string(kUrlForm)));
+        out.push_back(field::invalid(
+            path, u.scheme, "'https' is the only allowed URL scheme" + std::string(kUrlForm)));
     }
     if (u.host.empty()) {
-        out.push_back(field::invalid(path, u.host, "host must be provided" + std::string(kUrlForm)));
+        out.push_back(
+            field::invalid(path, u.host, "host must be provided" + std::string(kUrlForm)));
     }
     if (!u.user.empty()) {
         out.push_back(field::invalid(path, u.user, "user information is not permitted in the URL"));
@@ -148,8 +148,8 @@ void validateWebhookService(const json::Value& service, const std::string& path,
                                          "segment[" + std::to_string(i) + "] may not be empty"));
         } else {
             for (const std::string& e : registry::validation::isDNS1123Subdomain(step)) {
-                out.push_back(field::invalid(pathPath, urlPath,
-                                             "segment[" + std::to_string(i) + "]: " + e));
+                out.push_back(
+                    field::invalid(pathPath, urlPath, "segment[" + std::to_string(i) + "]: " + e));
             }
         }
         if (slash == std::string_view::npos) {
@@ -215,15 +215,15 @@ void validateWebhook(const json::Value& hook, const HookOptions& opts, const std
     const json::Value* sideEffects = json::member(hook, "sideEffects");
     std::string sideEffectsPath = field::child(path, "sideEffects");
     if (!sideEffects || sideEffects->IsNull()) {
-        out.push_back(field::required(sideEffectsPath, opts.requireNoSideEffects
-                                                           ? "must specify one of None, NoneOnDryRun"
-                                                           : "must specify one of None, "
-                                                             "NoneOnDryRun, Some, Unknown"));
+        out.push_back(field::required(
+            sideEffectsPath, opts.requireNoSideEffects ? "must specify one of None, NoneOnDryRun"
+                                                       : "must specify one of None, "
+                                                         "NoneOnDryRun, Some, Unknown"));
     } else if (opts.requireNoSideEffects) {
         field::validateEnum(sideEffects, sideEffectsPath, {"None", "NoneOnDryRun"}, out);
     } else {
-        field::validateEnum(sideEffects, sideEffectsPath, {"None", "NoneOnDryRun", "Some", "Unknown"},
-                            out);
+        field::validateEnum(sideEffects, sideEffectsPath,
+                            {"None", "NoneOnDryRun", "Some", "Unknown"}, out);
     }
     const json::Value* timeout = json::member(hook, "timeoutSeconds");
     if (timeout && timeout->IsInt64() && (timeout->GetInt64() > 30 || timeout->GetInt64() < 1)) {
@@ -306,8 +306,9 @@ HookOptions updateOptions(const json::Value& obj, const json::Value& old, bool m
             if (versions && versions->IsArray() && !versions->Empty()) {
                 bool recognized = false;
                 for (const json::Value& v : versions->GetArray()) {
-                    recognized = recognized || (v.IsString() && (json::view(v) == "v1" ||
-                                                                 json::view(v) == "v1beta1"));
+                    recognized =
+                        recognized ||
+                        (v.IsString() && (json::view(v) == "v1" || json::view(v) == "v1beta1"));
                 }
                 opts.requireRecognizedVersion = opts.requireRecognizedVersion && recognized;
             }
@@ -371,12 +372,11 @@ registry::KindInfo webhookConfigurationKind(bool mutating) {
     k.tracksGeneration = true;
     k.columns = {
         cells::nameColumn(),
-        cells::countColumn("Webhooks", "integer",
-                           "Webhooks indicates the number of webhooks registered in this "
-                           "configuration",
-                           [](const json::Value& obj) {
-                               return cells::count(json::member(obj, "webhooks"));
-                           }),
+        cells::countColumn(
+            "Webhooks", "integer",
+            "Webhooks indicates the number of webhooks registered in this "
+            "configuration",
+            [](const json::Value& obj) { return cells::count(json::member(obj, "webhooks")); }),
         cells::ageColumn(),
     };
     k.defaults = [mutating](json::Value& obj, json::Allocator& a) {

@@ -87,9 +87,9 @@ field::Causes validateApiService(const json::Value& obj) {
     std::string_view name = cells::text(obj, {"metadata", "name"});
     std::string required = std::string(version) + "." + std::string(group);
     if (registry::validation::isValidPathSegmentName(name).empty() && name != required) {
-        out.push_back(field::invalid("metadata.name", name,
-                                     "must be `spec.version+\".\"+spec.group`: " +
-                                         registry::validation::goQuote(required)));
+        out.push_back(field::invalid(
+            "metadata.name", name,
+            "must be `spec.version+\".\"+spec.group`: " + registry::validation::goQuote(required)));
     }
     if (group.empty() && version != "v1") {
         out.push_back(field::required("spec.group",
@@ -150,8 +150,8 @@ field::Causes validateApiService(const json::Value& obj) {
 field::Causes validateApiServiceStatus(const json::Value& obj, const json::Value&) {
     field::Causes out;
     const json::Value* status = json::member(obj, "status");
-    const json::Value* conds = status && status->IsObject() ? json::member(*status, "conditions")
-                                                            : nullptr;
+    const json::Value* conds =
+        status && status->IsObject() ? json::member(*status, "conditions") : nullptr;
     if (!conds || !conds->IsArray()) {
         return out;
     }
@@ -159,9 +159,9 @@ field::Causes validateApiServiceStatus(const json::Value& obj, const json::Value
         const json::Value& c = (*conds)[static_cast<rapidjson::SizeType>(i)];
         std::string_view s = cells::text(c, {"status"});
         if (s != "True" && s != "False" && s != "Unknown") {
-            out.push_back(field::notSupported(
-                field::child(field::index("status.conditions", i), "status"), s,
-                {"True", "False", "Unknown"}));
+            out.push_back(
+                field::notSupported(field::child(field::index("status.conditions", i), "status"), s,
+                                    {"True", "False", "Unknown"}));
         }
     }
     return out;
@@ -170,8 +170,8 @@ field::Causes validateApiServiceStatus(const json::Value& obj, const json::Value
 // The printer's Available cell: "True", "False (<reason>)", or "Unknown" without a condition.
 std::string availableCell(const json::Value& obj) {
     const json::Value* status = json::member(obj, "status");
-    const json::Value* conds = status && status->IsObject() ? json::member(*status, "conditions")
-                                                            : nullptr;
+    const json::Value* conds =
+        status && status->IsObject() ? json::member(*status, "conditions") : nullptr;
     if (conds && conds->IsArray()) {
         for (const json::Value& c : conds->GetArray()) {
             if (cells::text(c, {"type"}) != "Available") {
@@ -189,7 +189,8 @@ std::string availableCell(const json::Value& obj) {
 
 std::string serviceCell(const json::Value& obj) {
     const json::Value* spec = json::member(obj, "spec");
-    const json::Value* service = spec && spec->IsObject() ? json::member(*spec, "service") : nullptr;
+    const json::Value* service =
+        spec && spec->IsObject() ? json::member(*spec, "service") : nullptr;
     if (!service || !service->IsObject()) {
         return "Local";
     }
@@ -221,15 +222,12 @@ registry::KindInfo apiServiceKind() {
     k.subresources = {registry::statusSubresource()};
     k.columns = {
         cells::nameColumn(),
-        cells::textColumn("Service", "string",
-                          "The reference to the service that hosts this API endpoint.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return serviceCell(obj);
-                          }),
-        cells::textColumn("Available", "string", "Whether this service is available.",
-                          [](const json::Value& obj, const TableContext&) {
-                              return availableCell(obj);
-                          }),
+        cells::textColumn(
+            "Service", "string", "The reference to the service that hosts this API endpoint.",
+            [](const json::Value& obj, const TableContext&) { return serviceCell(obj); }),
+        cells::textColumn(
+            "Available", "string", "Whether this service is available.",
+            [](const json::Value& obj, const TableContext&) { return availableCell(obj); }),
         cells::ageColumn(),
     };
     k.defaults = defaultApiService;

@@ -104,7 +104,12 @@ void LocalApiServices::sync(std::function<void()> done) {
         return;
     }
     running_ = true;
-    run();
+    // Not inside the caller: a kind comes and goes from a cache's dispatch.
+    loop_.post([this, alive = alive_] {
+        if (*alive) {
+            run();
+        }
+    });
 }
 
 void LocalApiServices::run() {
@@ -122,65 +127,117 @@ void LocalApiServices::run() {
         wanted.emplace(gv.version + "." + gv.group, std::move(w));
     }
     pending_ = 1;
-    store_.list("", {}, [this, alive = alive_, wanted = std::move(wanted)](
-                            const meta::Status* err, registry::ListPage&& page) mutable {
-        if (!*alive) {
-            return;
-        }
-        if (err) {
-            finish();
-            return;
-        }
-        std::string now = util::time::formatRFC3339(loop_.now());
-        std::set<std::string> seen;
-        for (const storage::ObjectView& item : page.items) {
-            json::Document doc;
-            if (json::parse(item.value, doc) || !doc.IsObject()) {
-                continue;
+    store_.list(
+        "", {},
+        [this, alive = alive_, wanted = std::move(wanted)](const meta::Status* err,
+                                                           registry::ListPage&& page) mutable {
+            if (!*alive) {
+                return;
             }
-            const json::Value* nameValue = json::at(doc, {"metadata", "name"});
-            std::string name(nameValue && nameValue->IsString() ? json::view(*nameValue) : "");
-            const json::Value* labels = json::at(doc, {"metadata", "labels"});
-            bool automanaged = labels && labels->IsObject() &&
-                               !json::stringMember(*labels, kAutomanagedLabel).empty();
-            auto it = wanted.find(name);
-            if (it == wanted.end()) {
-                if (automanaged) {
-                    pending_++;
-                    store_.remove("", name, {}, [this, alive](const meta::Status*,
-                                                             const registry::DeleteResult&) {
-                        if (*alive) {
-                            finish();
-                        }
-                    });
+            if (err) {
+                finish();
+                return;
+            }
+            std::string now = util::time::formatRFC3339(loop_.now());
+            std::set<std::string> seen;
+            for (const storage::ObjectView& item : page.items) {
+                json::Document doc;
+                if (json::parse(item.value, doc) || !doc.IsObject()) {
+                    continue;
                 }
-                continue;
+                const json::Value* nameValue = json::at(doc, {"metadata", "name"});
+                std::string name(nameValue && nameValue->IsString() ? json::view(*nameValue) : "");
+                const json::Value* labels = json::at(doc, {"metadata", "labels"});
+                bool automanaged = labels && labels->IsObject() &&
+                                   !json::stringMember(*labels, kAutomanagedLabel).empty();
+                auto it = wanted.find(name);
+                if (it == wanted.end()) {
+                    if (automanaged) {
+                        pending_++;
+                        store_.remove(
+                            "", name, {},
+                            [this, alive](const meta::Status*, const registry::DeleteResult&) {
+                                if (*alive) {
+                                    finish();
+                                }
+                            });
+                    }
+                    continue;
+                }
+                seen.insert(name);
+                const Wanted& w = it->second;
+                if (!inStep(doc, w) || !availableLocal(doc)) {
+                    // Spec and label through the object, then the condition through status.
+                    pending_++;
+                    store_.patch(
+                        "", name,
+                        [w](const json::Value& current, json::Document& patched) {
+                            patched.CopyFrom(current, patched.GetAllocator());
+                            auto& a = patched.GetAllocator();
+                            json::setMember(patched, "spec", wantedSpec(w, a), a);
+                            json::Value* meta = json::member(patched, "metadata");
+                            json::Value* labels = meta ? json::member(*meta, "labels") : nullptr;
+                            if (meta && (!labels || !labels->IsObject())) {
+                                json::setMember(*meta, "labels",
+                                                json::Value(rapidjson::kObjectType), a);
+                                labels = json::member(*meta, "labels");
+                            }
+                            if (labels) {
+                                json::setMember(*labels, kAutomanagedLabel,
+                                                json::stringValue(w.automanaged, a), a);
+                            }
+                            return std::optional<meta::Status>();
+                        },
+                        ownWrite(),
+                        [this, alive, name, now](const meta::Status*, std::string_view) {
+                            if (!*alive) {
+                                return;
+                            }
+                            registry::UpdateOptions opts = ownWrite();
+                            opts.status = true;
+                            store_.patch(
+                                "", name,
+                                [now](const json::Value& current, json::Document& patched) {
+                                    patched.CopyFrom(current, patched.GetAllocator());
+                                    if (!availableLocal(patched)) {
+                                        setAvailable(patched, now);
+                                    }
+                                    return std::optional<meta::Status>();
+                                },
+                                opts,
+                                [this, alive](const meta::Status*, std::string_view) {
+                                    if (*alive) {
+                                        finish();
+                                    }
+                                });
+                        });
+                }
             }
-            seen.insert(name);
-            const Wanted& w = it->second;
-            if (!inStep(doc, w) || !availableLocal(doc)) {
-                // Spec and label through the object, then the condition through status.
+            for (const auto& [name, w] : wanted) {
+                if (seen.count(name)) {
+                    continue;
+                }
+                auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
+                auto& a = doc->GetAllocator();
+                json::Value meta(rapidjson::kObjectType);
+                meta.AddMember("name", json::stringValue(name, a), a);
+                json::Value labels(rapidjson::kObjectType);
+                labels.AddMember(json::stringValue(kAutomanagedLabel, a),
+                                 json::stringValue(w.automanaged, a), a);
+                meta.AddMember("labels", labels, a);
+                doc->AddMember("metadata", meta, a);
+                doc->AddMember("spec", wantedSpec(w, a), a);
                 pending_++;
-                store_.patch(
-                    "", name,
-                    [w](const json::Value& current, json::Document& patched) {
-                        patched.CopyFrom(current, patched.GetAllocator());
-                        auto& a = patched.GetAllocator();
-                        json::setMember(patched, "spec", wantedSpec(w, a), a);
-                        json::Value* meta = json::member(patched, "metadata");
-                        json::Value* labels = meta ? json::member(*meta, "labels") : nullptr;
-                        if (meta && (!labels || !labels->IsObject())) {
-                            json::setMember(*meta, "labels", json::Value(rapidjson::kObjectType), a);
-                            labels = json::member(*meta, "labels");
-                        }
-                        if (labels) {
-                            json::setMember(*labels, kAutomanagedLabel,
-                                            json::stringValue(w.automanaged, a), a);
-                        }
-                        return std::optional<meta::Status>();
-                    },
-                    ownWrite(), [this, alive, name, now](const meta::Status*, std::string_view) {
+                registry::CreateOptions create;
+                create.manager = "kube-apiserver";
+                store_.create(
+                    "", doc, create,
+                    [this, alive, name = name, now](const meta::Status* err, std::string_view) {
                         if (!*alive) {
+                            return;
+                        }
+                        if (err) {
+                            finish();
                             return;
                         }
                         registry::UpdateOptions opts = ownWrite();
@@ -189,64 +246,19 @@ void LocalApiServices::run() {
                             "", name,
                             [now](const json::Value& current, json::Document& patched) {
                                 patched.CopyFrom(current, patched.GetAllocator());
-                                if (!availableLocal(patched)) {
-                                    setAvailable(patched, now);
-                                }
+                                setAvailable(patched, now);
                                 return std::optional<meta::Status>();
                             },
-                            opts, [this, alive](const meta::Status*, std::string_view) {
+                            opts,
+                            [this, alive](const meta::Status*, std::string_view) {
                                 if (*alive) {
                                     finish();
                                 }
                             });
                     });
             }
-        }
-        for (const auto& [name, w] : wanted) {
-            if (seen.count(name)) {
-                continue;
-            }
-            auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
-            auto& a = doc->GetAllocator();
-            json::Value meta(rapidjson::kObjectType);
-            meta.AddMember("name", json::stringValue(name, a), a);
-            json::Value labels(rapidjson::kObjectType);
-            labels.AddMember(json::stringValue(kAutomanagedLabel, a),
-                             json::stringValue(w.automanaged, a), a);
-            meta.AddMember("labels", labels, a);
-            doc->AddMember("metadata", meta, a);
-            doc->AddMember("spec", wantedSpec(w, a), a);
-            pending_++;
-            registry::CreateOptions create;
-            create.manager = "kube-apiserver";
-            store_.create(
-                "", doc, create,
-                [this, alive, name = name, now](const meta::Status* err, std::string_view) {
-                    if (!*alive) {
-                        return;
-                    }
-                    if (err) {
-                        finish();
-                        return;
-                    }
-                    registry::UpdateOptions opts = ownWrite();
-                    opts.status = true;
-                    store_.patch(
-                        "", name,
-                        [now](const json::Value& current, json::Document& patched) {
-                            patched.CopyFrom(current, patched.GetAllocator());
-                            setAvailable(patched, now);
-                            return std::optional<meta::Status>();
-                        },
-                        opts, [this, alive](const meta::Status*, std::string_view) {
-                            if (*alive) {
-                                finish();
-                            }
-                        });
-                });
-        }
-        finish();
-    });
+            finish();
+        });
 }
 
 void LocalApiServices::finish() {

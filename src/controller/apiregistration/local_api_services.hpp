@@ -24,7 +24,7 @@ struct ServedGroupVersion {
 };
 
 class LocalApiServices {
-public:
+  public:
     // `apiServices` is the store of apiregistration.k8s.io/v1 apiservices; `served` lists the
     // group/versions served now. Both outlive this object.
     LocalApiServices(util::EventLoop& loop, registry::Store& apiServices,
@@ -36,10 +36,11 @@ public:
 
     // Brings the APIServices in step with `served` (at start, and whenever a kind comes or goes):
     // creates the missing, corrects the changed, deletes the automanaged ones no longer served.
-    // A sync asked for while one runs runs after it. `done` (may be empty) when this one ends.
+    // Runs from the loop, after the caller returns; a sync asked for while one runs runs after
+    // it. `done` (may be empty) when this one ends.
     void sync(std::function<void()> done = nullptr);
 
-private:
+  private:
     void run();
     void finish();
 
