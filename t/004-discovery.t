@@ -57,10 +57,10 @@ Content-Type: application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscov
 
 
 
-=== TEST 4: /apis in the legacy form lists every group with its preferred version
+=== TEST 4: /apis in the legacy form lists every group with its preferred version, the aggregator's own first
 --- request
 GET /apis
---- response_body_like: ^\{"kind":"APIGroupList","apiVersion":"v1","groups":\[\{"name":"apps","versions":\[\{"groupVersion":"apps/v1","version":"v1"\}\],"preferredVersion":\{"groupVersion":"apps/v1","version":"v1"\}\}.*"name":"batch".*"name":"rbac.authorization.k8s.io".*"name":"coordination.k8s.io"
+--- response_body_like: ^\{"kind":"APIGroupList","apiVersion":"v1","groups":\[\{"name":"apiregistration.k8s.io",.*?\{"name":"apps","versions":\[\{"groupVersion":"apps/v1","version":"v1"\}\],"preferredVersion":\{"groupVersion":"apps/v1","version":"v1"\}\}.*"name":"batch".*"name":"rbac.authorization.k8s.io".*"name":"coordination.k8s.io"
 
 
 

@@ -13,7 +13,9 @@ use Test::More;
 plan skip_all => 'no reference kube-controller-manager and kube-scheduler in ../shared/bin'
     unless reference_binary('kube-controller-manager') && reference_binary('kube-scheduler');
 
-my $server = start_server(tls => 1, workers => 2, reuseport => 1, config => <<'EOF');
+# The service range the controller manager is given too.
+my $server = start_server(tls => 1, workers => 2, reuseport => 1,
+    http_config => "kube_service_cluster_ip_range 10.96.0.0/16;\n", config => <<'EOF');
 location / {
     kube_api;
 }

@@ -1,4 +1,6 @@
+#include "apis/admissionregistration/kinds.hpp"
 #include "apis/apiextensions/kinds.hpp"
+#include "apis/apiregistration/kinds.hpp"
 #include "apis/apps/kinds.hpp"
 #include "apis/authentication/kinds.hpp"
 #include "apis/authorization/kinds.hpp"
@@ -20,14 +22,14 @@
 
 namespace kube::registry {
 
-// Groups in kube-apiserver's discovery priority order (the aggregator's
-// apiVersionPriorities: "" 18000, apps 17800, events.k8s.io 17750,
-// authentication.k8s.io 17700, authorization.k8s.io 17600, autoscaling 17500 (v2 before v1),
-// batch 17400, certificates.k8s.io 17300, networking.k8s.io 17200, policy 17100, rbac 17000,
-// storage.k8s.io 16800, apiextensions.k8s.io 16700, scheduling.k8s.io 16600, coordination
-// 16500, node.k8s.io 16300, discovery.k8s.io 16200, flowcontrol.apiserver.k8s.io 16100, v1
-// before v1beta3); resources alphabetical inside a group-version, as kube's discovery lists
-// them.
+// Groups in kube-apiserver's discovery priority order: the aggregator's own
+// apiregistration.k8s.io first, then its apiVersionPriorities: "" 18000, apps 17800,
+// events.k8s.io 17750, authentication.k8s.io 17700, authorization.k8s.io 17600, autoscaling
+// 17500 (v2 before v1), batch 17400, certificates.k8s.io 17300, networking.k8s.io 17200, policy
+// 17100, rbac 17000, storage.k8s.io 16800, admissionregistration.k8s.io and apiextensions.k8s.io
+// 16700 (by name), scheduling.k8s.io 16600, coordination 16500, node.k8s.io 16300,
+// discovery.k8s.io 16200, flowcontrol.apiserver.k8s.io 16100, v1 before v1beta3; resources
+// alphabetical inside a group-version, as kube's discovery lists them.
 void addBuiltinKinds(Scheme& scheme) {
     namespace core = apis::core;
     namespace apps = apis::apps;
@@ -51,6 +53,7 @@ void addBuiltinKinds(Scheme& scheme) {
              core::secretKind,
              core::serviceAccountKind,
              core::serviceKind,
+             apis::apiregistration::apiServiceKind,
              apps::controllerRevisionKind,
              apps::daemonSetKind,
              apps::deploymentKind,
@@ -81,6 +84,10 @@ void addBuiltinKinds(Scheme& scheme) {
              apis::storage::csiStorageCapacityKind,
              apis::storage::storageClassKind,
              apis::storage::volumeAttachmentKind,
+             apis::admissionregistration::mutatingWebhookConfigurationKind,
+             apis::admissionregistration::validatingAdmissionPolicyKind,
+             apis::admissionregistration::validatingAdmissionPolicyBindingKind,
+             apis::admissionregistration::validatingWebhookConfigurationKind,
              apis::apiextensions::customResourceDefinitionKind,
              apis::scheduling::priorityClassKind,
              apis::coordination::leaseKind,

@@ -13,7 +13,9 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
 
+#include "kapi/admissionregistration.pb.h"
 #include "kapi/apiextensions.pb.h"
+#include "kapi/apiregistration.pb.h"
 #include "kapi/apps.pb.h"
 #include "kapi/authentication.pb.h"
 #include "kapi/authorization.pb.h"
@@ -23,6 +25,7 @@
 #include "kapi/certificates.pb.h"
 #include "kapi/coordination.pb.h"
 #include "kapi/core.pb.h"
+#include "kapi/discovery.pb.h"
 #include "kapi/events.pb.h"
 #include "kapi/flowcontrol.pb.h"
 #include "kapi/flowcontrol_v1beta3.pb.h"
@@ -68,7 +71,10 @@ FileList schemaFiles() {
             kapi::authorization::v1::SubjectAccessReview::descriptor()->file(),
             kapi::apiextensions::v1::CustomResourceDefinition::descriptor()->file(),
             kapi::events::v1::Event::descriptor()->file(),
-            kapi::certificates::v1::CertificateSigningRequest::descriptor()->file()};
+            kapi::certificates::v1::CertificateSigningRequest::descriptor()->file(),
+            kapi::admissionregistration::v1::ValidatingWebhookConfiguration::descriptor()->file(),
+            kapi::apiregistration::v1::APIService::descriptor()->file(),
+            kapi::discovery::v1::EndpointSlice::descriptor()->file()};
 }
 
 void indexMessage(const pb::Descriptor* d, std::map<std::string, const pb::Descriptor*>& index) {

@@ -16,6 +16,7 @@
 #include "endpoints/handlers/eviction.hpp"
 #include "endpoints/handlers/scope.hpp"
 #include "endpoints/protobuf_codec.hpp"
+#include "endpoints/warning.hpp"
 #include "flowcontrol/bootstrap.hpp"
 #include "registry/encoding.hpp"
 #include "server/version.hpp"
@@ -116,6 +117,9 @@ void Server::routesChanged() {
     routes_ = std::make_shared<const endpoints::RouteTable>(scheme_);
     discovery_.setRoutes(routes_);
     openapi_.setRoutes(routes_);
+    if (localApiServices_) {
+        localApiServices_->sync();
+    }
 }
 
 const registry::KindInfo* Server::addKind(registry::KindInfo kind) {
@@ -329,9 +333,16 @@ void Server::start() {
         startServiceAccountsController();
         startRangeRepair();
     }
+    followRegisteredHooks();
     // After the garbage collector and the quota controller took the kinds
     // they follow: custom resources' kinds come and go.
     startCustomResources();
+    // After the custom resources' kinds of the definitions the cache holds
+    // were added, so its first sync does not delete their APIServices (kube
+    // waits for the crd registration controller's first sync likewise).
+    if (options_.rbacPolicyOwner) {
+        startLocalApiServices();
+    }
     for (const char* name : kDefaultNamespaces) {
         auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
         auto& a = doc->GetAllocator();
@@ -425,6 +436,74 @@ void Server::startCustomResources() {
         definitions_ = std::make_unique<controller::apiextensions::DefinitionController>(
             loop_, storage_, *cache, *stores_.at(crds));
     }
+}
+
+// Admission webhooks and policies are followed from this worker's caches, as kube's admission
+// plugins follow them from informers.
+void Server::followRegisteredHooks() {
+    using Source = admission::RegisteredHooks::Source;
+    registeredHooks_ = std::make_unique<admission::RegisteredHooks>();
+    const std::pair<const char*, Source> kinds[] = {
+        {"mutatingwebhookconfigurations", Source::MutatingWebhooks},
+        {"validatingwebhookconfigurations", Source::ValidatingWebhooks},
+        {"validatingadmissionpolicies", Source::Policies},
+        {"validatingadmissionpolicybindings", Source::PolicyBindings},
+    };
+    for (const auto& [resource, source] : kinds) {
+        const registry::KindInfo* kind =
+            scheme_.find("admissionregistration.k8s.io", "v1", resource);
+        meta::Status err;
+        if (storage::cacher::WatchCache* cache = kind ? stores_.at(kind)->watchCache(&err) : nullptr) {
+            registeredHooks_->follow(source, *cache);
+        }
+    }
+}
+
+// Until webhooks are called and policies evaluated, a write they would have matched is answered
+// with a Warning per webhook or bound policy (admission::RegisteredHooks).
+void Server::warnOfRegisteredHooks(const registry::KindInfo& kind, endpoints::RequestScope& scope) {
+    if (!registeredHooks_ || kind.review) {
+        return;
+    }
+    const std::string& verb = scope.info.verb;
+    std::string_view operation = verb == "create"                     ? "CREATE"
+                                 : verb == "update" || verb == "patch" ? "UPDATE"
+                                 : verb == "delete" || verb == "deletecollection" ? "DELETE"
+                                                                                   : "";
+    if (operation.empty()) {
+        return;
+    }
+    std::vector<std::string> texts = registeredHooks_->warnings(
+        {operation, kind.group, kind.version, kind.resource, scope.info.subresource,
+         scope.info.name, kind.namespaced});
+    if (texts.empty()) {
+        return;
+    }
+    scope.respond = [respond = std::move(scope.respond),
+                     headers = endpoints::warningHeaders(texts)](endpoints::HttpResponse&& r) {
+        for (const std::string& h : headers) {
+            r.headers.emplace_back("Warning", h);
+        }
+        respond(std::move(r));
+    };
+}
+
+// What kube-apiserver's aggregator keeps from start (apiServicesToRegister) and its crd
+// registration controller adds: an APIService per group/version served, built-in or custom.
+void Server::startLocalApiServices() {
+    const registry::KindInfo* kind = scheme_.find("apiregistration.k8s.io", "v1", "apiservices");
+    localApiServices_ = std::make_unique<controller::apiregistration::LocalApiServices>(
+        loop_, *stores_.at(kind), [this] {
+            std::vector<controller::apiregistration::ServedGroupVersion> served;
+            std::set<std::pair<std::string, std::string>> seen;
+            for (const auto& k : scheme_.all()) {
+                if (seen.emplace(k->group, k->version).second) {
+                    served.push_back({k->group, k->version, !addedKinds_.count(k.get())});
+                }
+            }
+            return served;
+        });
+    localApiServices_->sync();
 }
 
 // The garbage collector and the quota controller follow the watch cache of
@@ -842,6 +921,7 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
         scope->fail(meta::Status::methodNotSupported());
         return;
     }
+    warnOfRegisteredHooks(kind, *scope);
     if (verb == "create" && kind.custom && customResources_ &&
         customResources_->terminating(kind.group, kind.resource)) {
         // Mirrors crdHandler.serveResource while its definition terminates.

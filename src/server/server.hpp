@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "admission/plugins.hpp"
+#include "admission/registered_hooks.hpp"
 #include "authn/authentication.hpp"
 #include "authz/aggregation.hpp"
 #include "authz/authorizer.hpp"
@@ -18,6 +19,7 @@
 #include "authz/rbac.hpp"
 #include "authz/rule_resolver.hpp"
 #include "controller/apiextensions/custom_resource_serving.hpp"
+#include "controller/apiregistration/local_api_services.hpp"
 #include "controller/apiextensions/definition_controller.hpp"
 #include "controller/controlplane/control_plane_objects.hpp"
 #include "controller/garbagecollector/garbage_collector.hpp"
@@ -213,6 +215,9 @@ class Server {
     void startControlPlaneObjects();
     void startNamespaceController();
     void startCustomResources();
+    void startLocalApiServices();
+    void followRegisteredHooks();
+    void warnOfRegisteredHooks(const registry::KindInfo& kind, endpoints::RequestScope& scope);
     void addHealthChecks();
     std::unique_ptr<BootstrapSync> syncBootstrap(std::string_view group,
                                                  const std::vector<authz::BootstrapObject>& objects,
@@ -249,6 +254,12 @@ class Server {
     std::unique_ptr<controller::controlplane::ControlPlaneObjects> controlPlane_;
     // On every worker; after cacher_ and stores_ (it holds their callbacks' targets).
     std::unique_ptr<namespacecontroller::NamespaceController> namespaceController_;
+    // On every worker: the admission webhooks and policies registered, for the Warning a write
+    // they match gets. After cacher_ (it follows its caches).
+    std::unique_ptr<admission::RegisteredHooks> registeredHooks_;
+    // On the owner worker: an APIService per group/version served, synced when kinds come and
+    // go (routesChanged). Before customResources_, whose kinds it follows.
+    std::unique_ptr<controller::apiregistration::LocalApiServices> localApiServices_;
     // On every worker: serves the established CustomResourceDefinitions; on
     // the owner, their status controllers. After cacher_ and stores_.
     std::unique_ptr<controller::apiextensions::CustomResourceServing> customResources_;

@@ -25,6 +25,11 @@ struct ServedServer {
         server.start();
         loop.run();
     }
+    // A server with `options` (rbacPolicyOwner: the worker that runs the controllers).
+    explicit ServedServer(server::ServerOptions options) : server{loop, memory, options} {
+        server.start();
+        loop.run();
+    }
 
     endpoints::HttpResponse send(const std::string& method, const std::string& url,
                                  const std::string& body = "",

@@ -46,6 +46,8 @@ const char* kNamespace = "conf";
 const char* kName = "conf-obj";
 // A CustomResourceDefinition's name is <spec.names.plural>.<spec.group>.
 const char* kCrdName = "confobjs.conf.example.com";
+// An APIService's is <spec.version>.<spec.group>.
+const char* kApiServiceName = "v1.conf.example.com";
 
 #define POD_TEMPLATE(restart)                                              \
     R"("template":{"metadata":{"labels":{"app":"conf"}},"spec":{)" restart \
@@ -114,6 +116,17 @@ const std::map<std::string, std::string> kMinimalBodies = {
     {"storage.k8s.io/volumeattachments",
      R"({"spec":{"attacher":"csi.example.com","nodeName":"n1",)"
      R"("source":{"persistentVolumeName":"pv1"}}})"},
+    {"admissionregistration.k8s.io/mutatingwebhookconfigurations", "{}"},
+    {"admissionregistration.k8s.io/validatingwebhookconfigurations", "{}"},
+    {"admissionregistration.k8s.io/validatingadmissionpolicies",
+     R"({"spec":{"matchConstraints":{"resourceRules":[{"operations":["CREATE"],)"
+     R"("apiGroups":["apps"],"apiVersions":["v1"],"resources":["deployments"]}]},)"
+     R"("validations":[{"expression":"true"}]}})"},
+    {"admissionregistration.k8s.io/validatingadmissionpolicybindings",
+     R"({"spec":{"policyName":"p","validationActions":["Deny"]}})"},
+    {"apiregistration.k8s.io/apiservices",
+     R"({"spec":{"group":"conf.example.com","version":"v1","groupPriorityMinimum":100,)"
+     R"("versionPriority":10,"service":{"namespace":"conf","name":"svc"}}})"},
     {"apiextensions.k8s.io/customresourcedefinitions",
      R"({"spec":{"group":"conf.example.com","names":{"plural":"confobjs","kind":"ConfObj"},)"
      R"("scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,)"
@@ -239,7 +252,9 @@ const json::Value* checkTable(const KindInfo& k, const json::Value& table, std::
 
 void runConformance(Fixture& f, const KindInfo& k) {
     const std::string collection = collectionUrl(k);
-    const std::string name = k.kind == "CustomResourceDefinition" ? kCrdName : kName;
+    const std::string name = k.kind == "CustomResourceDefinition" ? kCrdName
+                             : k.kind == "APIService"             ? kApiServiceName
+                                                                  : kName;
     const std::string item = collection + "/" + name;
 
     // create: 201 with the server's fields, the namespace from the path.

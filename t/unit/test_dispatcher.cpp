@@ -204,11 +204,13 @@ void legacy_group_list_names_every_group_with_its_preferred_version(void**) {
     assert_string_equal(at(r.body, {"apiVersion"}).c_str(), "v1");
     json::Document d = parse(r.body);
     const json::Value& groups = d["groups"];
-    assert_int_equal(groups.Size(), 17);
-    assert_string_equal(json::serialize(groups[0]).c_str(),
+    assert_int_equal(groups.Size(), 19);
+    assert_string_equal(json::serialize(groups[1]).c_str(),
                         R"({"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],)"
                         R"("preferredVersion":{"groupVersion":"apps/v1","version":"v1"}})");
-    const char* names[] = {"apps",
+    // kube-aggregator lists its own group first.
+    const char* names[] = {"apiregistration.k8s.io",
+                           "apps",
                            "events.k8s.io",
                            "authentication.k8s.io",
                            "authorization.k8s.io",
@@ -219,6 +221,7 @@ void legacy_group_list_names_every_group_with_its_preferred_version(void**) {
                            "policy",
                            "rbac.authorization.k8s.io",
                            "storage.k8s.io",
+                           "admissionregistration.k8s.io",
                            "apiextensions.k8s.io",
                            "scheduling.k8s.io",
                            "coordination.k8s.io",
@@ -293,10 +296,10 @@ void aggregated_discovery_v2_has_its_content_type_and_etag(void**) {
     assert_string_equal(wrapped.header("Vary").c_str(), "Accept");
     assert_true(r.body.starts_with(
         R"({"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2",)"
-        R"("metadata":{},"items":[{"metadata":{"name":"apps","creationTimestamp":null},)"
-        R"("versions":[{"version":"v1","resources":[)"));
+        R"("metadata":{},"items":[{"metadata":{"name":"apiregistration.k8s.io",)"
+        R"("creationTimestamp":null},"versions":[{"version":"v1","resources":[)"));
     json::Document d = parse(r.body);
-    const json::Value& apps = d["items"][0]["versions"][0];
+    const json::Value& apps = d["items"][1]["versions"][0];
     assert_string_equal(json::stringMember(apps, "freshness").data(), "Current");
     const json::Value* deploy = findResource(apps["resources"], "resource", "deployments");
     assert_non_null(deploy);

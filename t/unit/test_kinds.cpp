@@ -100,6 +100,7 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
         names.push_back(g.name);
     }
     std::vector<std::string> want = {"",
+                                     "apiregistration.k8s.io",
                                      "apps",
                                      "events.k8s.io",
                                      "authentication.k8s.io",
@@ -111,6 +112,7 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
                                      "policy",
                                      "rbac.authorization.k8s.io",
                                      "storage.k8s.io",
+                                     "admissionregistration.k8s.io",
                                      "apiextensions.k8s.io",
                                      "scheduling.k8s.io",
                                      "coordination.k8s.io",
@@ -118,7 +120,7 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
                                      "discovery.k8s.io",
                                      "flowcontrol.apiserver.k8s.io"};
     assert_true(names == want);
-    assert_int_equal(scheme().all().size(), 56);
+    assert_int_equal(scheme().all().size(), 61);
     std::set<std::string> resources;
     for (const auto& k : scheme().all()) {
         assert_true(resources.insert(k->group + "/" + k->version + "/" + k->resource).second);
