@@ -261,6 +261,12 @@ class JsonWriter {
             } else {
                 v = singular(m, f);
             }
+        } else if (f->type() == pb::FieldDescriptor::TYPE_BYTES && !r->HasField(m, f)) {
+            // A nil []byte, which gogo does not write: null without omitempty
+            // (a present empty one is a non-nil empty slice: "").
+            if (!always) {
+                return;
+            }
         } else if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
             // A Go struct, not a pointer: written even when empty.
             v = message(r->GetMessage(m, f));

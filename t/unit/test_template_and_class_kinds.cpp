@@ -330,7 +330,7 @@ void the_kinds_are_discovered_as_kube_lists_them(void**) {
         names += std::string(json::stringMember(g, "name")) + " ";
     }
     assert_non_null(strstr(names.c_str(), "authorization.k8s.io autoscaling batch "));
-    assert_non_null(strstr(names.c_str(), "coordination.k8s.io node.k8s.io flowcontrol"));
+    assert_non_null(strstr(names.c_str(), "coordination.k8s.io node.k8s.io discovery.k8s.io flowcontrol"));
     for (auto [apiVersion, kind] : {
              std::pair{"v1", "PodTemplate"},
              std::pair{"v1", "ComponentStatus"},
