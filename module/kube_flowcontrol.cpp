@@ -284,12 +284,15 @@ ngx_http_kube_fc_wait_event(ngx_event_t *ev)
 }
 
 
-/* authz::attributesOf, into attributes kept from the last request */
+/* What classification reads of authz::attributesOf (the user's name and
+ * groups, not its uid or extra), into attributes kept from the last request,
+ * whose strings keep their buffers */
 void
 ngx_http_kube_fc_attributes(kube::authz::Attributes &a,
     const kube::authn::UserInfo &user, const kube::endpoints::RequestInfo &info)
 {
-    a.user = user;
+    a.user.name = user.name;
+    a.user.groups = user.groups;
     a.verb = info.verb;
     a.isResourceRequest = info.isResourceRequest;
     a.namespace_ = info.namespace_;
@@ -327,7 +330,8 @@ ngx_http_kube_fc_copy(ngx_pool_t *pool, std::string_view from, ngx_str_t &to)
 bool
 ngx_http_kube_fc_classify(ngx_http_kube_main_conf_t *kmcf,
     ngx_http_kube_ctx_t *ctx, SharedState *state,
-    ngx_http_kube_fc_request_t *fc, std::string &level, std::uint64_t &hash)
+    ngx_http_kube_fc_request_t *fc, std::string_view &level,
+    std::uint64_t &hash)
 {
     ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
 
@@ -347,9 +351,9 @@ ngx_http_kube_fc_classify(ngx_http_kube_main_conf_t *kmcf,
 
     ngx_http_kube_fc_attributes(w->attrs, ctx->user, ctx->info);
 
-    std::optional<kube::flowcontrol::Decision> decision =
+    const kube::flowcontrol::Decision *decision =
         w->classifier->classify(w->attrs);
-    if (!decision || decision->level == nullptr) {
+    if (decision == nullptr || decision->level == nullptr) {
         return false;
     }
 
@@ -520,7 +524,7 @@ try {
     fc->watch = watch;
     fc->metrics = kmcf->priority_and_fairness && klcf->metrics;
 
-    std::string level;
+    std::string_view level;
     std::uint64_t hash = 0;
     if (!ngx_http_kube_fc_classify(kmcf, ctx, state, fc, level, hash)) {
         return NGX_DECLINED;

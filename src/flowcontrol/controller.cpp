@@ -331,16 +331,54 @@ void Controller::rebuild() {
     });
     schemas_ = std::move(schemas);
     config_ = std::move(config);
+    decisions_.clear();
     read_ = !followers_.empty() || !levels_.empty() || !flowSchemas_.empty();
     if (danglingChanged_ && !changes.empty()) {
         danglingChanged_(changes);
     }
 }
 
-std::optional<Decision> Controller::classify(const authz::Attributes& request) const {
-    if (!read_) {
-        return std::nullopt;
+namespace {
+
+void appendKeyPart(std::string& key, std::string_view part) {
+    auto size = static_cast<std::uint32_t>(part.size());
+    key.append(reinterpret_cast<const char*>(&size), sizeof(size));
+    key.append(part);
+}
+
+// What classification reads of a request, each part length-prefixed.
+void decisionKey(std::string& key, const authz::Attributes& a) {
+    key.clear();
+    appendKeyPart(key, a.user.name);
+    appendKeyPart(key, std::to_string(a.user.groups.size()));
+    for (const std::string& g : a.user.groups) {
+        appendKeyPart(key, g);
     }
+    appendKeyPart(key, a.verb);
+    if (a.isResourceRequest) {
+        key += 'r';
+        appendKeyPart(key, a.apiGroup);
+        appendKeyPart(key, a.resource);
+        appendKeyPart(key, a.subresource);
+        appendKeyPart(key, a.namespace_);
+    } else {
+        key += 'n';
+        appendKeyPart(key, a.path);
+    }
+}
+
+}  // namespace
+
+const Decision* Controller::classify(const authz::Attributes& request) const {
+    if (!read_) {
+        return nullptr;
+    }
+    decisionKey(key_, request);
+    auto found = decisions_.find(key_);
+    if (found != decisions_.end()) {
+        return &found->second;
+    }
+
     for (const auto& s : schemas_) {
         if (s->dangling || std::none_of(s->rules.begin(), s->rules.end(), [&](const RuleSet& rs) {
                 return ruleSetMatches(rs, request);
@@ -361,9 +399,12 @@ std::optional<Decision> Controller::classify(const authz::Attributes& request) c
             d.flowDistinguisher = request.namespace_;
         }
         d.flowHash = hashFlowID(d.flowSchemaName, d.flowDistinguisher);
-        return d;
+        if (decisions_.size() >= kMaxDecisions) {
+            decisions_.clear();
+        }
+        return &decisions_.emplace(key_, std::move(d)).first->second;
     }
-    return std::nullopt;
+    return nullptr;
 }
 
 std::uint64_t hashFlowID(std::string_view flowSchema, std::string_view distinguisher) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "flowcontrol/decision.hpp"
@@ -51,7 +52,7 @@ public:
         danglingChanged_ = std::move(fn);
     }
 
-    std::optional<Decision> classify(const authz::Attributes& request) const override;
+    const Decision* classify(const authz::Attributes& request) const override;
     std::shared_ptr<const Configuration> configuration() const override { return config_; }
 
     // The objects as parsed stored JSON, by name; for the followers and tests.
@@ -75,6 +76,13 @@ private:
     bool read_ = false;
     std::function<void(const std::vector<DanglingChange>&)> danglingChanged_;
     std::vector<std::unique_ptr<storage::cacher::Follower>> followers_;
+    // Decisions by the request's attributes that classification reads (a
+    // request stream repeats a few users and resources): a repeated request
+    // costs one lookup instead of a walk of the schemas and a SHA-256.
+    // Emptied by every rebuild, and when it reaches kMaxDecisions.
+    static constexpr size_t kMaxDecisions = 4096;
+    mutable std::unordered_map<std::string, Decision> decisions_;
+    mutable std::string key_;  // the lookup's key, its buffer reused
 };
 
 // Mirrors hashFlowID: the first 8 bytes, little-endian, of the SHA-256 of the

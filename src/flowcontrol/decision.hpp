@@ -68,9 +68,11 @@ public:
     virtual ~Classifier() = default;
 
     // The FlowSchema with the lowest matchingPrecedence that matches (ties
-    // broken by name), and its level; nullopt until the configuration has
-    // been read (the dispatcher then lets the request through).
-    virtual std::optional<Decision> classify(const authz::Attributes& request) const = 0;
+    // broken by name), and its level; null until the configuration has been
+    // read (the dispatcher then lets the request through). Classification
+    // reads the user's name and groups, not its uid or extra. The decision
+    // stays valid until the configuration changes (loop thread only).
+    virtual const Decision* classify(const authz::Attributes& request) const = 0;
 
     // The current levels; replaced whole on every change.
     virtual std::shared_ptr<const Configuration> configuration() const = 0;

@@ -9,7 +9,7 @@ namespace kube::flowcontrol {
 
 namespace {
 
-constexpr std::uint32_t kMagic = 0x41504631;  // "APF1"
+constexpr std::uint32_t kMagic = 0x41504632;  // "APF2"
 
 std::string_view nameOf(const LevelSlot& l) {
     return std::string_view(l.name, strnlen(l.name, sizeof(l.name)));
@@ -63,6 +63,7 @@ bool Dispatcher::applyConfiguration(const Configuration& config, std::int64_t no
             LevelSlot& fresh = s_.level[i];
             std::memset(&fresh, 0, sizeof(fresh));
             fresh.used = 1;
+            s_.levelEnd = std::max(s_.levelEnd, i + 1);
             copyName(fresh.name, sizeof(fresh.name), level->name);
         }
 
@@ -123,7 +124,7 @@ void Dispatcher::dropOwner(int owner, std::int64_t nowNs, Wakes& wakes) {
         } else {
             // dispatched, never collected: its seat is among the held ones
             QueueSlot& q = s_.level[w.level].queue[w.queue];
-            q.seatsInUse = std::max(q.seatsInUse - 1, 0);
+            changeQueue(s_.level[w.level], q, -1, 0);
         }
         freeWaiting(i);
     }
@@ -136,7 +137,7 @@ void Dispatcher::dropOwner(int owner, std::int64_t nowNs, Wakes& wakes) {
             if (l.seatsInUse == 0) {
                 // which queues the dead requests held is not known
                 for (int q = 0; q < l.queueSpan; q++) {
-                    l.queue[q].seatsInUse = 0;
+                    changeQueue(l, l.queue[q], -l.queue[q].seatsInUse, 0);
                 }
             }
         }
@@ -148,7 +149,7 @@ void Dispatcher::dropOwner(int owner, std::int64_t nowNs, Wakes& wakes) {
 }
 
 int Dispatcher::findLevel(std::string_view name) const {
-    for (int i = 0; i < kMaxLevels; i++) {
+    for (int i = 0; i < s_.levelEnd; i++) {
         if (s_.level[i].used && nameOf(s_.level[i]) == name) {
             return i;
         }
@@ -180,23 +181,10 @@ void Dispatcher::syncTime(LevelSlot& l, std::int64_t nowNs) {
         return;
     }
 
-    int active = 0;
-    long wanted = 0;
-    // an idle level has no busy queue (a level's seats and waiting requests
-    // are its queues' sums, and its queues' seats go when its own do)
-    int span = l.seatsInUse == 0 && l.waiting == 0 ? 0 : l.queueSpan;
-    for (int i = 0; i < span; i++) {
-        const QueueSlot& q = l.queue[i];
-        wanted += q.seatsInUse + q.waiting;
-        if (q.seatsInUse > 0 || q.waiting > 0) {
-            active++;
-        }
-    }
-
-    if (active > 0) {
+    if (l.activeQueues > 0) {
         double seconds = static_cast<double>(nowNs - l.lastRealNs) / 1e9;
-        double rate = static_cast<double>(std::min<long>(wanted, std::max(l.nominalSeats, 1)));
-        l.currentR += seconds * rate / active;
+        double rate = static_cast<double>(std::min(l.queueDemand, std::max(l.nominalSeats, 1)));
+        l.currentR += seconds * rate / l.activeQueues;
     }
     l.lastRealNs = nowNs;
 }
@@ -244,7 +232,8 @@ bool Dispatcher::canTakeSeat(const LevelSlot& l, bool withinNominalOnly) const {
 
     long borrowed = 0;
     long idleLendable = 0;
-    for (const LevelSlot& m : s_.level) {
+    for (int i = 0; i < s_.levelEnd; i++) {
+        const LevelSlot& m = s_.level[i];
         if (!limited(m)) {
             continue;
         }
@@ -266,7 +255,7 @@ void Dispatcher::takeSeat(int level, int queue, int owner) {
     l.seatsInUse++;
     l.dispatched++;
     if (queue >= 0) {
-        l.queue[queue].seatsInUse++;
+        changeQueue(l, l.queue[queue], 1, 0);
     }
     if (owner >= 0) {
         s_.owner[owner].held[level]++;
@@ -354,7 +343,7 @@ Admission Dispatcher::admit(std::string_view level, std::uint64_t flowHash, int 
         q.head = slot + 1;
     }
     q.tail = slot + 1;
-    q.waiting++;
+    changeQueue(l, q, 0, 1);
     l.waiting++;
     boundNextDispatch(l, q);
 
@@ -431,7 +420,7 @@ void Dispatcher::release(const Seat& seat, int owner, std::int64_t nowNs, Wakes&
 
     if (seat.queue >= 0 && seat.queue < kMaxQueuesPerLevel) {
         QueueSlot& q = l.queue[seat.queue];
-        q.seatsInUse = std::max(q.seatsInUse - 1, 0);
+        changeQueue(l, q, -1, 0);
         // finishRequestLocked: the start of the queue's next request moves
         // by what the request took beyond (or short of) its estimate
         double actual = static_cast<double>(std::max<std::int64_t>(nowNs - seat.startNs, 0)) / 1e9;
@@ -450,7 +439,7 @@ void Dispatcher::dispatchAsMuchAsPossible(std::int64_t nowNs, Wakes& wakes) {
         bool progress = true;
         while (progress) {
             progress = false;
-            for (int i = 0; i < kMaxLevels; i++) {
+            for (int i = 0; i < s_.levelEnd; i++) {
                 LevelSlot& l = s_.level[i];
                 if (!limited(l) || l.waiting == 0 || !canTakeSeat(l, pass == 0)) {
                     continue;
@@ -499,7 +488,7 @@ bool Dispatcher::dispatchOne(int level, std::int64_t nowNs, Wakes& wakes) {
         q.tail = 0;
     }
     w.next = 0;
-    q.waiting--;
+    changeQueue(l, q, 0, -1);
     l.waiting--;
 
     w.state = static_cast<std::uint32_t>(WaitState::Dispatched);
@@ -546,7 +535,7 @@ void Dispatcher::unlinkWaiting(int slot) {
             if (q.tail == slot + 1) {
                 q.tail = prev;
             }
-            q.waiting--;
+            changeQueue(l, q, 0, -1);
             l.waiting--;
             break;
         }
@@ -583,6 +572,21 @@ void Dispatcher::freeLevelIfIdle(int level) {
     if (l.used && !l.present && l.seatsInUse == 0 && l.waiting == 0) {
         std::memset(&l, 0, sizeof(l));
     }
+    while (s_.levelEnd > 0 && !s_.level[s_.levelEnd - 1].used) {
+        s_.levelEnd--;
+    }
+}
+
+// Every change of a queue's seats or waiting requests goes through here, so
+// that its level knows its busy queues and their demand (syncTime).
+void Dispatcher::changeQueue(LevelSlot& l, QueueSlot& q, int seats, int waiting) {
+    bool wasActive = q.seatsInUse > 0 || q.waiting > 0;
+    int newSeats = std::max(q.seatsInUse + seats, 0);
+    l.queueDemand += newSeats - q.seatsInUse + waiting;
+    q.seatsInUse = newSeats;
+    q.waiting += waiting;
+    bool active = q.seatsInUse > 0 || q.waiting > 0;
+    l.activeQueues += static_cast<int>(active) - static_cast<int>(wasActive);
 }
 
 }  // namespace kube::flowcontrol

@@ -56,8 +56,12 @@ struct LevelSlot {
     std::int32_t queueSpan;   // queues that may hold requests (a shrunk
                               // configuration drains the ones past `queues`)
     std::int32_t robinIndex;  // queueSet.robinIndex
-    std::uint64_t enqueues;   // rotates the visit of a hand
-    double currentR;          // queueSet.currentR, seat-seconds
+    // kept as the queues change (Dispatcher::changeQueue), so that the
+    // virtual clock advances without a visit of every queue:
+    std::int32_t activeQueues;  // queues holding seats or waiting requests
+    std::int32_t queueDemand;   // their seats in use plus their waiting
+    std::uint64_t enqueues;     // rotates the visit of a hand
+    double currentR;            // queueSet.currentR, seat-seconds
     std::int64_t lastRealNs;
     // totals since the level's slot was taken, for the metrics
     std::uint64_t dispatched;
@@ -88,8 +92,8 @@ struct OwnerSlot {
 struct SharedState {
     std::uint32_t magic;
     std::uint32_t serial;
-    std::int32_t freeHead;  // first free WaitingSlot + 1
-    std::uint32_t reserved;
+    std::int32_t freeHead;     // first free WaitingSlot + 1
+    std::int32_t levelEnd;     // slots past this one are unused
     std::uint64_t generation;  // configurations applied
     LevelSlot level[kMaxLevels];
     WaitingSlot waiting[kMaxWaiting];
@@ -212,6 +216,7 @@ class Dispatcher {
     void boundNextDispatch(LevelSlot& l, QueueSlot& q);
     void shrinkQueueSpan(LevelSlot& l);
     void freeLevelIfIdle(int level);
+    static void changeQueue(LevelSlot& l, QueueSlot& q, int seats, int waiting);
 
     SharedState& s_;
 };

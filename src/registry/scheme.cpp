@@ -7,8 +7,14 @@ namespace kube::registry {
 const KindInfo& Scheme::add(KindInfo kind) {
     addGroupVersion(kind);
     kinds_.push_back(std::make_shared<const KindInfo>(std::move(kind)));
+    index(*kinds_.back());
     ++generation_;
     return *kinds_.back();
+}
+
+void Scheme::index(const KindInfo& kind) {
+    byResource_[kind.resource].push_back(&kind);
+    byKind_[kind.kind].push_back(&kind);
 }
 
 void Scheme::addGroupVersion(const KindInfo& kind) {
@@ -35,31 +41,43 @@ std::vector<std::shared_ptr<const KindInfo>> Scheme::remove(std::string_view gro
     }
     // The groups and versions of the kinds left, in the order first seen.
     groups_.clear();
+    byResource_.clear();
+    byKind_.clear();
     for (const auto& k : kinds_) {
         addGroupVersion(*k);
+        index(*k);
     }
     ++generation_;
     return removed;
 }
 
-const KindInfo* Scheme::find(std::string_view group, std::string_view version,
-                             std::string_view resource) const {
-    for (const auto& k : kinds_) {
-        if (k->resource == resource && k->group == group && k->version == version) {
-            return k.get();
+namespace {
+
+template <typename Index>
+const KindInfo* findIn(const Index& index, std::string_view name, std::string_view group,
+                       std::string_view version) {
+    auto found = index.find(name);
+    if (found == index.end()) {
+        return nullptr;
+    }
+    for (const KindInfo* k : found->second) {
+        if (k->group == group && k->version == version) {
+            return k;
         }
     }
     return nullptr;
 }
 
+}  // namespace
+
+const KindInfo* Scheme::find(std::string_view group, std::string_view version,
+                             std::string_view resource) const {
+    return findIn(byResource_, resource, group, version);
+}
+
 const KindInfo* Scheme::findKind(std::string_view group, std::string_view version,
                                  std::string_view kind) const {
-    for (const auto& k : kinds_) {
-        if (k->kind == kind && k->group == group && k->version == version) {
-            return k.get();
-        }
-    }
-    return nullptr;
+    return findIn(byKind_, kind, group, version);
 }
 
 std::vector<const KindInfo*> Scheme::kinds(std::string_view group,

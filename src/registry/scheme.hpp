@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "registry/kind.hpp"
@@ -48,8 +49,21 @@ public:
 
 private:
     void addGroupVersion(const KindInfo& kind);
+    void index(const KindInfo& kind);
+
+    // string_view lookups without a copy of the key
+    struct NameHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    using Index =
+        std::unordered_map<std::string, std::vector<const KindInfo*>, NameHash, std::equal_to<>>;
 
     std::vector<std::shared_ptr<const KindInfo>> kinds_;
+    // The kinds by resource and by kind name (every request looks its kind
+    // up), in the order added.
+    Index byResource_;
+    Index byKind_;
     std::vector<GroupInfo> groups_;
     uint64_t generation_ = 0;
 };

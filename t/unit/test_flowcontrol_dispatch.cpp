@@ -449,6 +449,106 @@ void dead_workers_are_swept(void**) {
                      static_cast<int>(Admission::Outcome::Execute));
 }
 
+// Each level's count of busy queues and their demand, which the virtual
+// clock reads instead of visiting every queue, stay the sums over its
+// queues through admissions, dispatches, releases, cancels, a shrunk
+// configuration and a dead worker; the levels in use stay below levelEnd.
+void queue_counts_follow_every_change(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    d.applyConfiguration(*configOf({limitedLevel("a", 3, 16, 3, 4), limitedLevel("b", 2, 8, 2, 3)}),
+                         kMs, wakes);
+    int o1 = registerWorker(d, 100, 0);
+    int o2 = registerWorker(d, 200, 1);
+
+    auto check = [&] {
+        for (int i = 0; i < kMaxLevels; i++) {
+            const LevelSlot& l = z.state->level[i];
+            if (l.used) {
+                assert_true(i < z.state->levelEnd);
+            }
+            int active = 0;
+            int demand = 0;
+            for (int q = 0; q < kMaxQueuesPerLevel; q++) {
+                const QueueSlot& qs = l.queue[q];
+                demand += qs.seatsInUse + qs.waiting;
+                active += (qs.seatsInUse > 0 || qs.waiting > 0) ? 1 : 0;
+            }
+            assert_int_equal(l.activeQueues, active);
+            assert_int_equal(l.queueDemand, demand);
+        }
+    };
+
+    std::vector<std::pair<Seat, int>> running;
+    std::vector<std::pair<Ticket, int>> parked;
+    std::uint64_t seed = 12345;
+    auto next = [&](std::uint64_t n) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (seed >> 33) % n;
+    };
+    std::int64_t now = kMs;
+    for (int step = 0; step < 4000; step++) {
+        now += kMs / 10;
+        int owner = next(2) ? o1 : o2;
+        switch (next(6)) {
+            case 0:
+            case 1: {
+                Admission a = d.admit(next(2) ? "a" : "b", next(50), owner, now, wakes);
+                if (a.outcome == Admission::Outcome::Execute) {
+                    running.push_back({a.seat, owner});
+                } else if (a.outcome == Admission::Outcome::Queued) {
+                    parked.push_back({a.ticket, owner});
+                }
+                break;
+            }
+            case 2:
+            case 3:
+                if (!running.empty()) {
+                    size_t i = next(running.size());
+                    d.release(running[i].first, running[i].second, now, wakes);
+                    running.erase(running.begin() + static_cast<long>(i));
+                }
+                break;
+            case 4:
+                if (!parked.empty()) {
+                    size_t i = next(parked.size());
+                    std::optional<Seat> seat = d.cancel(parked[i].first, next(2) == 0, now, wakes);
+                    if (seat) {
+                        running.push_back({*seat, parked[i].second});
+                    }
+                    parked.erase(parked.begin() + static_cast<long>(i));
+                }
+                break;
+            default:
+                // collect the dispatched
+                for (size_t i = 0; i < parked.size();) {
+                    bool gone = false;
+                    std::optional<Seat> seat = d.poll(parked[i].first, gone);
+                    if (seat) {
+                        running.push_back({*seat, parked[i].second});
+                    }
+                    if (seat || gone) {
+                        parked.erase(parked.begin() + static_cast<long>(i));
+                    } else {
+                        i++;
+                    }
+                }
+        }
+        if (step == 2000) {
+            // fewer queues: the extra ones drain
+            d.applyConfiguration(*configOf({limitedLevel("a", 2, 4, 2, 4)}), now, wakes);
+        }
+        check();
+    }
+
+    // the second worker dies holding seats and waiters
+    Wakes w;
+    d.registerOwner(
+        300, 2, now, [](std::int32_t pid) { return pid != 200; }, w);
+    check();
+}
+
 // Max-in-flight: read-only and mutating verbs have their own limit, no
 // queue; a limit of 0 is none; watches and other long-running requests are
 // not counted.
@@ -499,6 +599,7 @@ int main() {
         cmocka_unit_test(levels_borrow_idle_lendable_seats),
         cmocka_unit_test(dead_workers_are_swept),
         cmocka_unit_test(max_in_flight_levels),
+        cmocka_unit_test(queue_counts_follow_every_change),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
