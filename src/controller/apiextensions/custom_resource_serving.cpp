@@ -1,10 +1,13 @@
 #include "controller/apiextensions/custom_resource_serving.hpp"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "apis/apiextensions/crd_conditions.hpp"
 #include "apis/apiextensions/custom_resource_kind.hpp"
 #include "util/json.hpp"
+#include "util/json_member_text.hpp"
 
 namespace kube::controller::apiextensions {
 
@@ -13,14 +16,45 @@ namespace ext = apis::apiextensions;
 
 namespace {
 
-std::string fingerprintOf(const json::Value& crd) {
-    std::string out(json::stringMember(crd["metadata"], "uid"));
+// A definition's metadata and status, read without its spec: the spec may
+// hold a MiB of schema, and the status is written several times as a
+// definition is established, each time reaching every worker.
+struct Head {
+    json::Document doc;     // {"metadata": ..., "status": ...}
+    std::string_view spec;  // the spec's text, unparsed
+};
+
+bool readHead(std::string_view bytes, Head& head) {
+    std::optional<std::string_view> metadata = json::topLevelMemberText(bytes, "metadata");
+    if (!metadata) {
+        return false;
+    }
+    std::string text = "{\"metadata\":";
+    text += *metadata;
+    if (std::optional<std::string_view> status = json::topLevelMemberText(bytes, "status")) {
+        text += ",\"status\":";
+        text += *status;
+    }
+    text += '}';
+    head.spec = json::topLevelMemberText(bytes, "spec").value_or(std::string_view());
+    return !json::parse(text, head.doc) && head.doc["metadata"].IsObject();
+}
+
+// What the kinds are built from: the uid, the spec (its generation, which
+// every change of the spec bumps; its text when there is none) and the
+// accepted names.
+std::string fingerprintOf(const Head& head) {
+    const json::Value& meta = head.doc["metadata"];
+    std::string out(json::stringMember(meta, "uid"));
     out += '\n';
-    if (const json::Value* spec = json::member(crd, "spec")) {
-        out += json::serialize(*spec);
+    const json::Value* generation = json::member(meta, "generation");
+    if (generation && generation->IsInt64()) {
+        out += std::to_string(generation->GetInt64());
+    } else {
+        out += head.spec;
     }
     out += '\n';
-    if (const json::Value* names = json::at(crd, {"status", "acceptedNames"})) {
+    if (const json::Value* names = json::at(head.doc, {"status", "acceptedNames"})) {
         out += json::serialize(*names);
     }
     return out;
@@ -54,31 +88,36 @@ CustomResourceServing::CustomResourceServing(storage::cacher::WatchCache& defini
 }
 
 void CustomResourceServing::put(std::string_view bytes) {
-    auto doc = std::make_shared<json::Document>();
-    if (json::parse(bytes, *doc) || !doc->IsObject() || !json::member(*doc, "metadata") ||
-        !(*doc)["metadata"].IsObject()) {
+    Head head;
+    if (!readHead(bytes, head)) {
         return;
     }
-    std::string name(json::stringMember((*doc)["metadata"], "name"));
+    std::string name(json::stringMember(head.doc["metadata"], "name"));
     if (replaying_) {
         handedOver_.insert(name);
     }
-    std::vector<registry::KindInfo> kinds;
-    if (ext::isConditionTrue(*doc, "Established")) {
-        kinds = ext::customResourceKinds(doc);
-    }
-    if (kinds.empty()) {
+    if (!ext::isConditionTrue(head.doc, "Established")) {
         unserve(name);
         return;
     }
-    std::string fingerprint = fingerprintOf(*doc);
-    bool terminating = ext::isConditionTrue(*doc, "Terminating");
+    std::string fingerprint = fingerprintOf(head);
+    bool terminating = ext::isConditionTrue(head.doc, "Terminating");
     auto it = served_.find(name);
     if (it != served_.end() && it->second.fingerprint == fingerprint) {
         it->second.terminating = terminating;
         return;
     }
+
+    // what is served changes: the whole definition is read
+    auto doc = std::make_shared<json::Document>();
+    std::vector<registry::KindInfo> kinds;
+    if (!json::parse(bytes, *doc) && doc->IsObject()) {
+        kinds = ext::customResourceKinds(doc);
+    }
     unserve(name);
+    if (kinds.empty()) {
+        return;
+    }
     Served s{kinds.front().group, kinds.front().resource, std::move(fingerprint), terminating};
     for (registry::KindInfo& k : kinds) {
         add_(std::move(k));

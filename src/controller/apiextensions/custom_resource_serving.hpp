@@ -48,7 +48,8 @@ class CustomResourceServing {
     struct Served {
         std::string group;
         std::string resource;
-        // What the kinds were built from: uid, spec and accepted names.
+        // What the kinds were built from: uid, spec generation and accepted
+        // names.
         std::string fingerprint;
         bool terminating = false;
     };
