@@ -16,7 +16,8 @@
  * phases. A request waiting longer than kube's request wait limit (15 s),
  * over a Reject level's seats, or beyond a full queue, gets kube's 429. The
  * seat is released when the request is freed (a pool cleanup: also when the
- * client goes away), or once a streamed list starts streaming.
+ * client goes away), or, under max-in-flight, once a streamed list starts
+ * streaming.
  *
  * Long-running requests (watch, proxy, exec, attach, log, portforward) take
  * no seat; but APF classifies a watch and seats it until it starts, as kube
@@ -609,11 +610,21 @@ try {
 }
 
 
-/* A streamed list holds no seat once it streams (long-running from then). */
+/* A streamed list holds no max-in-flight seat once it streams (long-running
+ * from then). Under APF it keeps its seat until it is written, as kube's
+ * filter holds a list's seat until its handler has written the whole
+ * answer: a flood of large lists takes its level's seats, not every core. */
 void
 ngx_http_kube_flowcontrol_release(ngx_http_request_t *r)
 {
     ngx_http_kube_fc_request_t  *fc;
+    ngx_http_kube_main_conf_t   *kmcf;
+
+    kmcf = static_cast<ngx_http_kube_main_conf_t *>(
+        ngx_http_get_module_main_conf(r, ngx_http_kube_apiserver_module));
+    if (kmcf->priority_and_fairness) {
+        return;
+    }
 
     fc = ngx_http_kube_fc_find(r->main);
     if (fc != NULL && fc->state == NGX_HTTP_KUBE_FC_EXECUTING) {

@@ -612,9 +612,10 @@ ngx_http_kube_stream_start(ngx_http_request_t *r,
         return NGX_ERROR;
     }
 
-    /* the watch (or streamed list) is initialized: from here on it is
-     * long-running, and its seat goes back before the first byte is sent,
-     * so a client that has the headers never finds the seat still taken */
+    /* the watch (or, under max-in-flight, the streamed list) is
+     * initialized: from here on it is long-running, and its seat goes back
+     * before the first byte is sent, so a client that has the headers never
+     * finds the seat still taken */
     ngx_http_kube_flowcontrol_release(r);
 
     st = new NginxStream(r, std::move(source));

@@ -2,7 +2,8 @@
 # level gets kube's 429 with Retry-After and the X-Kubernetes-PF-* headers
 # while another tenant is served; a tenant on a tiny queuing level waits
 # (parked, on either worker) and is served once a seat frees, or gets 429
-# after kube's 15 s wait limit; a watch needs a seat only to start; a
+# after kube's 15 s wait limit; a watch needs a seat only to start, a
+# streamed list until it is written; a
 # FlowSchema change applies without restart; the apiserver_flowcontrol_*
 # metrics count each of these by flow schema and priority level.
 # Needs the flowcontrol objects served (the configuration side); skipped
@@ -11,6 +12,7 @@ use lib 't/lib';
 use Test::Kube;
 use Test::More;
 use IO::Socket::INET;
+use Socket ();
 use Time::HiRes qw(time sleep);
 
 $SIG{PIPE} = 'IGNORE';
@@ -174,6 +176,30 @@ sub moved {
     ok(wait_until(sub { create('rejected')->{status} == 201 }, 3),
         'and none keeps the seat');
     $_->close for @w;
+}
+
+{
+    # a list answered as a stream keeps its seat until it is written, as
+    # kube's filter keeps a list's seat until its handler has written it: a
+    # client that does not read 8 MB of ConfigMaps holds its level's one seat
+    my %json = (%admin);
+    is($s->request('POST', '/api/v1/namespaces', body => '{"metadata":{"name":"apf-big"}}',
+        headers => \%json)->{status}, 201, 'namespace apf-big');
+    for my $i (1 .. 8) {
+        my $big = encode_json({ metadata => { name => "big-$i" }, data => { v => 'x' x 1000000 } });
+        is($s->request('POST', '/api/v1/namespaces/apf-big/configmaps', body => $big,
+            headers => \%json)->{status}, 201, "a 1 MB ConfigMap $i") or last;
+    }
+    my $reader = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $s->port,
+        Proto => 'tcp') or die "connect: $!";
+    setsockopt($reader, Socket::SOL_SOCKET(), Socket::SO_RCVBUF(), 4096);
+    print {$reader} "GET /api/v1/namespaces/apf-big/configmaps HTTP/1.1\r\nHost: localhost\r\n"
+        . "Authorization: Bearer rejected-token\r\n\r\n";
+    like(answer($reader, 5), qr{^HTTP/1\.1 200 }, 'a large list starts streaming');
+    is(create('rejected')->{status}, 429, '... and its seat stays taken while it is written');
+    close $reader;
+    ok(wait_until(sub { create('rejected')->{status} == 201 }, 3),
+        '... until its client has gone');
 }
 
 {
