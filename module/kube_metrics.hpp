@@ -18,7 +18,12 @@
  * flow control's queued and executing requests) are kept per worker record
  * (the family's high bits), so that a worker that dies holding requests
  * leaves no count behind: a dead worker's share is not reported, and is
- * zeroed when a new worker takes its record.
+ * zeroed when a new worker takes its record. The counters and histograms
+ * every request adds to (apiserver_request_*, apiserver_response_sizes,
+ * the flow control's dispatches, waits and executions) are per worker
+ * record too, so that workers on different cores never write the same
+ * cache line; /metrics sums every record's, a gone worker's included, and
+ * a worker that takes a record adds to what it holds.
  */
 
 #pragma once
@@ -34,11 +39,15 @@
 
 /* the tables' capacities (series), from kube-apiserver's own counts: a busy
  * cluster has ~3,000 apiserver_request_total series and ~1,500 of each
- * request histogram */
-#define NGX_HTTP_KUBE_METRICS_SCALARS     8192
-#define NGX_HTTP_KUBE_METRICS_HISTOGRAMS  4096
+ * request histogram; each worker keeps its own, so room for two workers'
+ * (more share what is left, and what finds no room is counted) */
+#define NGX_HTTP_KUBE_METRICS_SCALARS     16384
+#define NGX_HTTP_KUBE_METRICS_HISTOGRAMS  8192
 
-/* families of the scalar table; per-worker gauges add (record + 1) << 8 */
+/* families of the scalar table; per-worker series (gauges, and the counters
+ * and histograms every request adds to) add (record + 1) << 8 */
+#define NGX_HTTP_KUBE_METRICS_FAMILY_MASK  0xffu
+
 enum : uint32_t {
     F_REQUEST_TOTAL = 1,
     F_LONGRUNNING,
@@ -107,6 +116,11 @@ extern uint32_t                         ngx_http_kube_metrics_self_family;
 ngx_http_kube_metrics_t *ngx_http_kube_metrics();
 bool ngx_http_kube_metrics_alive(ngx_atomic_uint_t pid);
 void ngx_http_kube_metrics_add(std::atomic<uint64_t> *v, int64_t delta);
+/* this worker's own series of a per-worker family (the shared one without
+ * a worker record) */
+std::atomic<uint64_t> *ngx_http_kube_metrics_own(
+    kube::util::metrics::SeriesTable *table, uint32_t family,
+    std::string_view labels);
 std::atomic<uint64_t> *ngx_http_kube_metrics_gauge(ngx_http_kube_metrics_t *m,
     uint32_t family, std::string_view labels);
 

@@ -116,10 +116,10 @@ ngx_http_kube_metrics_flow_find(ngx_http_kube_flow_series_t *s,
             v = ngx_http_kube_metrics_gauge(m, f->family, b.view());
             break;
         case NGX_HTTP_KUBE_FLOW_SCALAR:
-            v = m->scalars->find(f->family, b.view());
+            v = ngx_http_kube_metrics_own(m->scalars, f->family, b.view());
             break;
         default:
-            v = m->histograms->find(f->family, b.view());
+            v = ngx_http_kube_metrics_own(m->histograms, f->family, b.view());
             break;
         }
     }

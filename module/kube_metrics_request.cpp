@@ -248,15 +248,20 @@ ngx_http_kube_metrics_find(ngx_http_kube_metrics_t *m,
     ngx_http_kube_metrics_request_labels(sizes, l,
                                          NGX_HTTP_KUBE_REQUEST_GAUGE);
 
-    e->total = total.ok() ? m->scalars->find(F_REQUEST_TOTAL, total.view())
-                          : NULL;
+    e->total = total.ok()
+        ? ngx_http_kube_metrics_own(m->scalars, F_REQUEST_TOTAL, total.view())
+        : NULL;
     e->duration = duration.ok()
-        ? m->histograms->find(H_REQUEST_DURATION, duration.view()) : NULL;
+        ? ngx_http_kube_metrics_own(m->histograms, H_REQUEST_DURATION,
+                                    duration.view())
+        : NULL;
 
     /* apiserver_response_sizes: reads only, as kube */
     e->sizes = (l.verb == "GET" || l.verb == "LIST" || l.verb == "WATCH")
                && sizes.ok()
-        ? m->histograms->find(H_RESPONSE_SIZES, sizes.view()) : NULL;
+        ? ngx_http_kube_metrics_own(m->histograms, H_RESPONSE_SIZES,
+                                    sizes.view())
+        : NULL;
 }
 
 

@@ -379,16 +379,19 @@ ngx_http_kube_metrics_text()
 
         switch (f.read) {
         case NGX_HTTP_KUBE_READ_COUNTERS:
+            /* every worker's own series, the gone ones' too */
+            um::appendScalars(out, f.name, *m->scalars, f.family, false,
+                              NGX_HTTP_KUBE_METRICS_FAMILY_MASK);
+            break;
         case NGX_HTTP_KUBE_READ_GAUGES:
-            um::appendScalars(out, f.name, *m->scalars, f.family,
-                              f.read == NGX_HTTP_KUBE_READ_GAUGES);
+            um::appendScalars(out, f.name, *m->scalars, f.family, true);
             break;
         case NGX_HTTP_KUBE_READ_WORKER_GAUGES:
             ngx_http_kube_metrics_gauges(out, f.name, m, f.family);
             break;
         case NGX_HTTP_KUBE_READ_HISTOGRAMS:
             um::appendHistograms(out, f.name, *f.buckets, *m->histograms,
-                                 f.family);
+                                 f.family, NGX_HTTP_KUBE_METRICS_FAMILY_MASK);
             break;
         default:
             ngx_http_kube_metrics_inflight(out, m);

@@ -107,6 +107,14 @@ ngx_http_kube_metrics_add(std::atomic<uint64_t> *v, int64_t delta)
 }
 
 
+std::atomic<uint64_t> *
+ngx_http_kube_metrics_own(SeriesTable *table, uint32_t family,
+    std::string_view labels)
+{
+    return table->find(family | ngx_http_kube_metrics_self_family, labels);
+}
+
+
 /* A per-worker gauge's series; NULL without a worker record. */
 std::atomic<uint64_t> *
 ngx_http_kube_metrics_gauge(ngx_http_kube_metrics_t *m, uint32_t family,

@@ -204,6 +204,21 @@ subtest 'the counts survive a reload' => sub {
         'the count went on');
 };
 
+subtest 'the counts of a worker killed with -9 stay counted' => sub {
+    # each worker counts into its own series; /metrics sums them all
+    my ($m0) = scrape_metrics($s);
+    my $before = metric_value($m0, 'apiserver_request_total', %get, code => 200);
+    my @old = $s->worker_pids;
+    kill 'KILL', $old[0];
+    ok(wait_until(sub {
+        my @now = $s->worker_pids;
+        @now == @old && !grep { $_ == $old[0] } @now }, 10), 'the master started another');
+    $s->request(GET => '/api/v1/namespaces/m/configmaps/one');
+    my ($m) = scrape_metrics($s);
+    is(metric_value($m, 'apiserver_request_total', %get, code => 200), $before + 1,
+        'the count went on');
+};
+
 ok($s->stop, 'stopped cleanly');
 
 # -- /metrics is system:monitoring's under RBAC ---------------------------------

@@ -140,10 +140,10 @@ void appendScalars(std::string& out, std::string_view name, const SeriesTable& t
 }
 
 void appendHistograms(std::string& out, std::string_view name, const Buckets& buckets,
-                      const SeriesTable& table, uint32_t family) {
+                      const SeriesTable& table, uint32_t family, uint32_t mask) {
     std::string bucketName = std::string(name) + "_bucket";
     size_t n = buckets.bounds.size();
-    for (const auto& [labels, values] : collect(table, family)) {
+    for (const auto& [labels, values] : collect(table, family, mask)) {
         uint64_t cumulative = 0;
         for (size_t i = 0; i <= n; i++) {
             cumulative += values[i];

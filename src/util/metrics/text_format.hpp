@@ -77,8 +77,9 @@ std::map<std::string, std::vector<uint64_t>, std::less<>> collect(const SeriesTa
 void appendScalars(std::string& out, std::string_view name, const SeriesTable& table,
                    uint32_t family, bool isSigned, uint32_t mask = ~0u);
 
-// Writes a histogram's _bucket (cumulative, le last), _sum and _count lines.
+// Writes a histogram's _bucket (cumulative, le last), _sum and _count lines;
+// with `mask`, the series of every family that masked is `family` summed.
 void appendHistograms(std::string& out, std::string_view name, const Buckets& buckets,
-                      const SeriesTable& table, uint32_t family);
+                      const SeriesTable& table, uint32_t family, uint32_t mask = ~0u);
 
 }  // namespace kube::util::metrics
