@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -38,11 +39,28 @@ struct QueueSlot {
     double nextDispatchR;  // queue.nextDispatchR, seat-seconds
 };
 
-struct LevelSlot {
-    char name[kLevelNameSize];
-    char uid[kLevelUidSize];
-    std::uint8_t used;     // the slot holds a level
-    std::uint8_t present;  // the level is in the current configuration
+// Laid out for the workers' cores: what every admission and release writes
+// is one cache line, what they read of the configuration another, so that
+// a request moves as few lines between the cores as it can.
+struct alignas(64) LevelSlot {
+    // written by every admission and release
+    std::int32_t seatsInUse;
+    std::int32_t waiting;
+    // kept as the queues change (Dispatcher::changeQueue), so that the
+    // virtual clock advances without a visit of every queue:
+    std::int32_t activeQueues;  // queues holding seats or waiting requests
+    std::int32_t queueDemand;   // their seats in use plus their waiting
+    std::int32_t queueSpan;     // queues that may hold requests (a shrunk
+                                // configuration drains the ones past `queues`)
+    std::int32_t robinIndex;    // queueSet.robinIndex
+    std::uint64_t enqueues;     // rotates the visit of a hand
+    double currentR;            // queueSet.currentR, seat-seconds
+    std::int64_t lastRealNs;
+    std::uint64_t dispatched;  // since the level's slot was taken (metrics)
+
+    // the configuration, read by them
+    alignas(64) std::uint8_t used;  // the slot holds a level
+    std::uint8_t present;           // the level is in the current configuration
     std::uint8_t exempt;
     std::uint8_t reject;  // limitResponse Reject (no queues)
     std::int32_t nominalSeats;
@@ -51,24 +69,15 @@ struct LevelSlot {
     std::int32_t queues;
     std::int32_t handSize;
     std::int32_t queueLengthLimit;
-    std::int32_t seatsInUse;
-    std::int32_t waiting;
-    std::int32_t queueSpan;   // queues that may hold requests (a shrunk
-                              // configuration drains the ones past `queues`)
-    std::int32_t robinIndex;  // queueSet.robinIndex
-    // kept as the queues change (Dispatcher::changeQueue), so that the
-    // virtual clock advances without a visit of every queue:
-    std::int32_t activeQueues;  // queues holding seats or waiting requests
-    std::int32_t queueDemand;   // their seats in use plus their waiting
-    std::uint64_t enqueues;     // rotates the visit of a hand
-    double currentR;            // queueSet.currentR, seat-seconds
-    std::int64_t lastRealNs;
-    // totals since the level's slot was taken, for the metrics
-    std::uint64_t dispatched;
+    // since the level's slot was taken, for the metrics (rarely written)
     std::uint64_t rejected;
     std::uint64_t timedOut;
-    QueueSlot queue[kMaxQueuesPerLevel];
+
+    char name[kLevelNameSize];
+    char uid[kLevelUidSize];
+    alignas(64) QueueSlot queue[kMaxQueuesPerLevel];
 };
+static_assert(offsetof(LevelSlot, used) == 64);
 
 // A request waiting in a queue, or dispatched and not yet collected by the
 // worker that parked it.
@@ -83,7 +92,7 @@ struct WaitingSlot {
     double arrivalR;
 };
 
-struct OwnerSlot {
+struct alignas(64) OwnerSlot {
     std::int32_t pid;               // 0: free
     std::int32_t workerSlot;        // ngx_worker, whose eventfd wakes it
     std::int32_t held[kMaxLevels];  // seats its executing requests hold
