@@ -80,7 +80,8 @@ ngx_http_kube_fc_note_executing(ngx_http_kube_fc_request_t *fc,
 
 
 void
-ngx_http_kube_fc_note_finished(ngx_http_kube_fc_request_t *fc)
+ngx_http_kube_fc_note_finished(ngx_http_kube_fc_request_t *fc,
+    std::int64_t now)
 {
     if (!fc->executing_counted) {
         return;
@@ -91,7 +92,7 @@ ngx_http_kube_fc_note_finished(ngx_http_kube_fc_request_t *fc)
     ngx_http_kube_metrics_flow_observe(fc->series,
         fc->watch ? NGX_HTTP_KUBE_FLOW_EXECUTION_WATCH
                   : NGX_HTTP_KUBE_FLOW_EXECUTION,
-        static_cast<uint64_t>(ngx_http_kube_fc_now() - fc->started_ns));
+        static_cast<uint64_t>(now - fc->started_ns));
 
     if (fc->exempt) {
         return;
@@ -147,7 +148,10 @@ ngx_http_kube_fc_release(ngx_http_kube_fc_request_t *fc)
             && fc->state != NGX_HTTP_KUBE_FC_EXECUTING))
     {
         fc->state = NGX_HTTP_KUBE_FC_RELEASED;
-        ngx_http_kube_fc_note_finished(fc);   /* an exempt request */
+        if (fc->executing_counted) {
+            /* an exempt request */
+            ngx_http_kube_fc_note_finished(fc, ngx_http_kube_fc_now());
+        }
         return;
     }
 
@@ -178,7 +182,7 @@ ngx_http_kube_fc_release(ngx_http_kube_fc_request_t *fc)
         ngx_http_kube_fc_note_queued(fc, -1);
         ngx_http_kube_fc_note_rejected(fc, "cancelled", now);
     } else {
-        ngx_http_kube_fc_note_finished(fc);
+        ngx_http_kube_fc_note_finished(fc, now);
     }
 
     fc->state = NGX_HTTP_KUBE_FC_RELEASED;
@@ -588,7 +592,7 @@ try {
         /* counted and timed from here to its end, as kube's */
         ngx_http_kube_fc_note_executing(fc, now);
         if (fc->watch) {
-            ngx_http_kube_fc_note_finished(fc);
+            ngx_http_kube_fc_note_finished(fc, now);
         }
         if (ngx_http_kube_fc_set_headers(r, fc) != NGX_OK) {
             return NGX_HTTP_INTERNAL_SERVER_ERROR;

@@ -350,7 +350,8 @@ void appendKeyPart(std::string& key, std::string_view part) {
 void decisionKey(std::string& key, const authz::Attributes& a) {
     key.clear();
     appendKeyPart(key, a.user.name);
-    appendKeyPart(key, std::to_string(a.user.groups.size()));
+    auto groups = static_cast<std::uint32_t>(a.user.groups.size());
+    key.append(reinterpret_cast<const char*>(&groups), sizeof(groups));
     for (const std::string& g : a.user.groups) {
         appendKeyPart(key, g);
     }

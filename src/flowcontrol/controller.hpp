@@ -53,7 +53,7 @@ public:
     }
 
     const Decision* classify(const authz::Attributes& request) const override;
-    std::shared_ptr<const Configuration> configuration() const override { return config_; }
+    const std::shared_ptr<const Configuration>& configuration() const override { return config_; }
 
     // The objects as parsed stored JSON, by name; for the followers and tests.
     void put(bool flowSchema, const util::json::Value& obj);

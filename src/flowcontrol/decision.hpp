@@ -75,7 +75,7 @@ public:
     virtual const Decision* classify(const authz::Attributes& request) const = 0;
 
     // The current levels; replaced whole on every change.
-    virtual std::shared_ptr<const Configuration> configuration() const = 0;
+    virtual const std::shared_ptr<const Configuration>& configuration() const = 0;
 };
 
 }  // namespace kube::flowcontrol
