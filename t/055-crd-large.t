@@ -177,7 +177,10 @@ my @perUpdate = map { 1000 * ((cpu_of($workers[$_]))[0] - $before[$_][0]) / $lab
 my ($least) = sort { $a <=> $b } @perUpdate;
 note(sprintf 'loop CPU per label write of the large CRD, by worker: %s ms',
     join(', ', map { sprintf '%.1f', $_ } @perUpdate));
-cmp_ok($least, '<', 15, '... costs a worker that only follows it under 15 ms of loop CPU');
+# the loop-stall bound's scale: 15 ms, 60 under the sanitizers
+my $followBound = 150 * loop_stall_bound();
+cmp_ok($least, '<', $followBound,
+    "... costs a worker that only follows it under $followBound ms of loop CPU");
 ok(served('atlases'), '... which still serves it');
 
 # --- bodies over the limit and past the decoder's depth
