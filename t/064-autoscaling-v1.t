@@ -3,7 +3,9 @@
 # metrics, current metrics, conditions, behavior) in the
 # autoscaling.alpha.kubernetes.io/ annotations. kubectl 1.32 and 1.27
 # (`autoscale`, `get hpa`), the python client's AutoscalingV1Api, and
-# discovery listing v2 before v1. Outputs recorded from kube-apiserver 1.26.5
+# discovery listing v2 before v1; server-side apply through the conversion
+# (a v1 HPA, an events.k8s.io/v1 Event), managedFields recorded under the
+# served apiVersion. Outputs recorded from kube-apiserver 1.26.5
 # (which stores HPAs at v1; this server stores them at v2 as kube 1.27 on,
 # so a v2 read of a v1 write has no null currentMetrics).
 use lib 't/lib';
@@ -130,6 +132,64 @@ is($o->{message}, 'HorizontalPodAutoscaler.autoscaling "bad" is invalid: ['
     . 'spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater '
     . 'than 0]', 'kube\'s message, with v2\'s field paths');
 
+# --- server-side apply through a conversion ----------------------------------------------
+my $hpa_yaml = <<"Y";
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata: {name: ssa1, namespace: $ns}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 4
+  targetCPUUtilizationPercentage: 55
+Y
+is(scalar $s->kc_ok(undef, 'apply --server-side a v1 HPA', 'apply', '--server-side', '-f', '-',
+        { stdin => $hpa_yaml }),
+    "horizontalpodautoscaler.autoscaling/ssa1 serverside-applied\n", 'apply --server-side (v1 HPA)');
+$o = $s->get_json("$v1/ssa1");
+is_deeply([ map { [ @$_{qw(manager operation apiVersion)}, $_->{fieldsV1} ] }
+        @{ $o->{metadata}{managedFields} } ],
+    [ [ 'kubectl', 'Apply', 'autoscaling/v1', { 'f:spec' => { 'f:maxReplicas' => {},
+        'f:scaleTargetRef' => {}, 'f:targetCPUUtilizationPercentage' => {} } } ] ],
+    'managedFields: kubectl\'s apply at autoscaling/v1, scaleTargetRef atomic as in v1');
+is($o->{spec}{targetCPUUtilizationPercentage}, 55, 'the applied CPU target');
+(my $other = $hpa_yaml) =~ s/maxReplicas: 4/maxReplicas: 6/;
+my ($rc2, undef, $err2) = $s->kc(undef, 'apply', '--server-side', '--field-manager=other',
+    '-f', '-', { stdin => $other });
+is($rc2, 1, 'another manager changing maxReplicas: refused');
+like($err2, qr/\Aerror: Apply failed with 1 conflict: conflict with "kubectl": \.spec\.maxReplicas\n/,
+    'kube\'s conflict, in v1\'s field paths');
+$s->kc_ok(undef, 'apply --force-conflicts', 'apply', '--server-side', '--field-manager=other',
+    '--force-conflicts', '-f', '-', { stdin => $other });
+is($s->get_json("$v2/ssa1")->{spec}{maxReplicas}, 6, 'forced: the stored object has 6');
+
+my $ev = <<"Y";
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: ev1, namespace: $ns}
+eventTime: "2026-11-26T10:00:00.000000Z"
+reportingController: example.com/ctl
+reportingInstance: ctl-1
+action: Created
+reason: Made
+note: hello
+type: Normal
+regarding: {kind: Pod, name: p, namespace: $ns}
+Y
+is(scalar $s->kc_ok(undef, 'apply --server-side an events.k8s.io Event', 'apply',
+        '--server-side', '-f', '-', { stdin => $ev }),
+    "event.events.k8s.io/ev1 serverside-applied\n", 'apply --server-side (events.k8s.io/v1)');
+my $core = $s->get_json("/api/v1/namespaces/$ns/events/ev1");
+is($core->{message}, 'hello', 'stored as a core/v1 Event');
+is_deeply([ map { [ @$_{qw(manager operation apiVersion)}, $_->{fieldsV1} ] }
+        @{ $core->{metadata}{managedFields} } ],
+    [ [ 'kubectl', 'Apply', 'events.k8s.io/v1', { map { ("f:$_" => {}) }
+        qw(action eventTime note reason regarding reportingController reportingInstance type) } ] ],
+    'managedFields: the events API\'s fields, under its apiVersion, read at core/v1 too');
+(my $changed = $ev) =~ s/note: hello/note: changed/;
+my ($rc3, undef, $err3) = $s->kc(undef, 'apply', '--server-side', '-f', '-', { stdin => $changed });
+is($err3, "The Event \"ev1\" is invalid: message: Invalid value: \"changed\": field is immutable\n",
+    'a changed note: kube\'s 422, named as the stored kind names it');
+
 # --- the python client's AutoscalingV1Api -------------------------------------------------
 my ($rc, $out, $err) = python_client($s, <<"PY");
 from kubernetes import client, config
@@ -151,7 +211,7 @@ print(h.api_version, sorted((h.metadata.annotations or {}).keys()))
 api.delete_namespaced_horizontal_pod_autoscaler("py", "$ns")
 PY
 is($rc, 0, 'python AutoscalingV1Api: exit 0') or diag($err);
-is($out, "65 1 0\n['full', 'py', 'web', 'web27']\n30 2\n"
+is($out, "65 1 0\n['full', 'py', 'ssa1', 'web', 'web27']\n30 2\n"
     . "autoscaling/v1 ['autoscaling.alpha.kubernetes.io/current-metrics']\n",
     'python AutoscalingV1Api: create, list, patch status, read, delete');
 

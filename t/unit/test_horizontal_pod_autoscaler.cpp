@@ -377,6 +377,35 @@ void v1_writes_convert_as_kube_converts(void**) {
                         R"({"groupVersion":"autoscaling/v2","version":"v2"})");
 }
 
+void v1_is_applied_and_managed_at_v1(void**) {
+    Server s;
+    std::string name = std::string(kV1HPAs) + "/ssa";
+    std::string body =
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\n"
+        "metadata: {name: ssa}\nspec:\n  scaleTargetRef: {kind: Deployment, "
+        "name: web}\n  maxReplicas: 4\n  targetCPUUtilizationPercentage: 55\n";
+    HttpResponse r =
+        s.send("PATCH", name + "?fieldManager=ctl", body, "application/apply-patch+yaml");
+    assert_int_equal(r.status, 201);
+    kube::util::json::Document d = kube::testing::parseBody(r.body);
+    const auto& entry = d["metadata"]["managedFields"][0];
+    assert_string_equal(kube::util::json::stringMember(entry, "apiVersion").data(),
+                        "autoscaling/v1");
+    // v1's CrossVersionObjectReference is atomic.
+    assert_string_equal(kube::util::json::serialize(entry["fieldsV1"]).c_str(),
+                        R"({"f:spec":{"f:maxReplicas":{},"f:scaleTargetRef":{},)"
+                        R"("f:targetCPUUtilizationPercentage":{}}})");
+    r = s.send("GET", std::string(kHPAs) + "/ssa");
+    assert_true(r.body.find(R"("averageUtilization":55)") != std::string::npos);
+    r = s.send("PATCH", name + "?fieldManager=other",
+               "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: ssa}\n"
+               "spec:\n  maxReplicas: 6\n",
+               "application/apply-patch+yaml");
+    assert_int_equal(r.status, 409);
+    assert_string_equal(bodyAt(r.body, {"message"}).c_str(),
+                        "Apply failed with 1 conflict: conflict with \"ctl\": .spec.maxReplicas");
+}
+
 }  // namespace
 
 int main() {
@@ -386,6 +415,7 @@ int main() {
         cmocka_unit_test(status_is_its_own_subresource),
         cmocka_unit_test(v2_objects_read_at_v1_with_the_rest_in_annotations),
         cmocka_unit_test(v1_writes_convert_as_kube_converts),
+        cmocka_unit_test(v1_is_applied_and_managed_at_v1),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
