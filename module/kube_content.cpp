@@ -25,6 +25,33 @@ ngx_http_kube_accept(ngx_http_request_t *r)
 }
 
 
+/* Whether the Connection header asks for an upgrade, as kube's
+ * httpstream.IsUpgradeRequest reads it: "upgrade" anywhere in it (1.22
+ * keeps no headers_in.connection, so it is looked up in the list). */
+bool
+ngx_http_kube_upgrade(ngx_http_request_t *r)
+{
+    std::string_view connection =
+        ngx_http_kube_request_header(r, "connection");
+    static constexpr std::string_view token = "upgrade";
+
+    if (connection.size() < token.size()) {
+        return false;
+    }
+
+    for (size_t i = 0; i + token.size() <= connection.size(); i++) {
+        if (ngx_strncasecmp((u_char *) connection.data() + i,
+                            (u_char *) token.data(), token.size())
+            == 0)
+        {
+            return true;
+        }
+    }
+
+    return false;
+}
+
+
 /* The body nginx read, as one contiguous string (parts may be in a file). */
 bool
 ngx_http_kube_read_body(ngx_http_request_t *r, std::string &body)
@@ -85,6 +112,7 @@ ngx_http_kube_dispatch(ngx_http_request_t *r, ngx_http_kube_ctx_t *ctx,
     req.userAgent = ngx_http_kube_header(r->headers_in.user_agent);
     req.host = ngx_http_kube_header(r->headers_in.host);
     req.ifNoneMatch = ngx_http_kube_header(r->headers_in.if_none_match);
+    req.upgrade = ngx_http_kube_upgrade(r);
     req.body = *body;
     req.info = &ctx->info;
     req.user = &ctx->user;

@@ -39,8 +39,9 @@ for my $line (split /\n/, $out) {
 is($got{$_}, $want{$_}, "api-resources: $_ as kube lists it") for sort keys %want;
 my @order = grep { /^(autoscaling|node\.k8s\.io|batch|coordination\.k8s\.io)\// }
     split /\n/, $s->kc_ok(undef, 'api-versions', 'api-versions');
-is_deeply(\@order, [qw(autoscaling/v2 batch/v1 coordination.k8s.io/v1 node.k8s.io/v1)],
-    'api-versions: autoscaling/v2 and node.k8s.io/v1 served');
+is_deeply(\@order,
+    [qw(autoscaling/v1 autoscaling/v2 batch/v1 coordination.k8s.io/v1 node.k8s.io/v1)],
+    'api-versions: autoscaling/v1 and v2 and node.k8s.io/v1 served');
 
 # --- create -f and get ------------------------------------------------------------------
 my $file = spew('kinds.yaml', <<"YAML");

@@ -229,10 +229,18 @@ $s->patch(merge => '/api/v1/nodes/n9/status', { status => {
 is_deeply([ $st, $o ], [ 500, failure(500, undef, 'Get "https://127.0.0.1:10250/containerLogs/ev/'
             . 'onnode/c": this server does not connect to kubelets') ],
     'pods/log through a kubelet: the dial\'s 500');
-($st, $o) = $s->call(POST => "$N/pods/onnode/exec?command=ls");
-is_deeply([ $st, $o ], [ 500, failure(500, undef,
-            'error dialing backend: this server does not connect to kubelets') ],
-    'pods/exec through a kubelet: the dial\'s 500');
+for my $sub (qw(exec?command=ls attach portforward)) {
+    for my $method (qw(GET POST)) {
+        ($st, $o) = $s->call($method => "$N/pods/onnode/$sub");
+        is_deeply([ $st, $o ], [ 400, failure(400, 'BadRequest', 'Upgrade request required') ],
+            "$method pods/$sub without an upgrade: kube's 400 before the dial");
+        ($st, $o) = $s->call($method => "$N/pods/onnode/$sub",
+            undef, curl => 1, headers => { Connection => 'Upgrade', Upgrade => 'SPDY/3.1' });
+        is_deeply([ $st, $o ], [ 500, failure(500, undef,
+                    'error dialing backend: this server does not connect to kubelets') ],
+            "$method pods/$sub asking for an upgrade: the dial's 500");
+    }
+}
 ($st, $o) = $s->call(GET => "$N/pods/onnode/proxy/x");
 is_deeply([ $st, $o ], [ 400, failure(400, 'BadRequest', 'address not allowed') ],
     'pods/proxy to a pod without an IP: 400');

@@ -68,6 +68,7 @@ void addBuiltinKinds(Scheme& scheme) {
              apis::authorization::selfSubjectRulesReviewKind,
              apis::authorization::subjectAccessReviewKind,
              apis::autoscaling::horizontalPodAutoscalerV2Kind,
+             apis::autoscaling::horizontalPodAutoscalerV1Kind,
              batch::cronJobKind,
              batch::jobKind,
              apis::certificates::certificateSigningRequestKind,

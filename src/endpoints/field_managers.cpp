@@ -51,8 +51,9 @@ void installFieldManagers(registry::Store& store) {
         return;
     }
     const google::protobuf::Descriptor* message = protobufSchema(kind.apiVersion(), kind.kind);
-    // A kind stored in another's shape keeps the managedFields of that shape.
-    if (!message || kind.review || kind.storedAs) {
+    // A kind stored in another's shape records the fields of the shape it
+    // serves (the store converts for it).
+    if (!message || kind.review) {
         return;
     }
     apply::FieldManagerOptions main;

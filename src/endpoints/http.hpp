@@ -29,6 +29,9 @@ struct HttpRequest {
     std::string_view userAgent;
     std::string_view host;  // "host:port" the client asked for
     std::string_view ifNoneMatch;  // the If-None-Match header ("" when absent)
+    // A Connection header names "upgrade": the client asks to switch
+    // protocols (httpstream.IsUpgradeRequest); never over HTTP/2.
+    bool upgrade = false;
     std::string_view body;
     const endpoints::RequestInfo* info = nullptr;
     const authn::UserInfo* user = nullptr;

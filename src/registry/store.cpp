@@ -198,8 +198,32 @@ void Store::recordManagedFields(const json::Value& live, json::Document& obj,
         }
         return;
     }
-    if (manager) {
-        fm->update(live, obj, *manager, util::time::formatRFC3339(now), obj.GetAllocator());
+    if (!manager) {
+        return;
+    }
+    std::string time = util::time::formatRFC3339(now);
+    if (!kind_.storedAs) {
+        fm->update(live, obj, *manager, time, obj.GetAllocator());
+        return;
+    }
+    // The managers record fields of the served shape, under its apiVersion
+    // (kube's field manager runs on the request's version): both objects
+    // are read in that shape, and the managedFields found go back to `obj`.
+    json::Document served;
+    served.CopyFrom(obj, served.GetAllocator());
+    kind_.storedAs->fromStorage(served, served.GetAllocator());
+    json::Document servedLive;
+    servedLive.CopyFrom(live, servedLive.GetAllocator());
+    if (json::member(live, "metadata")) {
+        kind_.storedAs->fromStorage(servedLive, servedLive.GetAllocator());
+    }
+    fm->update(servedLive, served, *manager, time, served.GetAllocator());
+    json::Value& metadata = ensureMetadata(obj);
+    if (const json::Value* m = json::at(served, {"metadata", "managedFields"})) {
+        json::setMember(metadata, "managedFields", json::Value(*m, obj.GetAllocator()),
+                        obj.GetAllocator());
+    } else {
+        json::removeMember(metadata, "managedFields");
     }
 }
 

@@ -1,5 +1,6 @@
 // autoscaling/v2 HorizontalPodAutoscalers: kube's defaults (metrics,
-// behavior), validation messages, status subresource and table cells.
+// behavior), validation messages, status subresource and table cells; the
+// same objects at autoscaling/v1, converted as kube converts them.
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,7 @@ using kube::testing::tableRow;
 using Server = kube::testing::ServedServer;
 
 constexpr const char* kHPAs = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+constexpr const char* kV1HPAs = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
 
 std::string hpa(std::string_view name, std::string_view spec) {
     return R"({"metadata":{"name":")" + std::string(name) +
@@ -207,6 +209,203 @@ void status_is_its_own_subresource(void**) {
     assert_string_equal(seen.c_str(), "horizontalpodautoscalers horizontalpodautoscalers/status ");
 }
 
+void v2_objects_read_at_v1_with_the_rest_in_annotations(void**) {
+    Server s;
+    HttpResponse r = s.send(
+        "POST", kHPAs,
+        hpa("full", R"(,"minReplicas":2,"maxReplicas":10,"metrics":[)"
+                    R"({"type":"Resource","resource":{"name":"memory","target":{"type":)"
+                    R"("AverageValue","averageValue":"500Mi"}}},)"
+                    R"({"type":"Resource","resource":{"name":"cpu","target":{"type":)"
+                    R"("Utilization","averageUtilization":60}}},)"
+                    R"({"type":"Pods","pods":{"metric":{"name":"pps","selector":{"matchLabels":)"
+                    R"({"a":"b"}}},"target":{"type":"AverageValue","averageValue":"1k"}}},)"
+                    R"({"type":"Object","object":{"describedObject":{"kind":"Ingress","name":)"
+                    R"("main","apiVersion":"networking.k8s.io/v1"},"metric":{"name":"rps"},)"
+                    R"("target":{"type":"Value","value":"10k"}}},)"
+                    R"({"type":"External","external":{"metric":{"name":"q"},"target":{"type":)"
+                    R"("AverageValue","averageValue":"30"}}}],)"
+                    R"("behavior":{"scaleDown":{"stabilizationWindowSeconds":300,"policies":)"
+                    R"([{"type":"Percent","value":10,"periodSeconds":60}]}})"));
+    assert_int_equal(r.status, 201);
+    r = s.send("PATCH", std::string(kHPAs) + "/full/status",
+               R"({"status":{"currentReplicas":3,"desiredReplicas":4,"currentMetrics":[)"
+               R"({"type":"Resource","resource":{"name":"cpu","current":{"averageUtilization":)"
+               R"(55,"averageValue":"120m"}}},{"type":"External","external":{"metric":)"
+               R"({"name":"q"},"current":{"averageValue":"20"}}}],"conditions":[{"type":)"
+               R"("AbleToScale","status":"True","reason":"ReadyForNewScale"}]}})",
+               "application/merge-patch+json");
+    assert_int_equal(r.status, 200);
+    // What kube-apiserver 1.26.5 answers for the same object at autoscaling/v1.
+    r = s.send("GET", std::string(kV1HPAs) + "/full");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(bodyAt(r.body, {"apiVersion"}).c_str(), "autoscaling/v1");
+    assert_string_equal(bodyAt(r.body, {"spec"}).c_str(),
+                        R"({"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":)"
+                        R"("apps/v1"},"minReplicas":2,"maxReplicas":10,)"
+                        R"("targetCPUUtilizationPercentage":60})");
+    assert_string_equal(bodyAt(r.body, {"status"}).c_str(),
+                        R"({"currentReplicas":3,"desiredReplicas":4,)"
+                        R"("currentCPUUtilizationPercentage":55})");
+    assert_string_equal(
+        bodyAt(r.body, {"metadata", "annotations"}).c_str(),
+        R"({"autoscaling.alpha.kubernetes.io/behavior":"{\"ScaleUp\":{\"StabilizationWindowSeconds\":0,)"
+        R"(\"SelectPolicy\":\"Max\",\"Policies\":[{\"Type\":\"Pods\",\"Value\":4,\"PeriodSeconds\":15},)"
+        R"({\"Type\":\"Percent\",\"Value\":100,\"PeriodSeconds\":15}]},\"ScaleDown\":)"
+        R"({\"StabilizationWindowSeconds\":300,\"SelectPolicy\":\"Max\",\"Policies\":[{\"Type\":)"
+        R"(\"Percent\",\"Value\":10,\"PeriodSeconds\":60}]}}",)"
+        R"("autoscaling.alpha.kubernetes.io/conditions":"[{\"type\":\"AbleToScale\",\"status\":)"
+        R"(\"True\",\"lastTransitionTime\":null,\"reason\":\"ReadyForNewScale\"}]",)"
+        R"("autoscaling.alpha.kubernetes.io/current-metrics":"[{\"type\":\"Resource\",\"resource\":)"
+        R"({\"name\":\"cpu\",\"currentAverageUtilization\":55,\"currentAverageValue\":\"120m\"}},)"
+        R"({\"type\":\"External\",\"external\":{\"metricName\":\"q\",\"currentValue\":\"0\",)"
+        R"(\"currentAverageValue\":\"20\"}}]",)"
+        R"("autoscaling.alpha.kubernetes.io/metrics":"[{\"type\":\"Resource\",\"resource\":)"
+        R"({\"name\":\"memory\",\"targetAverageValue\":\"500Mi\"}},{\"type\":\"Pods\",\"pods\":)"
+        R"({\"metricName\":\"pps\",\"targetAverageValue\":\"1k\",\"selector\":{\"matchLabels\":)"
+        R"({\"a\":\"b\"}}}},{\"type\":\"Object\",\"object\":{\"target\":{\"kind\":\"Ingress\",)"
+        R"(\"name\":\"main\",\"apiVersion\":\"networking.k8s.io/v1\"},\"metricName\":\"rps\",)"
+        R"(\"targetValue\":\"10k\"}},{\"type\":\"External\",\"external\":{\"metricName\":\"q\",)"
+        R"(\"targetAverageValue\":\"30\"}}]"})");
+    // Written back at v1, the annotations restore what v1 cannot say; the
+    // CPU target comes last, as kube's conversion appends it.
+    std::string v1 = r.body;
+    r = s.send("PUT", std::string(kV1HPAs) + "/full", v1);
+    assert_int_equal(r.status, 200);
+    r = s.send("GET", std::string(kHPAs) + "/full");
+    assert_string_equal(bodyAt(r.body, {"metadata", "annotations"}).c_str(), "<absent>");
+    assert_string_equal(
+        bodyAt(r.body, {"spec", "metrics"}).c_str(),
+        R"([{"type":"Resource","resource":{"name":"memory","target":{"type":"AverageValue",)"
+        R"("averageValue":"500Mi"}}},{"type":"Pods","pods":{"metric":{"name":"pps","selector":)"
+        R"({"matchLabels":{"a":"b"}}},"target":{"type":"AverageValue","averageValue":"1k"}}},)"
+        R"({"type":"Object","object":{"describedObject":{"kind":"Ingress","name":"main",)"
+        R"("apiVersion":"networking.k8s.io/v1"},"target":{"type":"Value","value":"10k"},)"
+        R"("metric":{"name":"rps"}}},{"type":"External","external":{"metric":{"name":"q"},)"
+        R"("target":{"type":"AverageValue","averageValue":"30"}}},{"type":"Resource",)"
+        R"("resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":60}}}])");
+    assert_string_equal(bodyAt(r.body, {"spec", "behavior", "scaleDown"}).c_str(),
+                        R"({"stabilizationWindowSeconds":300,"selectPolicy":"Max","policies":)"
+                        R"([{"type":"Percent","value":10,"periodSeconds":60}]})");
+    // Lists and tables at v1 (the printer pairs metrics and statuses by index).
+    r = s.send("GET", kV1HPAs);
+    assert_string_equal(bodyAt(r.body, {"kind"}).c_str(), "HorizontalPodAutoscalerList");
+    assert_string_equal(bodyAt(r.body, {"apiVersion"}).c_str(), "autoscaling/v1");
+    assert_true(r.body.find(R"("targetCPUUtilizationPercentage":60)") != std::string::npos);
+    HttpResponse t = s.send("GET", kV1HPAs, "", "application/json", kTableAccept);
+    assert_string_equal(tableRow(t.body, 0).c_str(),
+                        R"(["full","Deployment/web","memory: 120m/500Mi, <unknown>/1k + 3 )"
+                        R"(more...","2",10,3,"0s"])");
+}
+
+void v1_writes_convert_as_kube_converts(void**) {
+    Server s;
+    // No CPU target: v1's implicit 80%, made explicit; v1 defaults minReplicas.
+    HttpResponse r = s.send("POST", kV1HPAs,
+                            R"({"metadata":{"name":"a"},"spec":{"scaleTargetRef":{"kind":)"
+                            R"("Deployment","name":"web"},"maxReplicas":3}})");
+    assert_int_equal(r.status, 201);
+    assert_string_equal(bodyAt(r.body, {"spec"}).c_str(),
+                        R"({"scaleTargetRef":{"kind":"Deployment","name":"web"},"minReplicas":1,)"
+                        R"("maxReplicas":3,"targetCPUUtilizationPercentage":80})");
+    assert_string_equal(bodyAt(r.body, {"status"}).c_str(),
+                        R"({"currentReplicas":0,"desiredReplicas":0})");
+    // Annotations in v1's metric shapes and Go's field names become v2
+    // fields; one Go cannot decode is ignored.
+    r = s.send(
+        "POST", kV1HPAs,
+        R"({"metadata":{"name":"b","annotations":{"z":"1",)"
+        R"("autoscaling.alpha.kubernetes.io/metrics":"[{\"type\":\"External\",)"
+        R"(\"external\":{\"metricName\":\"q\",\"targetValue\":\"0.5\"}}]",)"
+        R"("autoscaling.alpha.kubernetes.io/current-metrics":"[{\"type\":\"Pods\",)"
+        R"(\"pods\":{\"metricName\":3}}]",)"
+        R"("autoscaling.alpha.kubernetes.io/behavior":"{\"scaleDown\":{\"selectPolicy\":)"
+        R"(\"Min\",\"policies\":[{\"type\":\"Pods\",\"value\":1,\"periodSeconds\":60}]}}"}},)"
+        R"("spec":{"scaleTargetRef":{"kind":"Deployment","name":"web"},"maxReplicas":4,)"
+        R"("targetCPUUtilizationPercentage":70}})");
+    assert_int_equal(r.status, 201);
+    r = s.send("GET", std::string(kHPAs) + "/b");
+    assert_string_equal(bodyAt(r.body, {"metadata", "annotations"}).c_str(), R"({"z":"1"})");
+    assert_string_equal(
+        bodyAt(r.body, {"spec", "metrics"}).c_str(),
+        R"([{"type":"External","external":{"metric":{"name":"q"},"target":{"type":"Value",)"
+        R"("value":"500m"}}},{"type":"Resource","resource":{"name":"cpu","target":{"type":)"
+        R"("Utilization","averageUtilization":70}}}])");
+    assert_string_equal(
+        bodyAt(r.body, {"spec", "behavior"}).c_str(),
+        R"({"scaleDown":{"selectPolicy":"Min","policies":[{"type":"Pods",)"
+        R"("value":1,"periodSeconds":60}]},"scaleUp":{"stabilizationWindowSeconds")"
+        R"(:0,"selectPolicy":"Max","policies":[{"type":"Pods","value":4,)"
+        R"("periodSeconds":15},{"type":"Percent","value":100,"periodSeconds":15}]}})");
+    // The status subresource at v1: the CPU utilization is a current metric.
+    r = s.send("PATCH", std::string(kV1HPAs) + "/b/status",
+               R"({"status":{"currentReplicas":2,"desiredReplicas":3,)"
+               R"("currentCPUUtilizationPercentage":42}})",
+               "application/merge-patch+json");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(bodyAt(r.body, {"status", "currentCPUUtilizationPercentage"}).c_str(),
+                        "42");
+    r = s.send("GET", std::string(kHPAs) + "/b");
+    assert_string_equal(bodyAt(r.body, {"status", "currentMetrics"}).c_str(),
+                        R"([{"type":"Resource","resource":{"name":"cpu","current":)"
+                        R"({"averageUtilization":42}}}])");
+    // Invalid objects are judged in v2's terms, as kube validates the
+    // internal object.
+    r = s.send("POST", kV1HPAs,
+               R"({"metadata":{"name":"bad","annotations":{"autoscaling.alpha.kubernetes.io/)"
+               R"(metrics":"[{\"type\":\"Pods\",\"pods\":{\"metricName\":\"\"}}]"}},)"
+               R"("spec":{"scaleTargetRef":{"kind":"","name":"x"},"minReplicas":0,)"
+               R"("maxReplicas":0,"targetCPUUtilizationPercentage":0}})");
+    assert_int_equal(r.status, 422);
+    assert_string_equal(bodyAt(r.body, {"details", "kind"}).c_str(), "HorizontalPodAutoscaler");
+    assert_string_equal(bodyAt(r.body, {"details", "group"}).c_str(), "autoscaling");
+    std::string causes = statusCauses(r.body);
+    assert_true(causes.starts_with(
+        "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1\n"
+        "spec.maxReplicas: Invalid value: 0: must be greater than 0\n"
+        "spec.scaleTargetRef.kind: Required value\n"
+        "spec.metrics[0].pods.metric.name: Required value: must specify a metric name\n"));
+    assert_true(causes.find("spec.metrics[1].resource.target.averageUtilization: Invalid value: "
+                            "0: must be greater than 0\n") != std::string::npos);
+    // Discovery lists v2 first and prefers it, as kube 1.26 does.
+    kube::util::json::Document g =
+        kube::testing::parseBody(s.send("GET", "/apis/autoscaling").body);
+    assert_string_equal(kube::util::json::serialize(g["versions"]).c_str(),
+                        R"([{"groupVersion":"autoscaling/v2","version":"v2"},)"
+                        R"({"groupVersion":"autoscaling/v1","version":"v1"}])");
+    assert_string_equal(kube::util::json::serialize(g["preferredVersion"]).c_str(),
+                        R"({"groupVersion":"autoscaling/v2","version":"v2"})");
+}
+
+void v1_is_applied_and_managed_at_v1(void**) {
+    Server s;
+    std::string name = std::string(kV1HPAs) + "/ssa";
+    std::string body =
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\n"
+        "metadata: {name: ssa}\nspec:\n  scaleTargetRef: {kind: Deployment, "
+        "name: web}\n  maxReplicas: 4\n  targetCPUUtilizationPercentage: 55\n";
+    HttpResponse r =
+        s.send("PATCH", name + "?fieldManager=ctl", body, "application/apply-patch+yaml");
+    assert_int_equal(r.status, 201);
+    kube::util::json::Document d = kube::testing::parseBody(r.body);
+    const auto& entry = d["metadata"]["managedFields"][0];
+    assert_string_equal(kube::util::json::stringMember(entry, "apiVersion").data(),
+                        "autoscaling/v1");
+    // v1's CrossVersionObjectReference is atomic.
+    assert_string_equal(kube::util::json::serialize(entry["fieldsV1"]).c_str(),
+                        R"({"f:spec":{"f:maxReplicas":{},"f:scaleTargetRef":{},)"
+                        R"("f:targetCPUUtilizationPercentage":{}}})");
+    r = s.send("GET", std::string(kHPAs) + "/ssa");
+    assert_true(r.body.find(R"("averageUtilization":55)") != std::string::npos);
+    r = s.send("PATCH", name + "?fieldManager=other",
+               "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: ssa}\n"
+               "spec:\n  maxReplicas: 6\n",
+               "application/apply-patch+yaml");
+    assert_int_equal(r.status, 409);
+    assert_string_equal(bodyAt(r.body, {"message"}).c_str(),
+                        "Apply failed with 1 conflict: conflict with \"ctl\": .spec.maxReplicas");
+}
+
 }  // namespace
 
 int main() {
@@ -214,6 +413,9 @@ int main() {
         cmocka_unit_test(defaults_are_80_percent_cpu_and_kubes_scaling_rules),
         cmocka_unit_test(spec_checks_are_kubes),
         cmocka_unit_test(status_is_its_own_subresource),
+        cmocka_unit_test(v2_objects_read_at_v1_with_the_rest_in_annotations),
+        cmocka_unit_test(v1_writes_convert_as_kube_converts),
+        cmocka_unit_test(v1_is_applied_and_managed_at_v1),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -120,7 +120,7 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
                                      "discovery.k8s.io",
                                      "flowcontrol.apiserver.k8s.io"};
     assert_true(names == want);
-    assert_int_equal(scheme().all().size(), 61);
+    assert_int_equal(scheme().all().size(), 62);
     std::set<std::string> resources;
     for (const auto& k : scheme().all()) {
         assert_true(resources.insert(k->group + "/" + k->version + "/" + k->resource).second);

@@ -1,7 +1,9 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "endpoints/handlers/core_subresources.hpp"
 #include "registry/table_cells.hpp"
@@ -17,12 +19,27 @@ namespace {
 constexpr const char* kNoKubelet = "this server does not connect to kubelets";
 constexpr const char* kNoProxy = "this server does not proxy requests";
 
-std::shared_ptr<json::Document> parsed(std::string_view obj) {
-    auto doc = std::make_shared<json::Document>();
-    if (json::parse(obj, *doc) || !doc->IsObject()) {
-        return nullptr;
-    }
-    return doc;
+// Reads `name` from `store` and hands the object to `next`. A failed read
+// answers with its Status, a 404 with `notFound` when given (kube names what
+// it looked the object up for); an object that does not parse with a 500.
+void withStored(const Scope& s, registry::Store& store, const std::string& ns,
+                const std::string& name, std::optional<meta::Status> notFound,
+                std::function<void(const json::Document&)> next) {
+    store.get(ns, name,
+              [s, &store, notFound = std::move(notFound), next = std::move(next)](
+                  const meta::Status* err, std::string_view obj) {
+                  if (err) {
+                      s->fail(err->code == 404 && notFound ? *notFound : *err);
+                      return;
+                  }
+                  json::Document doc;
+                  if (json::parse(obj, doc) || !doc.IsObject()) {
+                      s->fail(meta::Status::internalError("stored " + store.kind().singular +
+                                                          " cannot be read"));
+                      return;
+                  }
+                  next(doc);
+              });
 }
 
 meta::Status internal(std::string message) {
@@ -182,29 +199,24 @@ meta::Status proxyUnreachable() {
                                             kNoProxy);
 }
 
-// The node a pod runs on, then the kubelet's failure.
-void throughKubelet(const Scope& s, registry::Store& nodes, std::string nodeName,
+// The node a pod runs on, then the kubelet's failure. Streams (exec, attach,
+// portforward) are refused first when the client asked for no upgrade, as
+// kube's upgrade-aware proxy refuses them before it dials.
+void throughKubelet(const Scope& s, registry::Store& nodes, const std::string& nodeName,
                     std::string container) {
-    nodes.get("", nodeName,
-              [s, nodeName, container](const meta::Status* err, std::string_view obj) {
-                  if (err && err->code == 404) {
-                      // kube's connection info getter names the node a pod.
-                      s->fail(meta::Status::notFound({"", "pods"}, nodeName));
-                      return;
-                  }
-                  if (err) {
-                      s->fail(*err);
-                      return;
-                  }
-                  auto node = parsed(obj);
-                  if (!node) {
-                      s->fail(meta::Status::internalError("stored node cannot be read"));
-                      return;
-                  }
-                  meta::Status failed;
-                  std::optional<std::string> host = kubeletHost(*node, &failed);
-                  s->fail(host ? kubeletUnreachable(s, *host, container) : failed);
-              });
+    // kube's connection info getter names the node a pod.
+    withStored(s, nodes, "", nodeName, meta::Status::notFound({"", "pods"}, nodeName),
+               [s, container](const json::Document& node) {
+                   meta::Status failed;
+                   std::optional<std::string> host = kubeletHost(node, &failed);
+                   if (!host) {
+                       s->fail(failed);
+                   } else if (s->info.subresource != "log" && !s->req.upgrade) {
+                       s->fail(meta::Status::badRequest("Upgrade request required"));
+                   } else {
+                       s->fail(kubeletUnreachable(s, *host, container));
+                   }
+               });
 }
 
 // The PodLogOptions of a pods/log query, decoded (a 400 for an integer that
@@ -253,21 +265,12 @@ void connectPod(const Scope& s, registry::Store& nodes) {
         }
     }
     std::string name = sub == "proxy" ? splitSchemeNamePort(s->info.name).name : s->info.name;
-    s->store.get(
-        s->info.namespace_, name,
-        [s, &nodes, sub, name](const meta::Status* err, std::string_view obj) {
-            if (err) {
-                s->fail(*err);
-                return;
-            }
-            auto pod = parsed(obj);
-            if (!pod) {
-                s->fail(meta::Status::internalError("stored pod cannot be read"));
-                return;
-            }
+    withStored(
+        s, s->store, s->info.namespace_, name, std::nullopt,
+        [s, &nodes, sub, name](const json::Document& pod) {
             if (sub == "proxy") {
                 // ResourceLocation: the pod's IP, which must be one kube proxies to.
-                bool allowed = proxyableIP(cells::text(*pod, {"status", "podIP"}));
+                bool allowed = proxyableIP(cells::text(pod, {"status", "podIP"}));
                 s->fail(allowed ? proxyUnreachable()
                                 : meta::Status::badRequest("address not allowed"));
                 return;
@@ -276,43 +279,32 @@ void connectPod(const Scope& s, registry::Store& nodes) {
             if (sub != "portforward") {
                 meta::Status refused;
                 std::optional<std::string> chosen = chooseContainer(
-                    *pod, name, s->query.get("container").value_or(""), sub == "log", &refused);
+                    pod, name, s->query.get("container").value_or(""), sub == "log", &refused);
                 if (!chosen) {
                     s->fail(refused);
                     return;
                 }
                 container = *chosen;
             }
-            std::string nodeName(cells::text(*pod, {"spec", "nodeName"}));
+            std::string nodeName(cells::text(pod, {"spec", "nodeName"}));
             if (nodeName.empty() && sub == "log") {
                 // LogLocation: no node, no location; kube answers with nothing.
                 HttpResponse r;
                 r.status = 204;
                 s->respond(std::move(r));
-                return;
-            }
-            if (nodeName.empty()) {
+            } else if (nodeName.empty()) {
                 s->fail(meta::Status::badRequest("pod " + name + " does not have a host assigned"));
-                return;
+            } else {
+                throughKubelet(s, nodes, nodeName, container);
             }
-            throughKubelet(s, nodes, nodeName, container);
         });
 }
 
 void connectNode(const Scope& s) {
     std::string name = splitSchemeNamePort(s->info.name).name;
-    s->store.get("", name, [s](const meta::Status* err, std::string_view obj) {
-        if (err) {
-            s->fail(*err);
-            return;
-        }
-        auto node = parsed(obj);
-        if (!node) {
-            s->fail(meta::Status::internalError("stored node cannot be read"));
-            return;
-        }
+    withStored(s, s->store, "", name, std::nullopt, [s](const json::Document& node) {
         meta::Status failed;
-        std::optional<std::string> host = kubeletHost(*node, &failed);
+        std::optional<std::string> host = kubeletHost(node, &failed);
         if (!host) {
             s->fail(failed);
             return;
@@ -333,21 +325,12 @@ void connectNode(const Scope& s) {
 // endpoints' addresses.
 void connectService(const Scope& s, registry::Store& endpoints) {
     SchemeNamePort id = splitSchemeNamePort(s->info.name);
-    s->store.get(
-        s->info.namespace_, id.name,
-        [s, &endpoints, id](const meta::Status* err, std::string_view obj) {
-            if (err) {
-                s->fail(*err);
-                return;
-            }
-            auto svc = parsed(obj);
-            if (!svc) {
-                s->fail(meta::Status::internalError("stored service cannot be read"));
-                return;
-            }
+    withStored(
+        s, s->store, s->info.namespace_, id.name, std::nullopt,
+        [s, &endpoints, id](const json::Document& svc) {
             if (!id.port.empty()) {
                 bool found = false;
-                const json::Value* ports = json::at(*svc, {"spec", "ports"});
+                const json::Value* ports = json::at(svc, {"spec", "ports"});
                 if (ports && ports->IsArray()) {
                     for (const json::Value& p : ports->GetArray()) {
                         found = found || (p.IsObject() &&
@@ -361,20 +344,12 @@ void connectService(const Scope& s, registry::Store& endpoints) {
                     return;
                 }
             }
-            endpoints.get(
-                s->info.namespace_, id.name,
-                [s, id](const meta::Status* err, std::string_view obj) {
-                    if (err && err->code == 404) {
-                        s->fail(meta::Status::notFound({"", "services"}, id.name));
-                        return;
-                    }
-                    if (err) {
-                        s->fail(*err);
-                        return;
-                    }
-                    auto eps = parsed(obj);
+            withStored(
+                s, endpoints, s->info.namespace_, id.name,
+                meta::Status::notFound({"", "services"}, id.name),
+                [s, id](const json::Document& eps) {
                     bool any = false;
-                    const json::Value* subsets = eps ? json::member(*eps, "subsets") : nullptr;
+                    const json::Value* subsets = json::member(eps, "subsets");
                     if (subsets && subsets->IsArray()) {
                         for (const json::Value& ss : subsets->GetArray()) {
                             const json::Value* addrs = json::member(ss, "addresses");
