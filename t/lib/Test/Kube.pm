@@ -755,9 +755,17 @@ my $Asan;
 sub _preload {
     if (($ENV{SANITIZE} || '') eq '1') {
         unless (defined $Asan) {
-            my ($rc, $out) = run_command([qw(gcc -print-file-name=libasan.so)]);
-            chomp $out;
-            $Asan = abs_path($out) || $out;
+            # libstdc++ too: nginx does not link it, and ASan finds the real
+            # __cxa_throw for its interceptor only in what is loaded when it
+            # starts (else the module's first exception aborts the worker:
+            # "CHECK failed ... real___cxa_throw")
+            my @libs;
+            for my $lib (qw(libasan.so libstdc++.so.6)) {
+                my ($rc, $out) = run_command(['gcc', "-print-file-name=$lib"]);
+                chomp $out;
+                push @libs, abs_path($out) || $out;
+            }
+            $Asan = join ' ', @libs;
         }
         return $Asan;
     }
