@@ -418,6 +418,12 @@ is(substr($r->{body}, 0, 4), "k8s\0", '... in kube\'s envelope');
 ($st, my $read) = $s->call('GET', "$crds/$gadgets");
 is_deeply($read->{spec}, $kube_spec, 'its spec reads as kube\'s JSON of it');
 is_deeply($read->{status}{storedVersions}, ['v2'], 'the storage version is recorded');
+# the CRD controller writes its conditions meanwhile: read once they are
+# written, so that the PUT below does not race them into a 409
+ok(wait_until(sub {
+    my $crd = $s->get_json("$crds/$gadgets") || {};
+    grep { $_->{type} eq 'Established' && $_->{status} eq 'True' }
+        @{ $crd->{status}{conditions} || [] } }, 10), '... established');
 $r = $s->call('GET', "$crds/$gadgets", undef, headers => { Accept => $PB });
 is($r->{headers}{'content-type'}, $PB, 'GET in protobuf');
 $r = $s->call('PUT', "$crds/$gadgets", $r->{body}, type => $PB);
