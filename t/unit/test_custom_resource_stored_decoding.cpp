@@ -21,6 +21,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 namespace registry = kube::registry;
 namespace ext = kube::apis::apiextensions;
@@ -28,11 +30,7 @@ namespace ext = kube::apis::apiextensions;
 namespace {
 
 std::shared_ptr<json::Document> parse(std::string_view text) {
-    auto d = std::make_shared<json::Document>();
-    if (auto err = json::parse(text, *d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
+    return std::make_shared<json::Document>(kube::testing::parseJson(text));
 }
 
 constexpr std::string_view kWithColor =

@@ -25,6 +25,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "served_answers.hpp"
+
 namespace json = kube::util::json;
 using kube::endpoints::HttpRequest;
 using kube::endpoints::HttpResponse;
@@ -64,22 +66,9 @@ struct Response {
     }
 };
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
-
-std::string at(std::string_view object, std::initializer_list<std::string_view> path) {
-    json::Document d = parse(object);
-    const json::Value* v = json::at(d, path);
-    if (!v) {
-        return "<absent>";
-    }
-    return v->IsString() ? std::string(json::view(*v)) : json::serialize(*v);
-}
+// The JSON readers every unit test shares.
+auto& parse = kube::testing::parseJson;
+auto& at = kube::testing::bodyAt;
 
 // A started server on the memory backend with the fake loop.
 struct Fixture {

@@ -18,6 +18,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 using kube::meta::StatusCause;
 using kube::registry::KindInfo;
@@ -48,13 +50,8 @@ TableContext now() {
     return TableContext{*kube::util::time::parseRFC3339("2026-11-21T23:55:01Z")};
 }
 
-json::Document parse(const char* text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad test JSON: %s", err->c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 // The cell of column `name` for `obj`, serialized ("3", "\"1/3\"").
 std::string cell(const KindInfo& k, std::string_view name, const json::Value& obj) {

@@ -40,6 +40,7 @@ extern "C" {
 }
 // clang-format on
 
+#include "served_answers.hpp"
 #include "served_server.hpp"
 
 namespace {
@@ -479,13 +480,8 @@ const KindInfo& kind(std::string_view group, std::string_view resource) {
     return *k;
 }
 
-json::Document parse(const char* text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad test JSON: %s", err->c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 // What the store runs on create: prepareForCreate, defaults, validate.
 std::vector<StatusCause> create(const KindInfo& k, json::Document& d) {
@@ -799,11 +795,7 @@ void ingress_update_skips_the_class_annotation_check_and_keeps_old_secret_names(
 
 using Server = kube::testing::ServedServer;
 
-std::string field(const std::string& body, std::initializer_list<std::string_view> path) {
-    json::Document d = parse(body.c_str());
-    const json::Value* v = json::at(d, path);
-    return !v ? "<absent>" : v->IsString() ? std::string(json::view(*v)) : json::serialize(*v);
-}
+auto& field = kube::testing::bodyAt;
 
 constexpr const char* kPriorityClasses = "/apis/scheduling.k8s.io/v1/priorityclasses";
 

@@ -21,6 +21,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 using kube::meta::StatusCause;
 using kube::registry::KindInfo;
@@ -60,13 +62,8 @@ const KindInfo& ingress() {
     return kind("networking.k8s.io", "ingresses");
 }
 
-json::Document parse(const char* text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad test JSON: %s", err->c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 std::vector<std::string> columnNames(const KindInfo& k) {
     std::vector<std::string> out;
