@@ -52,7 +52,7 @@ void installFieldManagers(registry::Store& store) {
     }
     const google::protobuf::Descriptor* message = protobufSchema(kind.apiVersion(), kind.kind);
     // A kind stored in another's shape keeps the managedFields of that shape.
-    if (!message || kind.review || kind.storedAs) {
+    if (!message || !kind.stored() || kind.storedAs) {
         return;
     }
     apply::FieldManagerOptions main;

@@ -22,9 +22,8 @@ registry::KindInfo makeBindingKind() {
     k.resource = "bindings";
     k.singular = "binding";
     k.verbs = {"create"};
-    // Never stored: answered on create, like a review, by binding the pod
-    // (the server's review dispatch sends it to the binding handler).
-    k.review = true;
+    // Never stored: answered on create by binding the pod it names.
+    k.storage = registry::KindStorage::Binding;
     k.columns = cells::defaultColumns();
     return k;
 }

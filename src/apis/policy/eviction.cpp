@@ -17,7 +17,7 @@ registry::KindInfo makeEvictionKind() {
     k.resource = "evictions";
     k.singular = "eviction";
     k.verbs = {"create"};
-    k.review = true;
+    k.storage = registry::KindStorage::Review;
     k.columns = cells::defaultColumns();
     return k;
 }
