@@ -4,6 +4,7 @@
 // and a member of it as a comparable string. Include cmocka before this
 // header: a text that is not JSON fails the test.
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,11 @@ inline util::json::Document parseJson(std::string_view text) {
         fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
     }
     return d;
+}
+
+// The same, shared as the store and the kinds take objects.
+inline std::shared_ptr<util::json::Document> parseSharedJson(std::string_view text) {
+    return std::make_shared<util::json::Document>(parseJson(text));
 }
 
 // The member at `path` of `v`: a string as it is, anything else as compact

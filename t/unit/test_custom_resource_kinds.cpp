@@ -31,9 +31,7 @@ namespace ctl = kube::controller::apiextensions;
 
 namespace {
 
-std::shared_ptr<json::Document> parse(std::string_view text) {
-    return std::make_shared<json::Document>(kube::testing::parseJson(text));
-}
+auto& parse = kube::testing::parseSharedJson;
 
 // A stored definition: v1beta1 stored (status and scale), v1 and v2 served,
 // v3 not served; names accepted.

@@ -29,9 +29,7 @@ namespace ext = kube::apis::apiextensions;
 
 namespace {
 
-std::shared_ptr<json::Document> parse(std::string_view text) {
-    return std::make_shared<json::Document>(kube::testing::parseJson(text));
-}
+auto& parse = kube::testing::parseSharedJson;
 
 constexpr std::string_view kWithColor =
     R"({"type":"object","properties":{"spec":{"type":"object","properties":{)"

@@ -101,9 +101,7 @@ struct Deleted {
 auto& parse = kube::testing::parseJson;
 auto& at = kube::testing::bodyAt;
 
-std::shared_ptr<json::Document> body(std::string_view text) {
-    return std::make_shared<json::Document>(parse(text));
-}
+auto& body = kube::testing::parseSharedJson;
 
 std::string rv(std::string_view object) {
     return at(object, {"metadata", "resourceVersion"});
