@@ -51,9 +51,7 @@ char *ngx_http_kube_authorization_policy_file(ngx_conf_t *cf,
 char *ngx_http_kube_merge_authorization(ngx_conf_t *cf,
     ngx_http_kube_loc_conf_t *prev, ngx_http_kube_loc_conf_t *conf);
 char *ngx_http_kube_positive_sec(ngx_conf_t *cf, void *post, void *data);
-char *ngx_http_kube_check_ip_range(ngx_conf_t *cf, void *post, void *data);
-char *ngx_http_kube_check_port_range(ngx_conf_t *cf, void *post, void *data);
-char *ngx_http_kube_check_address(ngx_conf_t *cf, void *post, void *data);
+char *ngx_http_kube_check_str(ngx_conf_t *cf, void *post, void *data);
 ngx_int_t ngx_http_kube_init_module(ngx_cycle_t *cycle);
 ngx_int_t ngx_http_kube_init_process(ngx_cycle_t *cycle);
 void ngx_http_kube_exit_process(ngx_cycle_t *cycle);
@@ -63,16 +61,45 @@ ngx_conf_post_t ngx_http_kube_min_request_timeout_post = {
     ngx_http_kube_positive_sec
 };
 
-ngx_conf_post_t ngx_http_kube_ip_range_post = {
-    ngx_http_kube_check_ip_range
+/*
+ * A string directive whose value a src/ parser checks: like nginx's
+ * ngx_conf_num_bounds_t, the post handler's data rides in the post struct.
+ */
+typedef struct {
+    ngx_conf_post_handler_pt   post_handler;
+    bool                     (*valid)(std::string_view value,
+                                      std::string *error);
+} ngx_http_kube_str_check_t;
+
+/* kube_service_cluster_ip_range: an IPv4 CIDR of /12 to /30 */
+ngx_http_kube_str_check_t ngx_http_kube_ip_range_post = {
+    ngx_http_kube_check_str,
+    [](std::string_view value, std::string *error) {
+        return kube::registry::service::IpRange::parse(value, error)
+            .has_value();
+    }
 };
 
-ngx_conf_post_t ngx_http_kube_port_range_post = {
-    ngx_http_kube_check_port_range
+/* kube_service_node_port_range: "first-last" */
+ngx_http_kube_str_check_t ngx_http_kube_port_range_post = {
+    ngx_http_kube_check_str,
+    [](std::string_view value, std::string *error) {
+        return kube::registry::service::PortRange::parse(value, error)
+            .has_value();
+    }
 };
 
-ngx_conf_post_t ngx_http_kube_address_post = {
-    ngx_http_kube_check_address
+/* kube_advertise_address: an IPv4 address other than 0.0.0.0 */
+ngx_http_kube_str_check_t ngx_http_kube_address_post = {
+    ngx_http_kube_check_str,
+    [](std::string_view value, std::string *error) {
+        auto ip = kube::registry::service::parseIPv4(value);
+        if (!ip || *ip == 0) {
+            *error = "invalid address \"" + std::string(value) + "\"";
+            return false;
+        }
+        return true;
+    }
 };
 
 
@@ -1022,14 +1049,17 @@ ngx_http_kube_positive_sec(ngx_conf_t *cf, void *post, void *data)
 }
 
 
-/* kube_service_cluster_ip_range: an IPv4 CIDR of /12 to /30 */
+/* a string directive's value, checked by its ngx_http_kube_str_check_t */
 char *
-ngx_http_kube_check_ip_range(ngx_conf_t *cf, void *post, void *data)
+ngx_http_kube_check_str(ngx_conf_t *cf, void *post, void *data)
 try {
-    ngx_str_t    *value = static_cast<ngx_str_t *>(data);
-    std::string   error;
+    ngx_http_kube_str_check_t  *check;
+    ngx_str_t                  *value = static_cast<ngx_str_t *>(data);
+    std::string                 error;
 
-    if (!kube::registry::service::IpRange::parse(
+    check = static_cast<ngx_http_kube_str_check_t *>(post);
+
+    if (!check->valid(
             std::string_view(reinterpret_cast<char *>(value->data), value->len),
             &error))
     {
@@ -1042,47 +1072,6 @@ try {
 } catch (const std::exception &e) {
     ngx_conf_log_error(NGX_LOG_EMERG, cf, 0, "kube-apiserver: %s", e.what());
     return static_cast<char *>(NGX_CONF_ERROR);
-}
-
-
-/* kube_service_node_port_range: "first-last" */
-char *
-ngx_http_kube_check_port_range(ngx_conf_t *cf, void *post, void *data)
-try {
-    ngx_str_t    *value = static_cast<ngx_str_t *>(data);
-    std::string   error;
-
-    if (!kube::registry::service::PortRange::parse(
-            std::string_view(reinterpret_cast<char *>(value->data), value->len),
-            &error))
-    {
-        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0, "%s", error.c_str());
-        return static_cast<char *>(NGX_CONF_ERROR);
-    }
-
-    return NGX_CONF_OK;
-
-} catch (const std::exception &e) {
-    ngx_conf_log_error(NGX_LOG_EMERG, cf, 0, "kube-apiserver: %s", e.what());
-    return static_cast<char *>(NGX_CONF_ERROR);
-}
-
-
-/* kube_advertise_address: an IPv4 address other than 0.0.0.0 */
-char *
-ngx_http_kube_check_address(ngx_conf_t *cf, void *post, void *data)
-{
-    ngx_str_t  *value = static_cast<ngx_str_t *>(data);
-
-    auto ip = kube::registry::service::parseIPv4(
-        std::string_view(reinterpret_cast<char *>(value->data), value->len));
-    if (!ip || *ip == 0) {
-        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
-                           "invalid address \"%V\"", value);
-        return static_cast<char *>(NGX_CONF_ERROR);
-    }
-
-    return NGX_CONF_OK;
 }
 
 

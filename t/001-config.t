@@ -270,3 +270,70 @@ GET /api/v1/namespaces/default/configmaps
 {"kind": "ConfigMapList"}
 --- no_error_log
 [error]
+
+
+
+=== TEST 22: kube_service_cluster_ip_range takes an IPv4 CIDR
+--- http_config
+    kube_service_cluster_ip_range 10.96.0.0;
+--- must_die
+--- error_log
+invalid IPv4 CIDR "10.96.0.0" in
+
+
+
+=== TEST 23: kube_service_cluster_ip_range is at most a /12
+--- http_config
+    kube_service_cluster_ip_range 10.0.0.0/8;
+--- must_die
+--- error_log
+"10.0.0.0/8" is too large; for 32-bit addresses, the mask must be >= 12 in
+
+
+
+=== TEST 24: kube_service_cluster_ip_range holds an address for a service
+--- http_config
+    kube_service_cluster_ip_range 10.96.0.0/31;
+--- must_die
+--- error_log
+"10.96.0.0/31" holds no address for a service in
+
+
+
+=== TEST 25: kube_service_node_port_range is first-last within 1-65535
+--- http_config
+    kube_service_node_port_range 30000-70000;
+--- must_die
+--- error_log
+invalid port range "30000-70000" in
+
+
+
+=== TEST 26: kube_advertise_address is an IPv4 address other than 0.0.0.0
+--- http_config
+    kube_advertise_address 0.0.0.0;
+--- must_die
+--- error_log
+invalid address "0.0.0.0" in
+
+
+
+=== TEST 27: the service ranges and the advertised address accept good values
+--- http_config
+    kube_service_cluster_ip_range 10.96.0.0/12;
+    kube_service_node_port_range 30000+100;
+    kube_advertise_address 192.0.2.7;
+--- config
+    location / {
+        kube_api;
+        kube_anonymous_auth on;
+    }
+--- request
+POST /api/v1/namespaces/default/services
+{"metadata":{"name":"np"},"spec":{"type":"NodePort","ports":[{"port":80}]}}
+--- more_headers
+Content-Type: application/json
+--- error_code: 201
+--- response_body_like: (?=.*"clusterIP":"10\.(9[6-9]|1[01][0-9])\.)(?=.*"nodePort":300[0-9][0-9]\b)
+--- no_error_log
+[error]

@@ -278,28 +278,16 @@ EOF
 # read by the other.
 {
     my $ns = 'custom';
-    my $crd = <<"EOF";
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: crontabs.stable.example.com
-spec:
-  group: stable.example.com
-  scope: Namespaced
-  names: {plural: crontabs, singular: crontab, kind: CronTab, shortNames: [ct]}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              cronSpec: {type: string}
-              replicas: {type: integer}
+    my $crd = crd_yaml(group => 'stable.example.com', kind => 'CronTab', singular => 'crontab',
+        short_names => ['ct'], schema => \<<'S') . <<"EOF";
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      cronSpec: {type: string}
+      replicas: {type: integer}
+S
 ---
 apiVersion: v1
 kind: Namespace

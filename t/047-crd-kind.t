@@ -15,38 +15,17 @@ my $s = start_server(tls => 1);
 my $crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 my $name = 'widgets.h-crd.example.com';
 
-sub crd_yaml {
+# The widgets CRD as YAML, of group h-crd.example.com unless told otherwise.
+sub widgets_yaml {
     my (%o) = @_;
-    my $group = $o{group} // 'h-crd.example.com';
-    my $schema = $o{schema} // <<'Y';
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-preserve-unknown-fields: true
-Y
-    return <<"Y";
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: $o{name}
-spec:
-  group: $group
-  names: {plural: widgets, kind: Widget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-$schema
-Y
+    return crd_yaml(group => 'h-crd.example.com', kind => 'Widget', schema => {
+        type => 'object', properties => { spec => { type => 'object',
+            'x-kubernetes-preserve-unknown-fields' => JSON::PP::true() } } }, %o);
 }
 
 # --- create with kubectl; what the server stored
 my ($out) = $s->kc_ok(undef, 'create -f', 'create', '-f', '-',
-    { stdin => crd_yaml(name => $name) });
+    { stdin => widgets_yaml() });
 is($out, "customresourcedefinition.apiextensions.k8s.io/$name created\n",
     'create -f: kubectl\'s line');
 
@@ -164,14 +143,10 @@ $s->kc_fails(undef, 'create -f a CRD with a one-label group and a field without 
     . qq{* spec.group: Invalid value: "example": should be a domain with at least one dot\n}
     . '* spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be '
     . 'empty for specified object fields',
-    'create', '-f', '-', { stdin => crd_yaml(name => 'widgets.example', group => 'example',
-        schema => "        type: object\n        properties:\n          spec: {}\n") });
-my $two_storage = '{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",'
-    . '"metadata":{"name":"widgets.h.example.com"},"spec":{"group":"h.example.com","names":'
-    . '{"plural":"widgets","kind":"Widget"},"scope":"Namespaced","versions":['
-    . '{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":'
-    . '{"type":"object"}}},{"name":"v2","served":true,"storage":true,"schema":'
-    . '{"openAPIV3Schema":{"type":"object"}}}]}}';
+    'create', '-f', '-', { stdin => widgets_yaml(group => 'example',
+        schema => { type => 'object', properties => { spec => {} } }) });
+my $two_storage = crd(group => 'h.example.com', kind => 'Widget', versions => [ map {
+    +{ name => $_, storage => JSON::PP::true(), schema => { type => 'object' } } } qw(v1 v2) ]);
 my $version = sub {
     my ($v) = @_;
     return qq|apiextensions.CustomResourceDefinitionVersion{Name:"$v", Served:true, Storage:true, |
@@ -196,10 +171,7 @@ is($s->call('GET', "$crds/widgets.h.example.com")->{status}, 404, 'nothing store
 # schema unions (items, additionalProperties), which kube decodes loosely
 my $schema_body = sub {
     my ($schema) = @_;
-    return '{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",'
-        . qq|"metadata":{"name":"$name"},"spec":{"group":"h-crd.example.com","names":|
-        . '{"plural":"widgets","kind":"Widget"},"scope":"Namespaced","versions":[{"name":"v1",'
-        . qq|"served":true,"storage":true,"schema":{"openAPIV3Schema":$schema}}]}}|;
+    return crd(group => 'h-crd.example.com', kind => 'Widget', schema => decode_json($schema));
 };
 my $cannot = 'CustomResourceDefinition in version "v1" cannot be handled as a '
     . 'CustomResourceDefinition: ';

@@ -28,51 +28,17 @@ my $all_gizmos = "/apis/$group/v1/gizmos";
 
 # Gizmos: namespaced, v1 stored (status and scale subresources) and v2
 # served (status only); short name gz, categories all and hcrs.
-my $gizmo_crd = <<"Y";
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gizmos.$group
-spec:
-  group: $group
-  names: {plural: gizmos, singular: gizmo, kind: Gizmo, shortNames: [gz], categories: [all, hcrs]}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas,
-              labelSelectorPath: .status.selector}
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-  - name: v2
-    served: true
-    storage: false
-    subresources:
-      status: {}
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-Y
+my $gizmo_crd = crd_yaml(group => $group, kind => 'Gizmo', singular => 'gizmo',
+    short_names => ['gz'], categories => [qw(all hcrs)], versions => [
+        { name => 'v1', subresources => { status => {}, scale => {
+            specReplicasPath => '.spec.replicas', statusReplicasPath => '.status.replicas',
+            labelSelectorPath => '.status.selector' } } },
+        { name => 'v2', subresources => { status => {} } } ]);
 
 # Knobs: cluster-scoped, one version without subresources.
-my $knob_crd = <<"Y";
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: knobs.$group
-spec:
-  group: $group
-  names: {plural: knobs, kind: Knob, shortNames: [kn], categories: [hcrs]}
-  scope: Cluster
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-Y
+my %knob = (group => $group, kind => 'Knob', short_names => ['kn'], categories => ['hcrs'],
+    scope => 'Cluster');
+my $knob_crd = crd_yaml(%knob);
 
 # The seconds from $t0 until every worker has answered 200 on $path (fresh
 # connections, spread over the workers by reuseport), undef if not in time.
@@ -325,8 +291,7 @@ $r = $s->request(POST => $gizmos, body => pb_envelope("$group/v1", 'Gizmo', ''),
 is($r->{status}, 415, 'a protobuf body: 415');
 
 # --- names another definition holds are refused
-my $clash = $knob_crd =~ s/knobs/widgets/gr =~ s/Knob/Widget/r =~ s/\[kn\]/[gz, kn]/r
-    =~ s/Cluster/Namespaced/r;
+my $clash = crd_yaml(%knob, kind => 'Widget', short_names => [qw(gz kn)], scope => 'Namespaced');
 $s->kc_ok(undef, 'create a CRD with taken short names', 'create', '-f', '-', { stdin => $clash });
 my $cond = wait_until(sub {
     my $c = $s->get_json("$crds/widgets.$group");

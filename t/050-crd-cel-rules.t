@@ -12,27 +12,12 @@ use Test::More;
 my $s = start_server(tls => 1);
 my $crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-sub crd_yaml {
-    my ($plural, $kind, @schemas) = @_;
-    my $versions = '';
-    for my $i (0 .. $#schemas) {
-        my $storage = $i == 0 ? 'true' : 'false';
-        (my $schema = $schemas[$i]) =~ s/^/        /mg;
-        $versions .= "  - name: v" . ($i + 1) . "\n    served: true\n    storage: $storage\n"
-            . "    schema:\n      openAPIV3Schema:\n$schema";
-    }
-    return <<"Y";
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: $plural.h-cel.example.com
-spec:
-  group: h-cel.example.com
-  names: {plural: $plural, kind: $kind}
-  scope: Namespaced
-  versions:
-$versions
-Y
+# A CRD of group h-cel.example.com whose versions v1, v2, ... have these
+# schemas (YAML), the first one stored.
+sub cel_crd {
+    my ($kind, @schemas) = @_;
+    return crd_yaml(group => 'h-cel.example.com', kind => $kind,
+        versions => [ map { +{ name => 'v' . ($_ + 1), schema => \$schemas[$_] } } 0 .. $#schemas ]);
 }
 
 my $tail = ' (try simplifying the rule, or adding maxItems, maxProperties, and maxLength '
@@ -41,7 +26,7 @@ my $at = 'spec.validation.openAPIV3Schema';
 my $rules = "$at.properties[spec].x-kubernetes-validations";
 
 # --- rules that do not compile, are not bool, or cost too much
-my $bad = crd_yaml('gadgets', 'Gadget', <<'S');
+my $bad = cel_crd('Gadget', <<'S');
 type: object
 properties:
   spec:
@@ -110,10 +95,10 @@ $s->kc_fails(undef, 'create -f a CRD whose second version names x-y unescaped',
     . qq~ERROR: <input>:1:5: undefined field 'x'\n | self.x-y != 'a'\n | ....^\n~
     . qq~ERROR: <input>:1:8: undeclared reference to 'y' (in container '')\n~
     . qq~ | self.x-y != 'a'\n | .......^~,
-    'create', '-f', '-', { stdin => crd_yaml('gizmos', 'Gizmo', $escaped, $unescaped) });
+    'create', '-f', '-', { stdin => cel_crd('Gizmo', $escaped, $unescaped) });
 
 # --- rules of the shapes real CRDs use are accepted
-my $good = crd_yaml('routes', 'Route', <<'S');
+my $good = cel_crd('Route', <<'S');
 type: object
 properties:
   spec:

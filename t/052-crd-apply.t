@@ -22,22 +22,8 @@ my $widgets = "/apis/$group/v1/namespaces/$ns/widgets";
 my $blobs = "/apis/$group/v1/namespaces/$ns/blobs";
 
 $s->create_namespace($ns);
-my $crds = spew('crds.yaml', <<"Y");
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.$group
-spec:
-  group: $group
-  names: {plural: widgets, singular: widget, kind: Widget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
+my $crds = spew('crds.yaml', crd_yaml(group => $group, kind => 'Widget', singular => 'widget',
+        versions => [ { name => 'v1', subresources => { status => {} }, schema => \<<'Y' } ])
         type: object
         properties:
           spec:
@@ -79,22 +65,8 @@ spec:
             type: object
             properties:
               phase: {type: string}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: blobs.$group
-spec:
-  group: $group
-  names: {plural: blobs, singular: blob, kind: Blob}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
 Y
+    . "---\n" . crd_yaml(group => $group, kind => 'Blob', singular => 'blob'));
 $s->kc_ok(undef, 'the definitions are created', 'apply', '-f', $crds);
 ok(wait_until(sub {
     my ($st) = $s->call(GET => $widgets);

@@ -18,21 +18,10 @@ my $crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 my $ns = 'gc-a';
 my $cms = "/api/v1/namespaces/$ns/configmaps";
 
-sub crd {
-    my ($plural, $kind) = @_;
-    return { apiVersion => 'apiextensions.k8s.io/v1', kind => 'CustomResourceDefinition',
-        metadata => { name => "$plural.$group" },
-        spec => { group => $group, names => { plural => $plural, kind => $kind },
-            scope => 'Namespaced',
-            versions => [ { name => 'v1', served => JSON::PP::true(), storage => JSON::PP::true(),
-                schema => { openAPIV3Schema => { type => 'object',
-                    'x-kubernetes-preserve-unknown-fields' => JSON::PP::true() } } } ] } };
-}
-
 # Created, then served (on whichever worker answers) within 5 s.
 sub define {
     my ($plural, $kind) = @_;
-    my ($st) = $s->call(POST => $crds, crd($plural, $kind));
+    my ($st) = $s->call(POST => $crds, crd(group => $group, kind => $kind, plural => $plural));
     is($st, 201, "create the $plural CRD");
     ok(wait_until(sub {
         !grep { $s->request(GET => "/apis/$group/v1/namespaces/$ns/$plural")->{status} != 200 }

@@ -17,26 +17,13 @@ my $s = start_server(tls => 1);
 my $group = 'h-schema.example.com';
 my $tanks = "/apis/$group/v1/namespaces/h-schema/tanks";
 
-my $crd = <<"Y";
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: tanks.$group}
-spec:
-  group: $group
-  names: {plural: tanks, singular: tank, kind: Tank}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    additionalPrinterColumns:
-    - {name: Size, type: integer, jsonPath: .spec.size}
-    - {name: Color, type: string, jsonPath: .spec.color}
-    - {name: Ready, type: string, jsonPath: '.status.conditions[?(\@.type=="Ready")].status'}
-    - {name: Owner, type: string, jsonPath: .spec.owner, priority: 1}
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
+my $crd = crd_yaml(group => $group, kind => 'Tank', singular => 'tank', versions => [
+    { name => 'v1', subresources => { status => {} }, columns => \<<'C', schema => \<<'S' } ]);
+- {name: Size, type: integer, jsonPath: .spec.size}
+- {name: Color, type: string, jsonPath: .spec.color}
+- {name: Ready, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].status'}
+- {name: Owner, type: string, jsonPath: .spec.owner, priority: 1}
+C
         type: object
         description: A tank holds water.
         properties:
@@ -61,7 +48,7 @@ spec:
               conditions:
                 type: array
                 items: {type: object, properties: {type: {type: string}, status: {type: string}}}
-Y
+S
 
 $s->create_namespace('h-schema');
 $s->kc_ok(undef, 'create the tanks CRD', 'create', '-f', '-', { stdin => $crd });
@@ -179,25 +166,13 @@ like($s->kc_ok('1.27', undef, 'explain', 'tank.spec.size'), qr/FIELD: size <inte
 # --- a Webhook conversion: versions other than the storage one answer as
 # kube does when the webhook fails (a 500 naming the version converted
 # from), the storage version is served; a listKind of its own
-my $pipes = <<"Y";
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: pipes.$group}
-spec:
-  group: $group
-  names: {plural: pipes, kind: Pipe, listKind: PipeCollection}
-  scope: Namespaced
-  conversion:
-    strategy: Webhook
-    webhook:
-      conversionReviewVersions: [v1]
-      clientConfig:
-        service: {namespace: default, name: nowhere, path: /convert, port: 443}
-  versions:
-  - {name: v1, served: true, storage: true,
-     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
-  - {name: v2, served: true, storage: false,
-     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+my $pipes = crd_yaml(group => $group, kind => 'Pipe', list_kind => 'PipeCollection',
+    conversion => \<<'Y', versions => [ { name => 'v1' }, { name => 'v2' } ]);
+strategy: Webhook
+webhook:
+  conversionReviewVersions: [v1]
+  clientConfig:
+    service: {namespace: default, name: nowhere, path: /convert, port: 443}
 Y
 $s->kc_ok(undef, 'create the pipes CRD', 'create', '-f', '-', { stdin => $pipes });
 my $pipes1 = "/apis/$group/v1/namespaces/h-schema/pipes";

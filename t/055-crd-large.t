@@ -24,15 +24,11 @@ my $group = 'h-large.example.com';
 my $crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 my @workers = $s->worker_pids;
 
-sub crd {
+# A CRD of $group whose custom resources' spec has the schema $spec.
+sub spec_crd {
     my ($plural, $kind, $spec) = @_;
-    return { apiVersion => 'apiextensions.k8s.io/v1', kind => 'CustomResourceDefinition',
-        metadata => { name => "$plural.$group" },
-        spec => { group => $group, scope => 'Namespaced',
-            names => { plural => $plural, kind => $kind },
-            versions => [ { name => 'v1', served => JSON::PP::true(),
-                storage => JSON::PP::true(), schema => { openAPIV3Schema => { type => 'object',
-                    properties => { spec => $spec } } } } ] } };
+    return crd(group => $group, kind => $kind, plural => $plural,
+        schema => { type => 'object', properties => { spec => $spec } });
 }
 
 # The CPU time, in seconds, the worker's event loop (its main thread) and
@@ -60,7 +56,7 @@ $s->create_namespace('big');
 my $text = 'The number of widgets this field counts, in the units the operator chose. ' x 4;
 my %props = map { (sprintf('field%04d', $_) => { type => 'string', maxLength => 16,
     description => $text }) } 0 .. 2999;
-my $big = encode_json(crd('atlases', 'Atlas', { type => 'object', properties => \%props }));
+my $big = encode_json(spec_crd('atlases', 'Atlas', { type => 'object', properties => \%props }));
 cmp_ok(length $big, '>', 1000 * 1024, 'the CRD is over 1,000 KiB') or diag(length $big);
 my $other = admin_connection();
 my $stall = loop_stall_bound();
@@ -125,7 +121,7 @@ my $churn = scratch_dir() . '/churn';
     my @seen;
     for my $i (1 .. 3) {
         my $plural = "tinies$i";
-        my $crd = crd($plural, "Tiny$i", { type => 'object' });
+        my $crd = spec_crd($plural, "Tiny$i", { type => 'object' });
         return 0 unless $s->call(POST => $crds, $crd)->{status} == 201 && served($plural);
         push @seen, "$plural served: " . openapi_describes($plural);
         $s->call(DELETE => "$crds/$plural.$group");
@@ -184,7 +180,7 @@ cmp_ok($least, '<', $followBound,
 ok(served('atlases'), '... which still serves it');
 
 # --- bodies over the limit and past the decoder's depth
-is($s->call(POST => $crds, crd('bags', 'Bag', { type => 'object',
+is($s->call(POST => $crds, spec_crd('bags', 'Bag', { type => 'object',
     'x-kubernetes-preserve-unknown-fields' => JSON::PP::true() }))->{status}, 201, 'the bags CRD');
 ok(served('bags'), '... served');
 my $bags = "/apis/$group/v1/namespaces/big/bags";

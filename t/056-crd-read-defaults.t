@@ -17,53 +17,32 @@ my $widgets = "/apis/$group/v1/namespaces/h-read/widgets";
 # The definition: `extra` is known to the storage version v1 only when
 # `$old`; color has a default only when `$default`; v2 is served and its
 # schema never has `note`.
-sub crd {
+sub widgets_crd {
     my (%o) = @_;
     my $color = $o{default} ? '{type: string, default: blue}' : '{type: string}';
-    my $extra = $o{old} ? "\n              extra: {type: string}" : '';
-    return <<"Y";
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.$group}
-spec:
-  group: $group
-  names: {plural: widgets, singular: widget, kind: Widget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              note: {type: string}
-              pad: {type: string}
-              color: $color$extra
-  - name: v2
-    served: true
-    storage: false
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              pad: {type: string}
-              color: $color$extra
+    my $extra = $o{old} ? "\n      extra: {type: string}" : '';
+    my $schema = sub {
+        my ($note) = @_;
+        return \<<"Y";
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      size: {type: integer}$note
+      pad: {type: string}
+      color: $color$extra
 Y
+    };
+    return crd_yaml(group => $group, kind => 'Widget', singular => 'widget', versions => [
+        { name => 'v1', schema => $schema->("\n      note: {type: string}") },
+        { name => 'v2', schema => $schema->('') } ]);
 }
 
 # Applies the definition and waits until a read of widget `$name` shows `$want`.
 sub define {
     my ($what, $name, $want, %o) = @_;
-    $s->kc_ok(undef, $what, 'apply', '-f', '-', { stdin => crd(%o) });
+    $s->kc_ok(undef, $what, 'apply', '-f', '-', { stdin => widgets_crd(%o) });
     my $spec;
     ok(wait_until(sub {
         my ($st, $o) = $s->call(GET => "$widgets/$name");
@@ -80,7 +59,7 @@ sub widget {
 
 $s->create_namespace('h-read');
 $s->kc_ok(undef, 'the widgets CRD, with extra and no default', 'apply', '-f', '-',
-    { stdin => crd(old => 1) });
+    { stdin => widgets_crd(old => 1) });
 ok(wait_until(sub { ($s->call(GET => $widgets))[0] == 200 }, 5), 'widgets are served');
 
 my ($st, $o) = $s->call(POST => $widgets, widget(w1 => { size => 1, extra => 'x' }));

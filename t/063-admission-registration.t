@@ -139,18 +139,7 @@ is($o->{message}, 'APIService.apiregistration.k8s.io "v1.wrong" is invalid: [met
     . '"v1.h-admreg.example.com", spec.groupPriorityMinimum: Invalid value: 0: must be positive '
     . 'and less than 20000]', '... with kube\'s message');
 
-my $crd = <<'Y';
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gadgets.h-admreg.example.com}
-spec:
-  group: h-admreg.example.com
-  names: {plural: gadgets, kind: Gadget}
-  scope: Namespaced
-  versions:
-  - {name: v1, served: true, storage: true,
-     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
-Y
+my $crd = crd_yaml(group => 'h-admreg.example.com', kind => 'Gadget');
 my $crdService = '/apis/apiregistration.k8s.io/v1/apiservices/v1.h-admreg.example.com';
 $s->kc_ok(undef, 'create a CRD', 'create', '-f', '-', { stdin => $crd });
 ok(wait_until(sub { ($s->call(GET => $crdService))[0] == 200 }, 10),

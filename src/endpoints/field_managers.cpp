@@ -16,17 +16,12 @@ apply::Path topLevel(const std::string& name) {
     return p;
 }
 
-// A custom resource's managers, typed by its version's structural schema;
-// mirrors the strategies' reset fields of kube's customresource package:
-// the main resource resets status, the status subresource resets spec alone.
-void installCustomFieldManagers(registry::Store& store) {
+// Installs `main` on the kind's store and, when the kind has a status
+// subresource, the status subresource's manager: the main resource resets
+// status, the status subresource the top-level fields `statusResets` names.
+void install(registry::Store& store, apply::FieldManagerOptions main,
+             const std::vector<std::string>& statusResets) {
     const registry::KindInfo& kind = store.kind();
-    apply::FieldManagerOptions main;
-    // The schema the kind's hooks compiled (one copy per version).
-    if (auto schema = apis::apiextensions::structuralSchemaOf(kind)) {
-        main.type = apply::TypeRef::forStructural(&schema->root());
-        main.typeSource = std::move(schema);
-    }
     main.apiVersion = kind.apiVersion();
     main.kind = kind.kind;
     if (!kind.statusIsSubresource()) {
@@ -37,7 +32,9 @@ void installCustomFieldManagers(registry::Store& store) {
     apply::FieldManagerOptions status = main;
     status.subresource = "status";
     main.resetFields.insert(topLevel("status"));
-    status.resetFields.insert(topLevel("spec"));
+    for (const std::string& name : statusResets) {
+        status.resetFields.insert(topLevel(name));
+    }
     store.setFieldManagers(std::make_shared<const apply::FieldManager>(std::move(main)),
                            std::make_shared<const apply::FieldManager>(std::move(status)));
 }
@@ -46,36 +43,33 @@ void installCustomFieldManagers(registry::Store& store) {
 
 void installFieldManagers(registry::Store& store) {
     const registry::KindInfo& kind = store.kind();
+    apply::FieldManagerOptions main;
     if (kind.custom) {
-        installCustomFieldManagers(store);
+        // Typed by the version's structural schema (one copy per version);
+        // mirrors the strategies' reset fields of kube's customresource
+        // package: the status subresource resets spec alone.
+        if (auto schema = apis::apiextensions::structuralSchemaOf(kind)) {
+            main.type = apply::TypeRef::forStructural(&schema->root());
+            main.typeSource = std::move(schema);
+        }
+        install(store, std::move(main), {"spec"});
         return;
     }
     const google::protobuf::Descriptor* message = protobufSchema(kind.apiVersion(), kind.kind);
     // A kind stored in another's shape records the fields of the shape it
     // serves (the store converts for it).
-    if (!message || kind.review) {
+    if (!message || !kind.stored()) {
         return;
     }
-    apply::FieldManagerOptions main;
     main.type = apply::TypeRef::forMessage(message);
-    main.apiVersion = kind.apiVersion();
-    main.kind = kind.kind;
-    if (!kind.statusIsSubresource()) {
-        store.setFieldManagers(std::make_shared<const apply::FieldManager>(std::move(main)),
-                               nullptr);
-        return;
-    }
-    apply::FieldManagerOptions status = main;
-    status.subresource = "status";
-    main.resetFields.insert(topLevel("status"));
     // The status strategy keeps everything but metadata and status.
+    std::vector<std::string> statusResets;
     for (const auto& [name, field] : registry::schemaFields(message).ordered) {
         if (name != "metadata" && name != "status" && name != "apiVersion" && name != "kind") {
-            status.resetFields.insert(topLevel(name));
+            statusResets.push_back(name);
         }
     }
-    store.setFieldManagers(std::make_shared<const apply::FieldManager>(std::move(main)),
-                           std::make_shared<const apply::FieldManager>(std::move(status)));
+    install(store, std::move(main), statusResets);
 }
 
 }  // namespace kube::endpoints

@@ -1,7 +1,5 @@
 #include "endpoints/protobuf_codec.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -38,6 +36,7 @@
 #include "kapi/scheduling.pb.h"
 #include "kapi/storage.pb.h"
 #include "registry/schema_fields.hpp"
+#include "util/base64.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
 
@@ -169,15 +168,6 @@ bool truncated(std::string_view d) {
 
 std::string parseFailure(std::string_view data) {
     return truncated(data) ? "unexpected EOF" : "proto: cannot parse invalid wire-format data";
-}
-
-std::string base64(const std::string& bytes) {
-    std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-    int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                            reinterpret_cast<const unsigned char*>(bytes.data()),
-                            static_cast<int>(bytes.size()));
-    out.resize(static_cast<size_t>(n));
-    return out;
 }
 
 // Turns a message into JSON by the options of src/apis/proto/kapi/opts.proto.
@@ -368,7 +358,7 @@ class JsonWriter {
     // []byte is base64 in Go's JSON.
     json::Value scalarString(const std::string& s, const pb::FieldDescriptor* f) {
         if (f->type() == pb::FieldDescriptor::TYPE_BYTES) {
-            return json::stringValue(base64(s), a_);
+            return json::stringValue(util::encodeBase64(s), a_);
         }
         return text(s);
     }

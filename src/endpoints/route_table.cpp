@@ -60,19 +60,24 @@ Handlers subresourceHandlers(const registry::SubresourceInfo& sub) {
     return Handlers::Object;
 }
 
-// core/v1 componentstatuses are computed, not stored (componentstatus.REST
-// in place of a generic store).
-bool isComponentStatus(const registry::KindInfo& kind) {
-    return kind.group.empty() && kind.resource == "componentstatuses";
+Handlers kindHandlers(const registry::KindInfo& kind) {
+    switch (kind.storage) {
+        case registry::KindStorage::Review:
+            return Handlers::Review;
+        case registry::KindStorage::Binding:
+            return Handlers::Binding;
+        case registry::KindStorage::ComponentStatus:
+            return Handlers::ComponentStatus;
+        case registry::KindStorage::Store:
+            break;
+    }
+    return Handlers::Object;
 }
 
 ResourceRoute route(const registry::KindInfo& kind, const registry::SubresourceInfo* sub) {
     ResourceRoute r;
     r.subresource = sub;
-    r.handlers = sub                       ? subresourceHandlers(*sub)
-                 : kind.review             ? Handlers::Review
-                 : isComponentStatus(kind) ? Handlers::ComponentStatus
-                                           : Handlers::Object;
+    r.handlers = sub ? subresourceHandlers(*sub) : kindHandlers(kind);
     r.responseKind = sub && sub->responseKind ? sub->responseKind : &kind;
     const std::vector<std::string>& implemented = implementedVerbs(r.handlers, sub != nullptr);
     for (const std::string& verb : sub ? sub->verbs : kind.verbs) {

@@ -88,6 +88,18 @@ enum class SubresourceStorage {
               // proxy), which this server does not reach
 };
 
+// What serves a kind's own requests; mirrors the rest.Storage kube installs
+// behind the resource's path: the generic store, or a REST of the kind's own
+// that stores nothing.
+enum class KindStorage {
+    Store,  // registry::Store over storage (genericregistry.Store)
+    // A question the server answers on create from what it knows, with no
+    // other verb (SubjectAccessReview, TokenReview): the review's handler.
+    Review,
+    Binding,          // core/v1 bindings: pods/binding with the pod named in the body
+    ComponentStatus,  // the server's own checks, computed on get and list
+};
+
 // Where a kind keeps what its scale subresource shows; mirrors the fields
 // each replicated kind's scale REST reads, and a CustomResourceDefinition's
 // subresources.scale paths.
@@ -174,10 +186,9 @@ struct KindInfo {
     std::vector<std::string> verbs = {"create", "delete", "deletecollection", "get",
                                       "list",   "patch",  "update",           "watch"};
     std::vector<SubresourceInfo> subresources;
-    // A review (SubjectAccessReview, TokenReview): a question the server
-    // answers on create from what it knows, never stored, with no other
-    // verb; the server routes it to the review's handler.
-    bool review = false;
+    // What serves the resource's requests: the generic store unless the
+    // kind's storage is a REST of its own.
+    KindStorage storage = KindStorage::Store;
     NameRule nameRule = NameRule::DNS1123Subdomain;
     // metadata.generation starts at 1 and is bumped when anything but
     // metadata and status changes (kinds with a spec).
@@ -274,6 +285,10 @@ struct KindInfo {
     // The list's kind when it is not <kind>List (a CRD's names.listKind).
     std::string listKindName;
     std::string listKind() const { return listKindName.empty() ? kind + "List" : listKindName; }
+    // Objects of the kind are kept in storage (not answered by a REST that
+    // stores nothing): watch caches, the garbage collector and the namespace
+    // controller follow them.
+    bool stored() const { return storage == KindStorage::Store; }
     meta::GroupResource groupResource() const { return {group, resource}; }
     meta::GroupKind groupKind() const { return {group, kind}; }
     // The status stanza is owned by the status subresource: cleared on create,

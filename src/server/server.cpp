@@ -130,13 +130,13 @@ const registry::KindInfo* Server::addKind(registry::KindInfo kind) {
     std::shared_ptr<const registry::KindInfo> shared = scheme_.all().back();
     addedKinds_.insert(&added);
     installStore(std::move(shared));
-    if (started_ && options_.watchCache && !added.review) {
+    if (started_ && options_.watchCache && added.stored()) {
         meta::Status ignored;
         stores_.at(&added)->watchCache(&ignored);
     }
     // The garbage collector and the quota controller follow the new
     // resource (at its storage version) as they follow those of start().
-    if (garbageCollector_ && !added.review && added.servedAtStorageVersion()) {
+    if (garbageCollector_ && added.stored() && added.servedAtStorageVersion()) {
         meta::Status err;
         if (storage::cacher::WatchCache* cache = stores_.at(&added)->watchCache(&err)) {
             garbageCollector_->follow(added, *cache);
@@ -307,7 +307,7 @@ void Server::start() {
     // revisions since this worker started whichever worker it reaches.
     if (options_.watchCache) {
         for (auto& [kind, store] : stores_) {
-            if (kind->review) {
+            if (!kind->stored()) {
                 continue;  // answered, never stored: nothing to watch
             }
             meta::Status ignored;
@@ -412,7 +412,7 @@ void Server::startNamespaceController() {
     namespaceController_ = std::make_unique<namespacecontroller::NamespaceController>(
         loop_, storage_, scheme_, *ns, [this](const registry::KindInfo& kind) -> registry::Store* {
             auto it = stores_.find(&kind);
-            return it == stores_.end() || kind.review ? nullptr : it->second.get();
+            return it == stores_.end() || !kind.stored() ? nullptr : it->second.get();
         });
     stores_.at(ns)->setTerminator(
         [this](const std::string& name) { namespaceController_->enqueue(name); });
@@ -462,7 +462,7 @@ void Server::followRegisteredHooks() {
 // Until webhooks are called and policies evaluated, a write they would have matched is answered
 // with a Warning per webhook or bound policy (admission::RegisteredHooks).
 void Server::warnOfRegisteredHooks(const registry::KindInfo& kind, endpoints::RequestScope& scope) {
-    if (!registeredHooks_ || kind.review) {
+    if (!registeredHooks_ || !kind.stored()) {
         return;
     }
     const std::string& verb = scope.info.verb;
@@ -512,13 +512,13 @@ void Server::startGarbageCollector() {
     garbageCollector_ = std::make_unique<garbagecollector::GarbageCollector>(
         loop_, scheme_, [this](const registry::KindInfo& kind) -> std::shared_ptr<registry::Store> {
             auto it = stores_.find(&kind);
-            return it == stores_.end() || kind.review ? nullptr : it->second;
+            return it == stores_.end() || !kind.stored() ? nullptr : it->second;
         });
     quotaController_ = std::make_unique<resourcequota::ResourceQuotaController>(
         loop_, storage_, *scheme_.find("", "v1", "resourcequotas"));
     std::set<std::string> followed;
     for (auto& [kind, store] : stores_) {
-        if (kind->review || !kind->servedAtStorageVersion() ||
+        if (!kind->stored() || !kind->servedAtStorageVersion() ||
             !followed.insert(registry::collectionPrefix(*kind, "")).second) {
             continue;
         }
@@ -1009,11 +1009,6 @@ void Server::serveResource(const endpoints::HttpRequest& req, endpoints::Respond
 // A review is created, answered and forgotten; each group's reviews have
 // their handler.
 void Server::serveReview(const registry::KindInfo& kind, const endpoints::Scope& scope) {
-    if (kind.group.empty() && kind.kind == "Binding") {
-        // core/v1 bindings: pods/binding with the pod named in the body.
-        endpoints::createBinding(scope, *stores_.at(scheme_.find("", "v1", "pods")));
-        return;
-    }
     if (kind.group == "authentication.k8s.io") {
         if (kind.kind == "TokenReview") {
             endpoints::createTokenReview(scope, *authentication_);

@@ -1,5 +1,7 @@
 #include "util/base64.hpp"
 
+#include <openssl/evp.h>
+
 #include <cstdint>
 
 namespace kube::util {
@@ -60,6 +62,15 @@ std::optional<std::string> decodeBase64(std::string_view text) {
             out.push_back(static_cast<char>(bits));
         }
     }
+    return out;
+}
+
+std::string encodeBase64(std::string_view bytes) {
+    std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+    int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                            reinterpret_cast<const unsigned char*>(bytes.data()),
+                            static_cast<int>(bytes.size()));
+    out.resize(static_cast<size_t>(n));
     return out;
 }
 

@@ -11,4 +11,7 @@ namespace kube::util {
 // Nullopt for anything else.
 std::optional<std::string> decodeBase64(std::string_view in);
 
+// Mirrors base64.StdEncoding.EncodeToString: the standard alphabet, padded.
+std::string encodeBase64(std::string_view bytes);
+
 }  // namespace kube::util

@@ -368,6 +368,15 @@ void setMember(Value& obj, std::string_view name, Value value, Allocator& a) {
     obj.AddMember(stringValue(name, a), value, a);
 }
 
+Value& objectMember(Value& obj, std::string_view name, Allocator& a) {
+    Value* m = member(obj, name);
+    if (!m || !m->IsObject()) {
+        setMember(obj, name, Value(rapidjson::kObjectType), a);
+        m = member(obj, name);
+    }
+    return *m;
+}
+
 void removeMember(Value& obj, std::string_view name) {
     if (obj.IsObject()) {
         obj.RemoveMember(Value(ref(name)));

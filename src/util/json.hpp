@@ -68,6 +68,9 @@ const Value* at(const Value& v, std::initializer_list<std::string_view> path);
 // Sets (adds or replaces) member `name` of object `obj`, copying the name.
 void setMember(Value& obj, std::string_view name, Value value, Allocator& a);
 
+// The object member `name` of `obj`, made {} when absent or not an object.
+Value& objectMember(Value& obj, std::string_view name, Allocator& a);
+
 // Removes member `name` if present.
 void removeMember(Value& obj, std::string_view name);
 

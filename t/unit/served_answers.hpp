@@ -7,31 +7,19 @@
 #include <string>
 #include <string_view>
 
+#include "json_reading.hpp"
 #include "util/json.hpp"
 
 namespace kube::testing {
 
-inline util::json::Document parseBody(const std::string& text) {
-    util::json::Document d;
-    if (auto err = util::json::parse(text, d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), text.c_str());
-    }
-    return d;
-}
-
-// The member at `path` of a JSON body: a string as it is, anything else as
-// compact JSON, "<absent>" when missing.
-inline std::string bodyAt(const std::string& body, std::initializer_list<std::string_view> path) {
-    util::json::Document d = parseBody(body);
-    const util::json::Value* v = util::json::at(d, path);
-    return !v              ? "<absent>"
-           : v->IsString() ? std::string(util::json::view(*v))
-                           : util::json::serialize(*v);
+// The member at `path` of a JSON body, as valueAt reads it.
+inline std::string bodyAt(std::string_view body, std::initializer_list<std::string_view> path) {
+    return valueAt(parseJson(body), path);
 }
 
 // The causes of a 422 Status, "<field>: <message>" one per line.
 inline std::string statusCauses(const std::string& body) {
-    util::json::Document d = parseBody(body);
+    util::json::Document d = parseJson(body);
     const util::json::Value* cs = util::json::at(d, {"details", "causes"});
     std::string out;
     if (cs && cs->IsArray()) {
@@ -45,7 +33,7 @@ inline std::string statusCauses(const std::string& body) {
 
 // A Table's column names, space-separated.
 inline std::string tableColumns(const std::string& body) {
-    util::json::Document d = parseBody(body);
+    util::json::Document d = parseJson(body);
     std::string out;
     for (const util::json::Value& c : d["columnDefinitions"].GetArray()) {
         out += (out.empty() ? "" : " ") + std::string(util::json::stringMember(c, "name"));
@@ -55,7 +43,7 @@ inline std::string tableColumns(const std::string& body) {
 
 // The cells of a Table's row `i` as compact JSON.
 inline std::string tableRow(const std::string& body, size_t i) {
-    util::json::Document d = parseBody(body);
+    util::json::Document d = parseJson(body);
     return util::json::serialize(d["rows"][static_cast<rapidjson::SizeType>(i)]["cells"]);
 }
 

@@ -40,7 +40,7 @@ constexpr const char* kApiServices = "/apis/apiregistration.k8s.io/v1/apiservice
 constexpr const char* kTable = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
 // The answers' readers every kind's unit test shares.
-auto& parse = kube::testing::parseBody;
+auto& parse = kube::testing::parseJson;
 auto& at = kube::testing::bodyAt;
 auto& causes = kube::testing::statusCauses;
 

@@ -28,6 +28,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace {
 
 namespace json = kube::util::json;
@@ -55,13 +57,8 @@ FieldManager configMaps() {
     return FieldManager(std::move(o));
 }
 
-json::Document parse(const char* text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("%s", err->c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 // The fieldsV1 of `manager`'s entry with `operation` (and `subresource`),
 // compact; "" when there is none.

@@ -26,6 +26,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace {
 
 namespace json = kube::util::json;
@@ -56,13 +58,8 @@ constexpr const char* kSchema = R"({
       "template": {"type": "object", "x-kubernetes-embedded-resource": true,
                    "properties": {"data": {"type": "string"}}}}}}})";
 
-json::Document parse(const char* text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("%s", err->c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 struct Fixture {
     std::shared_ptr<const kube::apis::apiextensions::StructuralSchema> schema;

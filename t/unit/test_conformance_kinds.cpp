@@ -25,6 +25,7 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
 #include "served_server.hpp"
 
 // One generic suite run against every built-in kind, like apiserver's
@@ -140,21 +141,9 @@ const std::map<std::string, std::string> kMinimalBodies = {
 };
 // clang-format on
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
-
-std::string at(const json::Value& v, std::initializer_list<std::string_view> path) {
-    const json::Value* m = json::at(v, path);
-    if (!m) {
-        return "<absent>";
-    }
-    return m->IsString() ? std::string(json::view(*m)) : json::serialize(*m);
-}
+// The JSON readers every unit test shares.
+auto& parse = kube::testing::parseJson;
+auto& at = kube::testing::valueAt;
 
 struct Fixture : kube::testing::ServedServer {
     Fixture() {
@@ -184,7 +173,7 @@ std::string collectionUrl(const KindInfo& k) {
 // read-only kinds (componentstatuses: computed, never stored) are not in
 // this suite.
 bool inSuite(const KindInfo& k) {
-    return !k.review && std::find(k.verbs.begin(), k.verbs.end(), "create") != k.verbs.end();
+    return k.stored() && std::find(k.verbs.begin(), k.verbs.end(), "create") != k.verbs.end();
 }
 
 // The minimal body of `k` named `name`.

@@ -31,6 +31,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 namespace ext = kube::apis::apiextensions;
 
@@ -71,13 +73,8 @@ const char* const kWidgetSchema =
     R"(e"], "type": "object"}, "status": {"properties": {"phase": {"type": "string"}}, "type": )"
     R"("object"}}, "type": "object"})";
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto why = json::parse(text, d)) {
-        fail_msg("bad JSON in the test: %s", why->c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 const ext::StructuralSchema& widget() {
     static const json::Document doc = parse(kWidgetSchema);

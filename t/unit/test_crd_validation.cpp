@@ -23,6 +23,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 using kube::meta::StatusCause;
 using kube::registry::KindInfo;
@@ -34,13 +36,8 @@ const KindInfo& crdKind() {
     return k;
 }
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto why = json::parse(text, d)) {
-        fail_msg("bad JSON in the test: %s", why->c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 // Defaults, PrepareForCreate, then the store's metadata checks and the
 // kind's validation, as the store does on create.

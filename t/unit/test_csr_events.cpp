@@ -33,7 +33,7 @@ using kube::endpoints::HttpResponse;
 using Server = kube::testing::ServedServer;
 
 // The answers' readers every kind's unit test shares.
-auto& parse = kube::testing::parseBody;
+auto& parse = kube::testing::parseJson;
 auto& at = kube::testing::bodyAt;
 auto& causes = kube::testing::statusCauses;
 

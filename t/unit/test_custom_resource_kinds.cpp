@@ -22,6 +22,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 namespace registry = kube::registry;
 namespace ext = kube::apis::apiextensions;
@@ -29,13 +31,7 @@ namespace ctl = kube::controller::apiextensions;
 
 namespace {
 
-std::shared_ptr<json::Document> parse(std::string_view text) {
-    auto d = std::make_shared<json::Document>();
-    if (auto err = json::parse(text, *d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
+auto& parse = kube::testing::parseSharedJson;
 
 // A stored definition: v1beta1 stored (status and scale), v1 and v2 served,
 // v3 not served; names accepted.

@@ -21,19 +21,15 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 namespace registry = kube::registry;
 namespace ext = kube::apis::apiextensions;
 
 namespace {
 
-std::shared_ptr<json::Document> parse(std::string_view text) {
-    auto d = std::make_shared<json::Document>();
-    if (auto err = json::parse(text, *d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
+auto& parse = kube::testing::parseSharedJson;
 
 constexpr std::string_view kWithColor =
     R"({"type":"object","properties":{"spec":{"type":"object","properties":{)"

@@ -25,6 +25,9 @@ extern "C" {
 }
 // clang-format on
 
+#include "builtin_scheme.hpp"
+#include "served_answers.hpp"
+
 namespace json = kube::util::json;
 using kube::endpoints::HttpRequest;
 using kube::endpoints::HttpResponse;
@@ -64,22 +67,9 @@ struct Response {
     }
 };
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
-
-std::string at(std::string_view object, std::initializer_list<std::string_view> path) {
-    json::Document d = parse(object);
-    const json::Value* v = json::at(d, path);
-    if (!v) {
-        return "<absent>";
-    }
-    return v->IsString() ? std::string(json::view(*v)) : json::serialize(*v);
-}
+// The JSON readers every unit test shares.
+auto& parse = kube::testing::parseJson;
+auto& at = kube::testing::bodyAt;
 
 // A started server on the memory backend with the fake loop.
 struct Fixture {
@@ -209,27 +199,9 @@ void legacy_group_list_names_every_group_with_its_preferred_version(void**) {
                         R"({"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],)"
                         R"("preferredVersion":{"groupVersion":"apps/v1","version":"v1"}})");
     // kube-aggregator lists its own group first.
-    const char* names[] = {"apiregistration.k8s.io",
-                           "apps",
-                           "events.k8s.io",
-                           "authentication.k8s.io",
-                           "authorization.k8s.io",
-                           "autoscaling",
-                           "batch",
-                           "certificates.k8s.io",
-                           "networking.k8s.io",
-                           "policy",
-                           "rbac.authorization.k8s.io",
-                           "storage.k8s.io",
-                           "admissionregistration.k8s.io",
-                           "apiextensions.k8s.io",
-                           "scheduling.k8s.io",
-                           "coordination.k8s.io",
-                           "node.k8s.io",
-                           "discovery.k8s.io",
-                           "flowcontrol.apiserver.k8s.io"};
+    const std::vector<std::string>& names = kube::testing::kubeGroupOrder();
     for (rapidjson::SizeType i = 0; i < groups.Size(); i++) {
-        assert_string_equal(json::stringMember(groups[i], "name").data(), names[i]);
+        assert_string_equal(json::stringMember(groups[i], "name").data(), names[i + 1].c_str());
     }
     // /apis/<group> is that group alone.
     r = f.get("/apis/apps");

@@ -20,6 +20,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 using kube::registry::ContinueToken;
 using kube::registry::EncodedObject;
@@ -41,13 +43,8 @@ const KindInfo kConfigMap = makeKind("", "ConfigMap", "configmaps", true);
 const KindInfo kDeployment = makeKind("apps", "Deployment", "deployments", true);
 const KindInfo kNamespace = makeKind("", "Namespace", "namespaces", false);
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 EncodedObject encode(const char* text, bool withRevisionSlot = true) {
     json::Document d = parse(text);

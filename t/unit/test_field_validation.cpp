@@ -20,6 +20,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 using kube::endpoints::checkAgainstSchema;
 using kube::endpoints::FieldValidation;
@@ -27,12 +29,8 @@ using kube::endpoints::SchemaCheck;
 
 namespace {
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    auto err = json::parse(text, d);
-    assert_false(err.has_value());
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 SchemaCheck check(json::Document& d, std::string_view apiVersion, std::string_view kind) {
     return checkAgainstSchema(d, d.GetAllocator(), apiVersion, kind);

@@ -195,7 +195,7 @@ void status_is_its_own_subresource(void**) {
                         "equal to 0\n");
     // Discovery: short name and category, as kube lists them.
     kube::util::json::Document d =
-        kube::testing::parseBody(s.send("GET", "/apis/autoscaling/v2").body);
+        kube::testing::parseJson(s.send("GET", "/apis/autoscaling/v2").body);
     std::string seen;
     for (const auto& res : d["resources"].GetArray()) {
         seen += std::string(kube::util::json::stringMember(res, "name")) + " ";

@@ -30,6 +30,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 namespace patch = kube::registry::patch;
 
@@ -39,13 +41,8 @@ namespace {
 // the deep value in the tests' documents and patches.
 constexpr int kDepth = json::kMaxNestingDepth - 8;
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad test JSON (%s)", err->c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 // The patched document, or "<kind>: <message>".
 std::string outcome(const json::Document& doc, const std::optional<patch::Error>& err) {

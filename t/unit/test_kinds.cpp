@@ -5,7 +5,6 @@
 
 #include "registry/scheme.hpp"
 #include "util/json.hpp"
-#include "util/time.hpp"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
 // clang-format off
@@ -18,66 +17,24 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+#include "kind_calls.hpp"
+
 namespace json = kube::util::json;
 using kube::meta::StatusCause;
 using kube::registry::KindInfo;
-using kube::registry::Scheme;
 using kube::registry::TableColumn;
-using kube::registry::TableContext;
 
 namespace {
 
-const Scheme& scheme() {
-    static Scheme s = [] {
-        Scheme s;
-        kube::registry::addBuiltinKinds(s);
-        return s;
-    }();
-    return s;
-}
+// What the kinds' unit tests share (kind_calls.hpp).
+auto& scheme = kube::testing::builtinScheme;
+auto& kind = kube::testing::builtinKind;
+auto& cell = kube::testing::tableCell;
+auto& create = kube::testing::runCreate;
 
-const KindInfo& kind(std::string_view group, std::string_view resource) {
-    const KindInfo* k = scheme().find(group, group.empty() ? "v1" : "v1", resource);
-    if (!k) {
-        fail_msg("no kind for %s", std::string(resource).c_str());
-    }
-    return *k;
-}
-
-TableContext now() {
-    return TableContext{*kube::util::time::parseRFC3339("2026-11-21T23:55:01Z")};
-}
-
-json::Document parse(const char* text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad test JSON: %s", err->c_str());
-    }
-    return d;
-}
-
-// The cell of column `name` for `obj`, serialized ("3", "\"1/3\"").
-std::string cell(const KindInfo& k, std::string_view name, const json::Value& obj) {
-    json::Document scratch;
-    for (const TableColumn& c : k.columns) {
-        if (c.name == name) {
-            return json::serialize(c.cell(obj, now(), scratch.GetAllocator()));
-        }
-    }
-    fail_msg("%s has no column %s", k.kind.c_str(), std::string(name).c_str());
-    return "";
-}
-
-// Runs what the store runs on create: prepareForCreate, defaults, validate.
-std::vector<StatusCause> create(const KindInfo& k, json::Document& d) {
-    if (k.prepareForCreate) {
-        k.prepareForCreate(d, d.GetAllocator());
-    }
-    if (k.defaults) {
-        k.defaults(d, d.GetAllocator());
-    }
-    return k.validate ? k.validate(d) : std::vector<StatusCause>{};
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 std::string at(const json::Value& obj, std::initializer_list<std::string_view> path) {
     const json::Value* v = json::at(obj, path);
@@ -99,32 +56,12 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
     for (const auto& g : groups) {
         names.push_back(g.name);
     }
-    std::vector<std::string> want = {"",
-                                     "apiregistration.k8s.io",
-                                     "apps",
-                                     "events.k8s.io",
-                                     "authentication.k8s.io",
-                                     "authorization.k8s.io",
-                                     "autoscaling",
-                                     "batch",
-                                     "certificates.k8s.io",
-                                     "networking.k8s.io",
-                                     "policy",
-                                     "rbac.authorization.k8s.io",
-                                     "storage.k8s.io",
-                                     "admissionregistration.k8s.io",
-                                     "apiextensions.k8s.io",
-                                     "scheduling.k8s.io",
-                                     "coordination.k8s.io",
-                                     "node.k8s.io",
-                                     "discovery.k8s.io",
-                                     "flowcontrol.apiserver.k8s.io"};
-    assert_true(names == want);
+    assert_true(names == kube::testing::kubeGroupOrder());
     assert_int_equal(scheme().all().size(), 62);
     std::set<std::string> resources;
     for (const auto& k : scheme().all()) {
         assert_true(resources.insert(k->group + "/" + k->version + "/" + k->resource).second);
-        if (k->review) {
+        if (k->storage == kube::registry::KindStorage::Review) {
             continue;  // their singular names are as kube's discovery lists them
         }
         assert_string_equal(k->singular.c_str(),
@@ -146,7 +83,7 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
 
 void every_kind_has_a_name_column_and_an_age(void**) {
     for (const auto& k : scheme().all()) {
-        if (k->review) {
+        if (k->storage == kube::registry::KindStorage::Review) {
             continue;  // never listed
         }
         assert_false(k->columns.empty());

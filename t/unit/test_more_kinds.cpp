@@ -27,7 +27,6 @@
 #include "storage/memory/memory_store.hpp"
 #include "util/json.hpp"
 #include "util/quantity.hpp"
-#include "util/time.hpp"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
 // clang-format off
@@ -40,6 +39,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "kind_calls.hpp"
+#include "served_answers.hpp"
 #include "served_server.hpp"
 
 namespace {
@@ -50,9 +51,6 @@ using kube::endpoints::InputForm;
 using kube::meta::Status;
 using kube::meta::StatusCause;
 using kube::registry::KindInfo;
-using kube::registry::Scheme;
-using kube::registry::TableColumn;
-using kube::registry::TableContext;
 using kube::util::Quantity;
 
 // ---- protobuf bodies -------------------------------------------------------
@@ -462,41 +460,14 @@ void quantity_go_string_shows_the_int64_amount_parse_made(void**) {
 
 // ---- LimitRange and NetworkPolicy ------------------------------------------
 
-const Scheme& scheme() {
-    static Scheme s = [] {
-        Scheme s;
-        kube::registry::addBuiltinKinds(s);
-        return s;
-    }();
-    return s;
-}
+// What the kinds' unit tests share (kind_calls.hpp).
+auto& kind = kube::testing::builtinKind;
+auto& create = kube::testing::runCreate;
+auto& assertMessages = kube::testing::assertCauses;
+auto& cell = kube::testing::tableCell;
 
-const KindInfo& kind(std::string_view group, std::string_view resource) {
-    const KindInfo* k = scheme().find(group, "v1", resource);
-    if (!k) {
-        fail_msg("no kind for %s", std::string(resource).c_str());
-    }
-    return *k;
-}
-
-json::Document parse(const char* text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad test JSON: %s", err->c_str());
-    }
-    return d;
-}
-
-// What the store runs on create: prepareForCreate, defaults, validate.
-std::vector<StatusCause> create(const KindInfo& k, json::Document& d) {
-    if (k.prepareForCreate) {
-        k.prepareForCreate(d, d.GetAllocator());
-    }
-    if (k.defaults) {
-        k.defaults(d, d.GetAllocator());
-    }
-    return k.validate ? k.validate(d) : std::vector<StatusCause>{};
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 // What the store runs on update: defaults, then validateUpdate against `old`.
 std::vector<StatusCause> update(const KindInfo& k, json::Document& d, const json::Value& old) {
@@ -505,31 +476,6 @@ std::vector<StatusCause> update(const KindInfo& k, json::Document& d, const json
     }
     assert_true(static_cast<bool>(k.validateUpdate));
     return k.validateUpdate(d, old);
-}
-
-void assertMessages(const std::vector<StatusCause>& causes, const std::vector<std::string>& want) {
-    std::vector<std::string> got;
-    for (const StatusCause& c : causes) {
-        got.push_back(c.field + ": " + c.message);
-    }
-    if (got != want) {
-        for (const std::string& m : got) {
-            std::fprintf(stderr, "got: %s\n", m.c_str());
-        }
-    }
-    assert_true(got == want);
-}
-
-std::string cell(const KindInfo& k, std::string_view name, const json::Value& obj) {
-    json::Document scratch;
-    TableContext now{*kube::util::time::parseRFC3339("2026-11-21T23:55:01Z")};
-    for (const TableColumn& c : k.columns) {
-        if (c.name == name) {
-            return json::serialize(c.cell(obj, now, scratch.GetAllocator()));
-        }
-    }
-    fail_msg("%s has no column %s", k.kind.c_str(), std::string(name).c_str());
-    return "";
 }
 
 std::string member(const json::Value& obj, std::initializer_list<std::string_view> path) {
@@ -799,11 +745,7 @@ void ingress_update_skips_the_class_annotation_check_and_keeps_old_secret_names(
 
 using Server = kube::testing::ServedServer;
 
-std::string field(const std::string& body, std::initializer_list<std::string_view> path) {
-    json::Document d = parse(body.c_str());
-    const json::Value* v = json::at(d, path);
-    return !v ? "<absent>" : v->IsString() ? std::string(json::view(*v)) : json::serialize(*v);
-}
+auto& field = kube::testing::bodyAt;
 
 constexpr const char* kPriorityClasses = "/apis/scheduling.k8s.io/v1/priorityclasses";
 

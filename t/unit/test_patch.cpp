@@ -33,6 +33,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 namespace patch = kube::registry::patch;
 namespace registry = kube::registry;
@@ -42,13 +44,8 @@ using kube::testing::FakeLoop;
 
 namespace {
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad test JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 const char* kindName(patch::Error::Kind k) {
     switch (k) {

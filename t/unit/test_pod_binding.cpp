@@ -21,6 +21,7 @@ extern "C" {
 }
 // clang-format on
 
+#include "served_answers.hpp"
 #include "served_server.hpp"
 
 namespace {
@@ -46,19 +47,9 @@ struct Server : kube::testing::ServedServer {
     }
 };
 
-json::Document parse(const std::string& text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), text.c_str());
-    }
-    return d;
-}
-
-std::string at(const std::string& body, std::initializer_list<std::string_view> path) {
-    json::Document d = parse(body);
-    const json::Value* v = json::at(d, path);
-    return !v ? "<absent>" : v->IsString() ? std::string(json::view(*v)) : json::serialize(*v);
-}
+// The answers' readers every kind's unit test shares.
+auto& parse = kube::testing::parseJson;
+auto& at = kube::testing::bodyAt;
 
 std::string binding(const std::string& name, const std::string& node,
                     const std::string& extraMeta = "") {

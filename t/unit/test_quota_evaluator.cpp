@@ -21,6 +21,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 using namespace kube;
 namespace json = util::json;
 namespace quota = admission::quota;
@@ -35,12 +37,8 @@ struct Kinds {
     }
 };
 
-json::Document parse(const std::string& text) {
-    json::Document d;
-    d.Parse(text.c_str());
-    assert_false(d.HasParseError());
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 // A quota named `name` whose status holds `hard` and `used` (JSON objects).
 struct QuotaDoc {

@@ -8,7 +8,6 @@
 
 #include "registry/scheme.hpp"
 #include "util/json.hpp"
-#include "util/time.hpp"
 
 // cmocka last: its fail() macro breaks standard headers included after it.
 // clang-format off
@@ -21,31 +20,22 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+#include "kind_calls.hpp"
+
 namespace json = kube::util::json;
 using kube::meta::StatusCause;
 using kube::registry::KindInfo;
-using kube::registry::Scheme;
 using kube::registry::TableColumn;
-using kube::registry::TableContext;
 
 namespace {
 
-const Scheme& scheme() {
-    static Scheme s = [] {
-        Scheme s;
-        kube::registry::addBuiltinKinds(s);
-        return s;
-    }();
-    return s;
-}
-
-const KindInfo& kind(std::string_view group, std::string_view resource) {
-    const KindInfo* k = scheme().find(group, "v1", resource);
-    if (!k) {
-        fail_msg("no kind for %s", std::string(resource).c_str());
-    }
-    return *k;
-}
+// What the kinds' unit tests share (kind_calls.hpp).
+auto& kind = kube::testing::builtinKind;
+auto& cell = kube::testing::tableCell;
+auto& create = kube::testing::runCreate;
+auto& messages = kube::testing::causeMessages;
+auto& assertMessages = kube::testing::assertCauses;
 
 const KindInfo& quota() {
     return kind("", "resourcequotas");
@@ -60,13 +50,8 @@ const KindInfo& ingress() {
     return kind("networking.k8s.io", "ingresses");
 }
 
-json::Document parse(const char* text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad test JSON: %s", err->c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 std::vector<std::string> columnNames(const KindInfo& k) {
     std::vector<std::string> out;
@@ -74,49 +59,6 @@ std::vector<std::string> columnNames(const KindInfo& k) {
         out.push_back(c.name + (c.priority ? "(wide)" : ""));
     }
     return out;
-}
-
-// The cell of column `name` for `obj`, serialized ("3", "\"1/3\"").
-std::string cell(const KindInfo& k, std::string_view name, const json::Value& obj) {
-    json::Document scratch;
-    TableContext now{*kube::util::time::parseRFC3339("2026-11-21T23:55:01Z")};
-    for (const TableColumn& c : k.columns) {
-        if (c.name == name) {
-            return json::serialize(c.cell(obj, now, scratch.GetAllocator()));
-        }
-    }
-    fail_msg("%s has no column %s", k.kind.c_str(), std::string(name).c_str());
-    return "";
-}
-
-// What the store runs on create: prepareForCreate, defaults, validate.
-std::vector<StatusCause> create(const KindInfo& k, json::Document& d) {
-    if (k.prepareForCreate) {
-        k.prepareForCreate(d, d.GetAllocator());
-    }
-    if (k.defaults) {
-        k.defaults(d, d.GetAllocator());
-    }
-    return k.validate ? k.validate(d) : std::vector<StatusCause>{};
-}
-
-// "field: message" of every cause, for whole-list comparisons.
-std::vector<std::string> messages(const std::vector<StatusCause>& causes) {
-    std::vector<std::string> out;
-    for (const StatusCause& c : causes) {
-        out.push_back(c.field + ": " + c.message);
-    }
-    return out;
-}
-
-void assertMessages(const std::vector<StatusCause>& causes, const std::vector<std::string>& want) {
-    std::vector<std::string> got = messages(causes);
-    if (got != want) {
-        for (const std::string& m : got) {
-            std::fprintf(stderr, "got: %s\n", m.c_str());
-        }
-    }
-    assert_true(got == want);
 }
 
 std::string at(const json::Value& obj, std::initializer_list<std::string_view> path) {

@@ -29,6 +29,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "json_reading.hpp"
+
 namespace json = kube::util::json;
 namespace authz = kube::authz;
 using authz::PolicyRule;
@@ -39,13 +41,8 @@ using kube::testing::FakeLoop;
 
 namespace {
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
+// The JSON reader every unit test shares.
+auto& parse = kube::testing::parseJson;
 
 std::string canonical(std::string_view text) {
     return json::serialize(parse(text));

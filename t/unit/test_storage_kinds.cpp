@@ -22,6 +22,7 @@ extern "C" {
 }
 // clang-format on
 
+#include "served_answers.hpp"
 #include "served_server.hpp"
 
 namespace {
@@ -31,35 +32,12 @@ using kube::endpoints::HttpResponse;
 
 using Server = kube::testing::ServedServer;
 
-json::Document parse(const std::string& text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), text.c_str());
-    }
-    return d;
-}
-
-std::string at(const std::string& body, std::initializer_list<std::string_view> path) {
-    json::Document d = parse(body);
-    const json::Value* v = json::at(d, path);
-    return !v ? "<absent>" : v->IsString() ? std::string(json::view(*v)) : json::serialize(*v);
-}
+// The answers' readers every kind's unit test shares.
+auto& parse = kube::testing::parseJson;
+auto& at = kube::testing::bodyAt;
+auto& causes = kube::testing::statusCauses;
 
 constexpr const char* kStorage = "/apis/storage.k8s.io/v1";
-
-// The messages of a 422's causes, one per line.
-std::string causes(const std::string& body) {
-    json::Document d = parse(body);
-    const json::Value* cs = json::at(d, {"details", "causes"});
-    std::string out;
-    if (cs && cs->IsArray()) {
-        for (const json::Value& c : cs->GetArray()) {
-            out += std::string(json::stringMember(c, "field")) + ": " +
-                   std::string(json::stringMember(c, "message")) + "\n";
-        }
-    }
-    return out;
-}
 
 std::string rv(const std::string& body) {
     return at(body, {"metadata", "resourceVersion"});

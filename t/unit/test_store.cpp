@@ -27,6 +27,8 @@ extern "C" {
 }
 // clang-format on
 
+#include "served_answers.hpp"
+
 namespace json = kube::util::json;
 namespace registry = kube::registry;
 namespace storage = kube::storage;
@@ -95,30 +97,11 @@ struct Deleted {
     registry::DeleteResult result;
 };
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
+// The JSON readers every unit test shares.
+auto& parse = kube::testing::parseJson;
+auto& at = kube::testing::bodyAt;
 
-std::shared_ptr<json::Document> body(std::string_view text) {
-    auto d = std::make_shared<json::Document>();
-    if (auto err = json::parse(text, *d)) {
-        fail_msg("bad test JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
-
-std::string at(std::string_view object, std::initializer_list<std::string_view> path) {
-    json::Document d = parse(object);
-    const json::Value* v = json::at(d, path);
-    if (!v) {
-        return "<absent>";
-    }
-    return v->IsString() ? std::string(json::view(*v)) : json::serialize(*v);
-}
+auto& body = kube::testing::parseSharedJson;
 
 std::string rv(std::string_view object) {
     return at(object, {"metadata", "resourceVersion"});

@@ -24,6 +24,7 @@ extern "C" {
 }
 // clang-format on
 
+#include "served_answers.hpp"
 #include "served_server.hpp"
 
 namespace json = kube::util::json;
@@ -34,25 +35,10 @@ using kube::testing::FakeLoop;
 
 namespace {
 
-json::Document parse(std::string_view text) {
-    json::Document d;
-    if (auto err = json::parse(text, d)) {
-        fail_msg("bad JSON (%s): %s", err->c_str(), std::string(text).c_str());
-    }
-    return d;
-}
-
-std::string at(const json::Value& v, std::initializer_list<std::string_view> path) {
-    const json::Value* p = json::at(v, path);
-    if (!p) {
-        return "<absent>";
-    }
-    return p->IsString() ? std::string(json::view(*p)) : json::serialize(*p);
-}
-
-std::string at(std::string_view object, std::initializer_list<std::string_view> path) {
-    return at(parse(object), path);
-}
+// The JSON readers every unit test shares.
+auto& parse = kube::testing::parseJson;
+using kube::testing::bodyAt;
+using kube::testing::valueAt;
 
 const registry::KindInfo& builtin(std::string_view group, std::string_view resource) {
     static registry::Scheme scheme = [] {
@@ -92,9 +78,9 @@ void scale_leaves_out_zero_replicas_and_an_empty_selector(void**) {
     json::Document d =
         parse(R"({"metadata":{"name":"idle"},"spec":{"replicas":0,"selector":{}},"status":{}})");
     json::Document scale = registry::scaleFromObject(builtin("apps", "deployments"), d);
-    assert_string_equal(at(scale, {"spec"}).c_str(), "{}");
+    assert_string_equal(valueAt(scale, {"spec"}).c_str(), "{}");
     // status.replicas is always written; the selector only when it selects something.
-    assert_string_equal(at(scale, {"status"}).c_str(), R"({"replicas":0})");
+    assert_string_equal(valueAt(scale, {"status"}).c_str(), R"({"replicas":0})");
 }
 
 void applied_scale_sets_replicas_and_the_resource_version_precondition(void**) {
@@ -104,17 +90,17 @@ void applied_scale_sets_replicas_and_the_resource_version_precondition(void**) {
         parse(R"({"metadata":{"name":"web","namespace":"sub","resourceVersion":"6"},)"
               R"("spec":{"replicas":9}})");
     assert_false(registry::applyScale(deploys, scale, parent).has_value());
-    assert_string_equal(at(parent, {"spec", "replicas"}).c_str(), "9");
-    assert_string_equal(at(parent, {"metadata", "resourceVersion"}).c_str(), "6");
+    assert_string_equal(valueAt(parent, {"spec", "replicas"}).c_str(), "9");
+    assert_string_equal(valueAt(parent, {"metadata", "resourceVersion"}).c_str(), "6");
     // The rest of the parent is untouched.
-    assert_string_equal(at(parent, {"status", "replicas"}).c_str(), "3");
-    assert_string_equal(at(parent, {"spec", "selector", "matchLabels", "app"}).c_str(), "web");
+    assert_string_equal(valueAt(parent, {"status", "replicas"}).c_str(), "3");
+    assert_string_equal(valueAt(parent, {"spec", "selector", "matchLabels", "app"}).c_str(), "web");
 
     // No resourceVersion: no precondition; no replicas: 0, as Go decodes it.
     scale = parse(R"({"metadata":{"name":"web","namespace":"sub"},"spec":{}})");
     assert_false(registry::applyScale(deploys, scale, parent).has_value());
-    assert_string_equal(at(parent, {"metadata", "resourceVersion"}).c_str(), "<absent>");
-    assert_string_equal(at(parent, {"spec", "replicas"}).c_str(), "0");
+    assert_string_equal(valueAt(parent, {"metadata", "resourceVersion"}).c_str(), "<absent>");
+    assert_string_equal(valueAt(parent, {"spec", "replicas"}).c_str(), "0");
 }
 
 void a_negative_scale_is_invalid_as_scale_autoscaling(void**) {
@@ -127,7 +113,7 @@ void a_negative_scale_is_invalid_as_scale_autoscaling(void**) {
     assert_string_equal(err->message.c_str(),
                         "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -2: "
                         "must be greater than or equal to 0");
-    assert_string_equal(at(parent, {"spec", "replicas"}).c_str(), "4");
+    assert_string_equal(valueAt(parent, {"spec", "replicas"}).c_str(), "4");
 }
 
 void a_scale_with_another_uid_conflicts_on_the_scale_resource(void**) {
@@ -163,8 +149,8 @@ void deployment_status_update_keeps_the_stored_labels(void**) {
     next["metadata"]["labels"]["app"].SetString("other");
     next["metadata"]["annotations"]["a"].SetString("2");
     registry::prepareForStatusUpdate(builtin("apps", "deployments"), next, old, {});
-    assert_string_equal(at(next, {"metadata", "labels"}).c_str(), R"({"app":"web"})");
-    assert_string_equal(at(next, {"metadata", "annotations"}).c_str(), R"({"a":"2"})");
+    assert_string_equal(valueAt(next, {"metadata", "labels"}).c_str(), R"({"app":"web"})");
+    assert_string_equal(valueAt(next, {"metadata", "annotations"}).c_str(), R"({"a":"2"})");
 }
 
 void pod_status_update_keeps_owner_references_and_the_qos_class(void**) {
@@ -173,8 +159,9 @@ void pod_status_update_keeps_owner_references_and_the_qos_class(void**) {
               R"("status":{"qosClass":"BestEffort","phase":"Pending"}})");
     json::Document next = parse(R"({"metadata":{"name":"p"},"status":{"phase":"Running"}})");
     registry::prepareForStatusUpdate(builtin("", "pods"), next, old, {});
-    assert_string_equal(at(next, {"metadata", "ownerReferences"}).c_str(), R"([{"name":"rs"}])");
-    assert_string_equal(at(next, {"status"}).c_str(),
+    assert_string_equal(valueAt(next, {"metadata", "ownerReferences"}).c_str(),
+                        R"([{"name":"rs"}])");
+    assert_string_equal(valueAt(next, {"status"}).c_str(),
                         R"({"phase":"Running","qosClass":"BestEffort"})");
 }
 
@@ -186,11 +173,11 @@ void volume_status_update_stamps_a_phase_change(void**) {
                                R"("lastPhaseTransitionTime":"2023-01-01T00:00:00Z"}})");
     json::Document same = parse(R"({"metadata":{"name":"v"},"status":{"phase":"Pending"}})");
     registry::prepareForStatusUpdate(pvs, same, old, ctx);
-    assert_string_equal(at(same, {"status", "lastPhaseTransitionTime"}).c_str(),
+    assert_string_equal(valueAt(same, {"status", "lastPhaseTransitionTime"}).c_str(),
                         "2023-01-01T00:00:00Z");
     json::Document moved = parse(R"({"metadata":{"name":"v"},"status":{"phase":"Bound"}})");
     registry::prepareForStatusUpdate(pvs, moved, old, ctx);
-    assert_string_equal(at(moved, {"status", "lastPhaseTransitionTime"}).c_str(),
+    assert_string_equal(valueAt(moved, {"status", "lastPhaseTransitionTime"}).c_str(),
                         "2023-11-14T22:13:20Z");
 }
 
@@ -240,25 +227,25 @@ void scale_patch_sets_the_deployment_replicas_and_answers_a_scale(void**) {
     HttpResponse r = f.send("PATCH", std::string(kWeb) + "/scale", R"({"spec":{"replicas":5}})",
                             "application/merge-patch+json");
     Fixture::expect(r, 200);
-    assert_string_equal(at(r.body, {"kind"}).c_str(), "Scale");
-    assert_string_equal(at(r.body, {"spec", "replicas"}).c_str(), "5");
-    assert_string_equal(at(r.body, {"status", "selector"}).c_str(), "app=web");
+    assert_string_equal(bodyAt(r.body, {"kind"}).c_str(), "Scale");
+    assert_string_equal(bodyAt(r.body, {"spec", "replicas"}).c_str(), "5");
+    assert_string_equal(bodyAt(r.body, {"status", "selector"}).c_str(), "app=web");
     std::string d = f.send("GET", kWeb).body;
-    assert_string_equal(at(d, {"spec", "replicas"}).c_str(), "5");
+    assert_string_equal(bodyAt(d, {"spec", "replicas"}).c_str(), "5");
     // The main strategy runs: a replica change is a spec change.
-    assert_string_equal(at(d, {"metadata", "generation"}).c_str(), "2");
-    assert_string_equal(at(d, {"metadata", "resourceVersion"}).c_str(),
-                        at(r.body, {"metadata", "resourceVersion"}).c_str());
+    assert_string_equal(bodyAt(d, {"metadata", "generation"}).c_str(), "2");
+    assert_string_equal(bodyAt(d, {"metadata", "resourceVersion"}).c_str(),
+                        bodyAt(r.body, {"metadata", "resourceVersion"}).c_str());
 }
 
 void scale_put_checks_name_resource_version_and_parent(void**) {
     Fixture f;
-    std::string rv = at(f.send("GET", kWeb).body, {"metadata", "resourceVersion"});
+    std::string rv = bodyAt(f.send("GET", kWeb).body, {"metadata", "resourceVersion"});
     HttpResponse r =
         f.send("PUT", std::string(kWeb) + "/scale",
                R"({"metadata":{"name":"web","resourceVersion":"1"},"spec":{"replicas":3}})");
     Fixture::expect(r, 409);
-    assert_string_equal(at(r.body, {"message"}).c_str(),
+    assert_string_equal(bodyAt(r.body, {"message"}).c_str(),
                         "Operation cannot be fulfilled on deployments.apps \"web\": the object has "
                         "been modified; please apply your changes to the latest version and try "
                         "again");
@@ -266,13 +253,13 @@ void scale_put_checks_name_resource_version_and_parent(void**) {
         "PUT", std::string(kWeb) + "/scale",
         R"({"metadata":{"name":"web","resourceVersion":")" + rv + R"("},"spec":{"replicas":3}})");
     Fixture::expect(r, 200);
-    assert_string_equal(at(r.body, {"spec", "replicas"}).c_str(), "3");
+    assert_string_equal(bodyAt(r.body, {"spec", "replicas"}).c_str(), "3");
     r = f.send("PUT", std::string(kWeb) + "/scale", R"({"metadata":{"name":"x"},"spec":{}})");
     Fixture::expect(r, 400);
     r = f.send("PUT", "/apis/apps/v1/namespaces/sub/deployments/x/scale",
                R"({"metadata":{"name":"x"},"spec":{"replicas":1}})");
     Fixture::expect(r, 404);
-    assert_string_equal(at(r.body, {"message"}).c_str(), "deployments.apps \"x\" not found");
+    assert_string_equal(bodyAt(r.body, {"message"}).c_str(), "deployments.apps \"x\" not found");
     r = f.send("PUT", std::string(kWeb) + "/scale",
                R"({"kind":"Deployment","metadata":{"name":"web"}})");
     Fixture::expect(r, 400);
@@ -289,13 +276,14 @@ void status_put_changes_only_status_and_keeps_the_generation(void**) {
     json::setMember(d, "status", std::move(status), a);
     HttpResponse r = f.send("PUT", std::string(kWeb) + "/status", json::serialize(d));
     Fixture::expect(r, 200);
-    assert_string_equal(at(r.body, {"spec", "replicas"}).c_str(), "2");
-    assert_string_equal(at(r.body, {"status"}).c_str(), R"({"replicas":2,"observedGeneration":1})");
-    assert_string_equal(at(r.body, {"metadata", "generation"}).c_str(), "1");
+    assert_string_equal(bodyAt(r.body, {"spec", "replicas"}).c_str(), "2");
+    assert_string_equal(bodyAt(r.body, {"status"}).c_str(),
+                        R"({"replicas":2,"observedGeneration":1})");
+    assert_string_equal(bodyAt(r.body, {"metadata", "generation"}).c_str(), "1");
     // The main resource still ignores status.
     r = f.send("PATCH", kWeb, R"({"status":{"replicas":9}})", "application/merge-patch+json");
     Fixture::expect(r, 200);
-    assert_string_equal(at(r.body, {"status", "replicas"}).c_str(), "2");
+    assert_string_equal(bodyAt(r.body, {"status", "replicas"}).c_str(), "2");
 }
 
 void status_patch_is_validated_by_the_status_strategy(void**) {
@@ -304,13 +292,13 @@ void status_patch_is_validated_by_the_status_strategy(void**) {
         f.send("PATCH", std::string(kWeb) + "/status",
                R"({"status":{"replicas":1,"readyReplicas":3}})", "application/merge-patch+json");
     Fixture::expect(r, 422);
-    assert_string_equal(at(r.body, {"message"}).c_str(),
+    assert_string_equal(bodyAt(r.body, {"message"}).c_str(),
                         "Deployment.apps \"web\" is invalid: status.readyReplicas: Invalid value: "
                         "3: cannot be greater than status.replicas");
     r = f.send("PATCH", "/api/v1/namespaces/sub/status", R"({"status":{"phase":"Terminating"}})",
                "application/merge-patch+json");
     Fixture::expect(r, 422);
-    assert_string_equal(at(r.body, {"message"}).c_str(),
+    assert_string_equal(bodyAt(r.body, {"message"}).c_str(),
                         "Namespace \"sub\" is invalid: status.Phase: Invalid value: "
                         "\"Terminating\": may only be 'Active' if `deletionTimestamp` is empty");
 }
@@ -332,7 +320,7 @@ void scale_renders_as_kube_s_default_table(void**) {
                             "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
     Fixture::expect(r, 200);
     json::Document t = parse(r.body);
-    assert_string_equal(at(t, {"kind"}).c_str(), "Table");
+    assert_string_equal(valueAt(t, {"kind"}).c_str(), "Table");
     std::string names;
     for (const auto& c : t["columnDefinitions"].GetArray()) {
         names += std::string(json::stringMember(c, "name")) + ",";

@@ -50,7 +50,7 @@ std::string rv(const std::string& body) {
 // "<verbs> <shortNames> <categories>".
 std::string discovered(Server& s, const std::string& groupVersionPath, std::string_view resource) {
     HttpResponse r = s.send("GET", groupVersionPath);
-    json::Document d = kube::testing::parseBody(r.body);
+    json::Document d = kube::testing::parseJson(r.body);
     for (const json::Value& res : d["resources"].GetArray()) {
         if (json::stringMember(res, "name") != resource) {
             continue;
@@ -324,7 +324,7 @@ void the_kinds_are_discovered_as_kube_lists_them(void**) {
                         R"(["create","delete","deletecollection","get","list","patch","update",)"
                         R"("watch"] - -)");
     // The groups in kube's priority order.
-    json::Document groups = kube::testing::parseBody(s.send("GET", "/apis").body);
+    json::Document groups = kube::testing::parseJson(s.send("GET", "/apis").body);
     std::string names;
     for (const json::Value& g : groups["groups"].GetArray()) {
         names += std::string(json::stringMember(g, "name")) + " ";

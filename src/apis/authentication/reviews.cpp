@@ -21,7 +21,7 @@ registry::KindInfo review(std::string version, std::string kind, std::string res
     }
     k.namespaced = false;
     k.verbs = {"create"};
-    k.review = true;
+    k.storage = registry::KindStorage::Review;
     k.columns = {registry::cells::nameColumn(), registry::cells::ageColumn()};
     return k;
 }
@@ -56,7 +56,7 @@ const registry::KindInfo& tokenRequestKind() {
         registry::KindInfo k = review("v1", "TokenRequest", "token");
         k.namespaced = true;
         k.verbs = {};
-        k.review = false;
+        k.storage = registry::KindStorage::Store;
         return k;
     }();
     return kind;

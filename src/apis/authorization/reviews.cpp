@@ -13,7 +13,7 @@ registry::KindInfo review(std::string kind, std::string resource, bool namespace
     k.resource = std::move(resource);
     k.namespaced = namespaced;
     k.verbs = {"create"};
-    k.review = true;
+    k.storage = registry::KindStorage::Review;
     return k;
 }
 

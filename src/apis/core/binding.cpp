@@ -22,28 +22,17 @@ registry::KindInfo makeBindingKind() {
     k.resource = "bindings";
     k.singular = "binding";
     k.verbs = {"create"};
-    // Never stored: answered on create, like a review, by binding the pod
-    // (the server's review dispatch sends it to the binding handler).
-    k.review = true;
+    // Never stored: answered on create by binding the pod it names.
+    k.storage = registry::KindStorage::Binding;
     k.columns = cells::defaultColumns();
     return k;
-}
-
-// The object member `name` of `obj`, made {} when absent or not an object.
-json::Value& objectMember(json::Value& obj, std::string_view name, json::Allocator& a) {
-    json::Value* v = json::member(obj, name);
-    if (!v || !v->IsObject()) {
-        json::setMember(obj, name, json::Value(rapidjson::kObjectType), a);
-        v = json::member(obj, name);
-    }
-    return *v;
 }
 
 // Mirrors podutil.UpdatePodCondition for {PodScheduled, True}: the
 // condition is replaced whole (reason and message go), keeping its
 // transition time when it already was True.
 void setScheduled(json::Value& pod, std::string_view now, json::Allocator& a) {
-    json::Value& status = objectMember(pod, "status", a);
+    json::Value& status = json::objectMember(pod, "status", a);
     json::Value* conditions = json::member(status, "conditions");
     if (!conditions || !conditions->IsArray()) {
         json::setMember(status, "conditions", json::Value(rapidjson::kArrayType), a);
@@ -122,10 +111,11 @@ std::optional<meta::Status> bindPod(json::Value& pod, std::string_view name, std
                                       "pod " + std::string(name) + " is already assigned to node " +
                                           registry::validation::goQuote(current));
     }
-    json::Value& spec = objectMember(pod, "spec", a);
+    json::Value& spec = json::objectMember(pod, "spec", a);
     json::setMember(spec, "nodeName", json::stringValue(node, a), a);
     if (annotations && annotations->IsObject() && !annotations->ObjectEmpty()) {
-        json::Value& own = objectMember(objectMember(pod, "metadata", a), "annotations", a);
+        json::Value& own =
+            json::objectMember(json::objectMember(pod, "metadata", a), "annotations", a);
         for (const auto& m : annotations->GetObject()) {
             json::setMember(own, json::view(m.name), json::Value(m.value, a), a);
         }

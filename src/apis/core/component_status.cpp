@@ -44,6 +44,7 @@ registry::KindInfo componentStatusKind() {
     k.namespaced = false;
     k.shortNames = {"cs"};
     k.verbs = {"get", "list"};
+    k.storage = registry::KindStorage::ComponentStatus;
     k.gcPolicy = registry::GarbageCollectionPolicy::Unsupported;
     k.columns = {
         cells::nameColumn(),

@@ -17,19 +17,9 @@ registry::KindInfo makeEvictionKind() {
     k.resource = "evictions";
     k.singular = "eviction";
     k.verbs = {"create"};
-    k.review = true;
+    k.storage = registry::KindStorage::Review;
     k.columns = cells::defaultColumns();
     return k;
-}
-
-// The member `name` of `obj` as an object, made {} when absent or not one.
-json::Value& objectMember(json::Value& obj, std::string_view name, json::Allocator& a) {
-    json::Value* v = json::member(obj, name);
-    if (!v || !v->IsObject()) {
-        json::setMember(obj, name, json::Value(rapidjson::kObjectType), a);
-        v = json::member(obj, name);
-    }
-    return *v;
 }
 
 int64_t statusCount(const json::Value& budget, std::string_view field) {
@@ -230,7 +220,7 @@ std::optional<meta::Status> checkAndDecrement(json::Value& budget, std::string_v
              ""});
         return s;
     }
-    json::Value& status = objectMember(budget, "status", a);
+    json::Value& status = json::objectMember(budget, "status", a);
     json::setMember(status, "disruptionsAllowed", json::Value(allowed - 1), a);
     if (allowed - 1 == 0) {
         updateDisruptionAllowedCondition(status, observed, now, a);
@@ -238,7 +228,7 @@ std::optional<meta::Status> checkAndDecrement(json::Value& budget, std::string_v
     if (dryRun) {
         return std::nullopt;
     }
-    json::Value& pods = objectMember(status, "disruptedPods", a);
+    json::Value& pods = json::objectMember(status, "disruptedPods", a);
     json::setMember(pods, podName, json::stringValue(now, a), a);
     return std::nullopt;
 }

@@ -190,26 +190,9 @@ void LocalApiServices::run() {
                         },
                         ownWrite(),
                         [this, alive, name, now](const meta::Status*, std::string_view) {
-                            if (!*alive) {
-                                return;
+                            if (*alive) {
+                                markAvailable(name, now);
                             }
-                            registry::UpdateOptions opts = ownWrite();
-                            opts.status = true;
-                            store_.patch(
-                                "", name,
-                                [now](const json::Value& current, json::Document& patched) {
-                                    patched.CopyFrom(current, patched.GetAllocator());
-                                    if (!availableLocal(patched)) {
-                                        setAvailable(patched, now);
-                                    }
-                                    return std::optional<meta::Status>();
-                                },
-                                opts,
-                                [this, alive](const meta::Status*, std::string_view) {
-                                    if (*alive) {
-                                        finish();
-                                    }
-                                });
                         });
                 }
             }
@@ -240,24 +223,32 @@ void LocalApiServices::run() {
                             finish();
                             return;
                         }
-                        registry::UpdateOptions opts = ownWrite();
-                        opts.status = true;
-                        store_.patch(
-                            "", name,
-                            [now](const json::Value& current, json::Document& patched) {
-                                patched.CopyFrom(current, patched.GetAllocator());
-                                setAvailable(patched, now);
-                                return std::optional<meta::Status>();
-                            },
-                            opts,
-                            [this, alive](const meta::Status*, std::string_view) {
-                                if (*alive) {
-                                    finish();
-                                }
-                            });
+                        markAvailable(name, now);
                     });
             }
             finish();
+        });
+}
+
+// The Available condition through status, unless it already says Local; one
+// of the pending writes.
+void LocalApiServices::markAvailable(const std::string& name, const std::string& now) {
+    registry::UpdateOptions opts = ownWrite();
+    opts.status = true;
+    store_.patch(
+        "", name,
+        [now](const json::Value& current, json::Document& patched) {
+            patched.CopyFrom(current, patched.GetAllocator());
+            if (!availableLocal(patched)) {
+                setAvailable(patched, now);
+            }
+            return std::optional<meta::Status>();
+        },
+        opts,
+        [this, alive = alive_](const meta::Status*, std::string_view) {
+            if (*alive) {
+                finish();
+            }
         });
 }
 

@@ -42,6 +42,7 @@ class LocalApiServices {
 
   private:
     void run();
+    void markAvailable(const std::string& name, const std::string& now);
     void finish();
 
     util::EventLoop& loop_;

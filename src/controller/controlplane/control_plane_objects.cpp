@@ -33,20 +33,11 @@ bool assign(json::Value& obj, std::string_view name, json::Value value, json::Al
     return true;
 }
 
-json::Value& objectMember(json::Value& obj, std::string_view name, json::Allocator& a) {
-    json::Value* m = json::member(obj, name);
-    if (!m || !m->IsObject()) {
-        json::setMember(obj, name, json::Value(rapidjson::kObjectType), a);
-        m = json::member(obj, name);
-    }
-    return *m;
-}
-
 // The labels of `obj` hold each of `labels`.
 bool assignLabels(json::Value& obj, std::initializer_list<std::pair<const char*, std::string>> labels,
                   json::Allocator& a) {
-    json::Value& metadata = objectMember(obj, "metadata", a);
-    json::Value& have = objectMember(metadata, "labels", a);
+    json::Value& metadata = json::objectMember(obj, "metadata", a);
+    json::Value& have = json::objectMember(metadata, "labels", a);
     bool changed = false;
     for (const auto& [k, v] : labels) {
         changed |= assign(have, k, json::stringValue(v, a), a);
@@ -107,7 +98,7 @@ ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores,
                                                 {"provider", "kubernetes"}},
                                           a);
                          }
-                         json::Value& spec = objectMember(obj, "spec", a);
+                         json::Value& spec = json::objectMember(obj, "spec", a);
                          json::Value ports(rapidjson::kArrayType);
                          json::Value port(rapidjson::kObjectType);
                          port.AddMember("name", "https", a);
@@ -171,7 +162,7 @@ ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores,
                          assignLabels(obj, {{"k8s.io/component", "kube-apiserver"},
                                             {"kubernetes.io/hostname", options_.hostname}},
                                       a);
-                         json::Value& spec = objectMember(obj, "spec", a);
+                         json::Value& spec = json::objectMember(obj, "spec", a);
                          assign(spec, "holderIdentity", json::stringValue(options_.holderIdentity, a),
                                 a);
                          assign(spec, "leaseDurationSeconds", json::Value(3600), a);

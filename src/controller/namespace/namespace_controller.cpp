@@ -201,7 +201,7 @@ std::vector<std::shared_ptr<const registry::KindInfo>> NamespaceController::kind
     std::vector<std::shared_ptr<const registry::KindInfo>> out;
     std::set<std::string> prefixes;
     for (const auto& k : scheme_.all()) {
-        if (k->namespaced && !k->review && k->servedAtStorageVersion() &&
+        if (k->namespaced && k->stored() && k->servedAtStorageVersion() &&
             prefixes.insert(registry::collectionPrefix(*k, "")).second) {
             out.push_back(k);
         }

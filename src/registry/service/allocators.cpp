@@ -1,7 +1,6 @@
 #include "registry/service/allocators.hpp"
 
 #include <arpa/inet.h>
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <map>
@@ -22,15 +21,6 @@ namespace field = validation::field;
 using validation::BadValue;
 
 const meta::GroupKind kServiceKind{"", "Service"};
-
-std::string base64(std::string_view bytes) {
-    std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-    int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                            reinterpret_cast<const unsigned char*>(bytes.data()),
-                            static_cast<int>(bytes.size()));
-    out.resize(static_cast<size_t>(n));
-    return out;
-}
 
 // Go's %#v of the service's clusterIPs.
 BadValue goStrings(const json::Value* list) {
@@ -756,7 +746,7 @@ std::string encodeRangeAllocation(std::string_view range, std::string_view data,
     meta.AddMember("creationTimestamp", json::stringValue(creationTimestamp, a), a);
     doc.AddMember("metadata", meta, a);
     doc.AddMember("range", json::stringValue(range, a), a);
-    doc.AddMember("data", json::stringValue(base64(data), a), a);
+    doc.AddMember("data", json::stringValue(util::encodeBase64(data), a), a);
     return json::serialize(doc);
 }
 

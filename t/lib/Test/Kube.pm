@@ -248,6 +248,12 @@ environment.
     front_proxy_cert($cn)       a client cert for CN signed by a second CA,
         the request-header CA cert_dir()/front-proxy-ca.crt -> cert name
 
+CustomResourceDefinitions from a kind's names, versions and schemas
+(Test::Kube::Crd, exported here too; its options are documented there):
+
+    crd(group => G, kind => K, %opts)       the definition, a Perl structure
+    crd_yaml(group => G, kind => K, %opts)  the same as YAML, for kubectl -f
+
 The protobuf wire format (Test::Kube::Protobuf, exported here too), to write
 protobuf request bodies and read protobuf answers:
 
@@ -286,6 +292,7 @@ use POSIX qw(WNOHANG);
 use Text::ParseWords qw(shellwords);
 use Time::HiRes qw(sleep time);
 
+use Test::Kube::Crd;
 use Test::Kube::Protobuf;
 
 our @EXPORT = (qw(
@@ -299,7 +306,7 @@ our @EXPORT = (qw(
     warnings_of http_batch free_port b64url sign_jwt front_proxy_cert
     json_of slurp spew scratch_dir start_etcd reference_binary start_reference_component
     done_testing note subtest explain BAIL_OUT
-), @Test::Kube::Protobuf::EXPORT);
+), @Test::Kube::Crd::EXPORT, @Test::Kube::Protobuf::EXPORT);
 
 our $RepoRoot = abs_path(dirname(abs_path(__FILE__)) . '/../../..');
 our $KubeBuild = $ENV{KUBE_BUILD} || "$RepoRoot/build";
