@@ -756,7 +756,8 @@ void Server::serveNonResource(const endpoints::HttpRequest& req, endpoints::Resp
     }
     if (path == "/metrics") {
         endpoints::HttpResponse r = text(200, (metricsSource_ ? metricsSource_() : std::string()) +
-                                       storage::cacher::metricsText(cacher_));
+                                       storage::cacher::metricsText(cacher_) +
+                                       storage_.metricsText());
         r.contentType = "text/plain; version=0.0.4; charset=utf-8";
         respond(std::move(r));
         return;
