@@ -596,6 +596,11 @@ void Server::startControlPlaneObjects() {
     o.clusterIP = registry::service::formatIPv4(serviceAllocators_->ips().first());
     o.advertiseAddress = options_.advertiseAddress;
     o.securePort = options_.securePort;
+    o.endpointReconciler = options_.endpointLeases
+                               ? controller::controlplane::EndpointReconciler::Lease
+                               : controller::controlplane::EndpointReconciler::None;
+    o.masterLeases = options_.sharedStorage ? &storage_ : nullptr;
+    o.masterLeaseTtl = options_.endpointReconcilerTtl;
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) != 0) {
         std::strcpy(host, "localhost");
