@@ -1,7 +1,8 @@
 # nginx-kube-apiserver
 #
 #   make            install missing Debian packages, build the module
-#   make run        start nginx with conf/nginx.conf on 127.0.0.1:$(PORT) (TLS, h2)
+#   make run        start nginx with conf/nginx.conf on 127.0.0.1:$(PORT) (TLS, h2);
+#                   ETCD=<endpoints> stores in etcd, VAR=<folder> keeps the state there
 #   make test       unit tests (t/unit) and every t/*.t with prove
 #   make bench      wrk figures (bench/run)
 #
@@ -179,7 +180,7 @@ prove: all
 test: all unit fuzz-ci prove
 
 run: all
-	@PORT=$(PORT) BUILD=$(CURDIR)/$(BUILD) ./conf/run.sh
+	@PORT=$(PORT) ETCD='$(ETCD)' VAR='$(VAR)' BUILD=$(CURDIR)/$(BUILD) ./conf/run.sh
 
 bench: all $(BUILD)/watch_load $(BUILD)/list_load $(BUILD)/fanout_floor $(BUILD)/patch_scaling \
     $(BUILD)/get_load

@@ -556,6 +556,9 @@ struct Options {
     Mode mode = Mode::Latency;
     std::string host = "127.0.0.1";
     int port = 0;
+    // Where the writes go when not to `port`: another host on the same
+    // storage (etcd), whose writes reach the watchers through it.
+    long writePort = 0;
     std::string ns;
     std::string name;
     long watchers = 0;
@@ -588,6 +591,7 @@ void usage(FILE* out) {
         "options (defaults: latency / fanout):\n"
         "  --host ADDR            server address (127.0.0.1)\n"
         "  --port PORT            server port (required)\n"
+        "  --write-port PORT      where the writes go (another host on the same etcd; --port)\n"
         "  --namespace NS         namespace to watch and write (watch-latency / watch-fanout)\n"
         "  --name NAME            ConfigMap that is written (w)\n"
         "  --watchers N           watcher connections (8 / 10000)\n"
@@ -660,6 +664,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
         {"--nginx-pid", &o.nginxPid, 1},
         {"--per-watcher-lines", &o.perWatcherLines, 0},
         {"--warmup", &o.warmup, 0},
+        {"--write-port", &o.writePort, 1},
     };
     for (int i = 2; i < argc; ++i) {
         std::string_view flag = argv[i];
@@ -787,7 +792,7 @@ class HttpClient : private ResponseHandler {
         std::string req;
         req.reserve(256 + body.size());
         req.append(method).append(" ").append(path).append(" HTTP/1.1\r\nHost: ");
-        req.append(opts_.host).append(":").append(std::to_string(opts_.port));
+        req.append(opts_.host).append(":").append(std::to_string(writePort()));
         req.append("\r\nAccept: application/json\r\nUser-Agent: watch_load\r\n");
         if (!body.empty()) {
             req.append("Content-Type: application/json\r\nContent-Length: ");
@@ -851,7 +856,7 @@ class HttpClient : private ResponseHandler {
         }
         timeval tv{10, 0};
         setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        sockaddr_in a = makeAddr(opts_.host, opts_.port);
+        sockaddr_in a = makeAddr(opts_.host, writePort());
         if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
             err = "connect: " + errnoName(errno);
             disconnect();
@@ -868,6 +873,7 @@ class HttpClient : private ResponseHandler {
     }
     void onEvent(std::string_view) override {}
     void onBody(std::string_view body) override { reply_.body.assign(body); }
+    int writePort() const { return opts_.writePort ? int(opts_.writePort) : opts_.port; }
 
     const Options& opts_;
     int fd_ = -1;

@@ -4,7 +4,17 @@
 #
 # Environment: PORT (default 6443), BUILD (directory of the module, default
 # <repo>/build), SANITIZE=1 (preload the ASan runtime instead of jemalloc),
-# CONF (default conf/nginx.conf).
+# CONF (default conf/nginx.conf), ETCD (etcd's endpoints, "http://host:port"
+# comma-separated, optionally followed by kube_storage's other parameters:
+# the store is then that etcd instead of LMDB), VAR (the state folder instead
+# of var/: logs, pid, store, rendered nginx.conf and kubeconfig; relative to
+# the repository). Two hosts on one etcd from one checkout:
+#
+#     make run ETCD=http://127.0.0.1:2379 PORT=6443 VAR=var/a
+#     make run ETCD=http://127.0.0.1:2379 PORT=6444 VAR=var/b
+#
+# The certificates and the service-account key stay in var/certs whatever
+# VAR is, so that every host of one cluster trusts the same CA and tokens.
 #
 # conf/nginx.conf is written for the repository root as nginx's prefix:
 # "listen 127.0.0.1:6443", "load_module build/ngx_http_kube_apiserver_module.so",
@@ -27,46 +37,69 @@ cd "$repo"
 PORT=${PORT:-6443}
 BUILD=${BUILD:-$repo/build}
 CONF=${CONF:-conf/nginx.conf}
-var=$repo/var
+ETCD=${ETCD:-}
+VAR=${VAR:-var}
+case $VAR in
+    /*) var=$VAR ;;
+    *) var=$repo/$VAR ;;
+esac
+var=${var%/}
+certs=$repo/var/certs
 
 case $PORT in
     ''|*[!0-9]*) echo "run.sh: PORT must be a number, not \"$PORT\"" >&2; exit 2 ;;
 esac
 [ -f "$CONF" ] || { echo "run.sh: $CONF is missing" >&2; exit 1; }
 
-mkdir -p "$var/logs" "$var/certs"
+case $ETCD in
+    *';'*|*'#'*) echo "run.sh: ETCD must not hold \";\" or \"#\"" >&2; exit 2 ;;
+esac
+
+mkdir -p "$var/logs" "$certs"
 
 state=$var
 if [ "$(id -u)" = 0 ] && ! grep -Eq '^[[:space:]]*user[[:space:]]' "$CONF" \
     && ! setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups test -x "$var" 2>/dev/null
 then
     state=/var/lib/nginx-kube-apiserver$repo
+    [ "$var" = "$repo/var" ] || state=/var/lib/nginx-kube-apiserver$var
     echo "run.sh: the workers (user nobody) cannot reach $var: the store and temporary files are in $state" >&2
 fi
 mkdir -p "$state/tmp"
-conf/mkcerts.sh "$var/certs"
-conf/mkkubeconfig.sh "$var/certs" "https://127.0.0.1:$PORT" "$var/kubeconfig"
+conf/mkcerts.sh "$certs"
+conf/mkkubeconfig.sh "$certs" "https://127.0.0.1:$PORT" "$var/kubeconfig"
 
 # The service-account signing key (kube_service_account_signing_key_file) and
 # its public half (kube_service_account_key_file), made once: RSA 2048, so
 # tokens are RS256 as kube-apiserver's. Made aside and moved into place,
 # sa.key last, so an interrupted first start leaves no half-made pair.
-if [ ! -f "$var/certs/sa.key" ]; then
-    tmpkey=$(mktemp "$var/certs/.sa.XXXXXX")
+if [ ! -f "$certs/sa.key" ]; then
+    tmpkey=$(mktemp "$certs/.sa.XXXXXX")
     trap 'rm -f "$tmpkey" "$tmpkey.pub"' EXIT
     openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$tmpkey" 2> /dev/null
     chmod 600 "$tmpkey"
     openssl pkey -in "$tmpkey" -pubout -out "$tmpkey.pub"
-    mv "$tmpkey.pub" "$var/certs/sa.pub"
-    mv "$tmpkey" "$var/certs/sa.key"
+    mv "$tmpkey.pub" "$certs/sa.pub"
+    mv "$tmpkey" "$certs/sa.key"
     trap - EXIT
 fi
 
+storage=()
+if [ -n "$ETCD" ]; then
+    storage=(-e "s#^\([[:space:]]*\)kube_storage[[:space:]][^;]*;#\1kube_storage etcd:$ETCD;#")
+fi
 sed -e "s#127\.0\.0\.1:6443#127.0.0.1:$PORT#g" \
     -e "s#\([[:space:]:\"']\)var/\(data\|tmp\)\b#\1$state/\2#g" \
     -e "s#[^[:space:]\"']*ngx_http_kube_apiserver_module\.so#$BUILD/ngx_http_kube_apiserver_module.so#g" \
-    -e "s#\([[:space:]:\"']\)\(var\|conf\)/#\1$repo/\2/#g" \
+    -e "s#\([[:space:]:\"']\)var/certs/#\1$certs/#g" \
+    -e "s#\([[:space:]:\"']\)var/#\1$var/#g" \
+    -e "s#\([[:space:]:\"']\)conf/#\1$repo/conf/#g" \
+    "${storage[@]}" \
     "$CONF" > "$var/nginx.conf"
+if [ -n "$ETCD" ] && ! grep -q "kube_storage etcd:" "$var/nginx.conf"; then
+    echo "run.sh: $CONF has no one-line kube_storage directive for ETCD to replace" >&2
+    exit 1
+fi
 
 if grep -q 'ngx_http_kube_apiserver_module\.so' "$var/nginx.conf" \
     && [ ! -f "$BUILD/ngx_http_kube_apiserver_module.so" ]; then
@@ -91,22 +124,25 @@ fi
 # (nginx -t runs the module's checks) before the banner says it serves.
 LD_PRELOAD=$preload /usr/sbin/nginx -t -q -p "$repo/" -c "$var/nginx.conf" -e "$var/logs/error.log"
 
+storage_name="LMDB in $state/data"
+[ -z "$ETCD" ] || storage_name="etcd:$ETCD"
 auth="client certificates, service-account tokens and RBAC"
 if ! grep -Eq '^[[:space:]]*kube_authorization_mode[[:space:]]([^;#]*[[:space:]])?RBAC[[:space:];]' \
     "$var/nginx.conf"; then
     auth="the authentication and authorization of $CONF"
 fi
 cat <<EOF
-nginx-kube-apiserver on https://127.0.0.1:$PORT (Ctrl-C stops it; log: var/logs/error.log)
-with $auth. var/kubeconfig is the admin's (CN=kube-admin, O=system:masters):
+nginx-kube-apiserver on https://127.0.0.1:$PORT (Ctrl-C stops it; log: $var/logs/error.log)
+storage: $storage_name
+with $auth. $VAR/kubeconfig is the admin's (CN=kube-admin, O=system:masters):
 
     export KUBECONFIG=$var/kubeconfig
     kubectl get ns
 
 Another user, "jane" in group "dev" (no rights until a binding gives her some):
 
-    $repo/conf/mkcerts.sh $var/certs client jane jane dev
-    $repo/conf/mkkubeconfig.sh $var/certs https://127.0.0.1:$PORT $var/kubeconfig-jane jane
+    $repo/conf/mkcerts.sh $certs client jane jane dev
+    $repo/conf/mkkubeconfig.sh $certs https://127.0.0.1:$PORT $var/kubeconfig-jane jane
     kubectl create rolebinding jane-view --clusterrole=view --user=jane -n default
     kubectl --kubeconfig=$var/kubeconfig-jane get configmaps -n default
 

@@ -96,6 +96,10 @@ struct ngx_http_kube_main_conf_t {
     ngx_str_t            service_node_port_range;
     /* kube_advertise_address: { 0, NULL } for the listening address */
     ngx_str_t            advertise_address;
+    /* kube_endpoint_reconciler_type: 1 lease, 0 none */
+    ngx_uint_t           endpoint_reconciler;
+    /* kube_endpoint_reconciler_ttl, seconds */
+    time_t               endpoint_reconciler_ttl;
 };
 
 struct ngx_http_kube_loc_conf_t {

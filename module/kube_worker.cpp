@@ -371,6 +371,11 @@ try {
         reinterpret_cast<char *>(kmcf->service_node_port_range.data),
         kmcf->service_node_port_range.len);
     ngx_http_kube_advertised(cycle, kmcf, &options);
+    options.endpointLeases = (kmcf->endpoint_reconciler == 1);
+    options.endpointReconcilerTtl =
+        std::chrono::seconds(kmcf->endpoint_reconciler_ttl);
+    /* hosts on one etcd each keep a lease of their address */
+    options.sharedStorage = (w->etcd != NULL);
 
     w->server = std::make_unique<kube::server::Server>(*w->loop, *w->storage,
                                                        options);

@@ -102,6 +102,16 @@ ngx_http_kube_str_check_t ngx_http_kube_address_post = {
     }
 };
 
+/* kube-apiserver's --endpoint-reconciler-type values */
+ngx_conf_enum_t ngx_http_kube_endpoint_reconcilers[] = {
+    { ngx_string("lease"), 1 },
+    { ngx_string("none"), 0 },
+    { ngx_null_string, 0 }
+};
+
+/* kube's DefaultEndpointReconcilerTTL, seconds */
+constexpr time_t kDefaultEndpointReconcilerTtl = 15;
+
 
 ngx_command_t ngx_http_kube_commands[] = {
 
@@ -371,6 +381,20 @@ ngx_command_t ngx_http_kube_commands[] = {
       offsetof(ngx_http_kube_main_conf_t, advertise_address),
       &ngx_http_kube_address_post },
 
+    { ngx_string("kube_endpoint_reconciler_type"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_enum_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, endpoint_reconciler),
+      &ngx_http_kube_endpoint_reconcilers },
+
+    { ngx_string("kube_endpoint_reconciler_ttl"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_sec_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_kube_main_conf_t, endpoint_reconciler_ttl),
+      &ngx_http_kube_min_request_timeout_post },
+
       ngx_null_command
 };
 
@@ -443,6 +467,8 @@ ngx_http_kube_create_main_conf(ngx_conf_t *cf)
     kmcf->watch_cache_resource_size = NGX_CONF_UNSET_SIZE;
     kmcf->compaction_interval = NGX_CONF_UNSET_MSEC;
     kmcf->min_request_timeout = NGX_CONF_UNSET;
+    kmcf->endpoint_reconciler = NGX_CONF_UNSET_UINT;
+    kmcf->endpoint_reconciler_ttl = NGX_CONF_UNSET;
     kmcf->sa_max_expiration = NGX_CONF_UNSET;
     kmcf->sa_extend_expiration = NGX_CONF_UNSET;
     kmcf->max_requests_inflight = NGX_CONF_UNSET;
@@ -482,6 +508,9 @@ ngx_http_kube_init_main_conf(ngx_conf_t *cf, void *conf)
                              kDefaultCompactionInterval);
     ngx_conf_init_value(kmcf->min_request_timeout,
                         kDefaultMinRequestTimeout);
+    ngx_conf_init_uint_value(kmcf->endpoint_reconciler, 1);
+    ngx_conf_init_value(kmcf->endpoint_reconciler_ttl,
+                        kDefaultEndpointReconcilerTtl);
 
     /* kube-apiserver's --service-cluster-ip-range and
      * --service-node-port-range defaults; kube_advertise_address's default

@@ -228,21 +228,37 @@ void Store::recordManagedFields(const json::Value& live, json::Document& obj,
 }
 
 void Store::get(std::string_view ns, std::string_view name, ObjectCallback cb) {
+    readObject(ns, name, false, std::move(cb));
+}
+
+void Store::getConsistent(std::string_view ns, std::string_view name, ObjectCallback cb) {
+    storage_.waitFresh([this, ns = std::string(ns), n = std::string(name),
+                        cb = std::move(cb)](const storage::Error& err) mutable {
+        readObject(ns, n, !err.ok(), std::move(cb));
+    });
+}
+
+void Store::readObject(std::string_view ns, std::string_view name, bool linearizable,
+                       ObjectCallback cb) {
     std::string n(name);
-    storage_.get(
-        objectKey(kind_, ns, name),
-        [this, n, cb = std::move(cb)](const storage::Error& err, const storage::ObjectView* obj) {
-            if (!err.ok()) {
-                meta::Status s = statusFromStorage(err, n);
-                cb(&s, {});
-                return;
-            }
-            if (!decoding_ || !decoding_->needed(obj->modRevision)) {
-                cb(nullptr, obj->value);
-                return;
-            }
-            decodeObject(*obj, std::move(cb));
-        });
+    auto found = [this, n, cb = std::move(cb)](const storage::Error& err,
+                                               const storage::ObjectView* obj) {
+        if (!err.ok()) {
+            meta::Status s = statusFromStorage(err, n);
+            cb(&s, {});
+            return;
+        }
+        if (!decoding_ || !decoding_->needed(obj->modRevision)) {
+            cb(nullptr, obj->value);
+            return;
+        }
+        decodeObject(*obj, std::move(cb));
+    };
+    if (linearizable) {
+        storage_.getLinearizable(objectKey(kind_, ns, name), std::move(found));
+    } else {
+        storage_.get(objectKey(kind_, ns, name), std::move(found));
+    }
 }
 
 void Store::decodeObject(const storage::ObjectView& stored, ObjectCallback cb) {
@@ -402,10 +418,23 @@ void Store::list(std::string_view ns, const ListOptions& opts, ListCallback cb) 
             decodeListPage(std::move(page), cb);
         };
     }
+    if (opts.version.match == ReadVersion::Match::MostRecent && opts.continueToken.empty()) {
+        storage_.waitFresh([this, ns = std::string(ns), opts,
+                            cb = std::move(cb)](const storage::Error& err) mutable {
+            if (!err.ok()) {
+                listFromStore(ns, opts, true, std::move(cb));
+            } else if (cacher_ && listsFromCache_) {
+                listFromCache(ns, opts, std::move(cb));
+            } else {
+                listFromStore(ns, opts, false, std::move(cb));
+            }
+        });
+        return;
+    }
     if (cacher_ && listsFromCache_) {
         listFromCache(ns, opts, std::move(cb));
     } else {
-        listFromStore(ns, opts, std::move(cb));
+        listFromStore(ns, opts, false, std::move(cb));
     }
 }
 
@@ -438,7 +467,8 @@ bool Store::listRange(std::string_view ns, const ListOptions& opts, ListRange* r
     return true;
 }
 
-void Store::listFromStore(std::string_view ns, const ListOptions& opts, ListCallback cb) {
+void Store::listFromStore(std::string_view ns, const ListOptions& opts, bool linearizable,
+                          ListCallback cb) {
     bool filtering = !opts.labelSelector.empty() || !opts.fieldSelector.empty();
     ListRange range;
     meta::Status invalid;
@@ -452,10 +482,13 @@ void Store::listFromStore(std::string_view ns, const ListOptions& opts, ListCall
     so.startKey = range.startKey;
     so.limit = filtering ? 0 : opts.limit;
     size_t limit = opts.limit;
-    storage_.list(so, [this, cb = std::move(cb), opts, prefix, filtering, limit](
-                          const storage::Error& err, const storage::ListResult& res) {
+    auto read = [this, cb = std::move(cb), opts, prefix, filtering, limit](
+                    const storage::Error& err, const storage::ListResult& res) {
         if (!err.ok()) {
-            meta::Status s = meta::Status::internalError(err.message);
+            meta::Status s =
+                err.code == storage::ErrorCode::Unavailable
+                    ? meta::Status::serviceUnavailable("storage is unavailable: " + err.message)
+                    : meta::Status::internalError(err.message);
             cb(&s, {});
             return;
         }
@@ -488,7 +521,12 @@ void Store::listFromStore(std::string_view ns, const ListOptions& opts, ListCall
             page.continueToken = ContinueToken::after(res.revision, last, prefix);
         }
         cb(nullptr, std::move(page));
-    });
+    };
+    if (linearizable) {
+        storage_.listLinearizable(so, std::move(read));
+    } else {
+        storage_.list(so, std::move(read));
+    }
 }
 
 void Store::create(std::string_view ns, std::shared_ptr<json::Document> obj,

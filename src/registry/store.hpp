@@ -239,6 +239,12 @@ class Store {
     storage::cacher::WatchCache* watchCache(meta::Status* error);
 
     void get(std::string_view ns, std::string_view name, ObjectCallback cb);
+    // A consistent read (resourceVersion unset): the object as of every
+    // write acknowledged before the call, on any host; from this process's
+    // view once it has caught up with the storage (kube 1.31's consistent
+    // read from the cache), else from the storage itself. A list whose
+    // version is MostRecent (and no continue token) is read the same way.
+    void getConsistent(std::string_view ns, std::string_view name, ObjectCallback cb);
     void list(std::string_view ns, const ListOptions& opts, ListCallback cb);
     // `obj` is the decoded body; its namespace already checked by the caller.
     void create(std::string_view ns, std::shared_ptr<json::Document> obj, const CreateOptions& opts,
@@ -332,7 +338,12 @@ class Store {
     };
     bool listRange(std::string_view ns, const ListOptions& opts, ListRange* range,
                    meta::Status* error) const;
-    void listFromStore(std::string_view ns, const ListOptions& opts, ListCallback cb);
+    // `linearizable`: from the storage itself rather than this process's
+    // view (a consistent read whose view did not catch up).
+    void listFromStore(std::string_view ns, const ListOptions& opts, bool linearizable,
+                       ListCallback cb);
+    void readObject(std::string_view ns, std::string_view name, bool linearizable,
+                    ObjectCallback cb);
     void listFromCache(std::string_view ns, const ListOptions& opts, ListCallback cb);
     // `stored` as reads make it (decoding_), to `cb`: on the loop, or for
     // a large or deep object, on a thread.

@@ -596,6 +596,11 @@ void Server::startControlPlaneObjects() {
     o.clusterIP = registry::service::formatIPv4(serviceAllocators_->ips().first());
     o.advertiseAddress = options_.advertiseAddress;
     o.securePort = options_.securePort;
+    o.endpointReconciler = options_.endpointLeases
+                               ? controller::controlplane::EndpointReconciler::Lease
+                               : controller::controlplane::EndpointReconciler::None;
+    o.masterLeases = options_.sharedStorage ? &storage_ : nullptr;
+    o.masterLeaseTtl = options_.endpointReconcilerTtl;
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) != 0) {
         std::strcpy(host, "localhost");
@@ -756,7 +761,8 @@ void Server::serveNonResource(const endpoints::HttpRequest& req, endpoints::Resp
     }
     if (path == "/metrics") {
         endpoints::HttpResponse r = text(200, (metricsSource_ ? metricsSource_() : std::string()) +
-                                       storage::cacher::metricsText(cacher_));
+                                       storage::cacher::metricsText(cacher_) +
+                                       storage_.metricsText());
         r.contentType = "text/plain; version=0.0.4; charset=utf-8";
         respond(std::move(r));
         return;

@@ -93,6 +93,14 @@ struct ServerOptions {
     // and --secure-port).
     std::string advertiseAddress = "127.0.0.1";
     int securePort = 6443;
+    // kube_endpoint_reconciler_type and kube_endpoint_reconciler_ttl (kube's
+    // --endpoint-reconciler-type): "lease" keeps the `kubernetes` Endpoints,
+    // naming every live host's address when several share the storage
+    // (sharedStorage: etcd), each host's lease living the TTL; "none" leaves
+    // them alone.
+    bool endpointLeases = true;
+    std::chrono::seconds endpointReconcilerTtl{15};
+    bool sharedStorage = false;
     // The PEM of the client CA and of the request-header CA, for the
     // extension-apiserver-authentication ConfigMap ("" when none).
     std::string clientCA;

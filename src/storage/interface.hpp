@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -66,6 +67,10 @@ struct WriteOp {
     // into `value` before it is stored (the resourceVersion inside the JSON),
     // or npos to store `value` as is.
     size_t revisionOffset = std::string::npos;
+    // Create/Update: the key expires this long after the write unless it is
+    // written again (etcd: put under a lease, as kube's store does for
+    // keys with a TTL); zero: never. Backends without expiry ignore it.
+    std::chrono::seconds ttl{0};
 };
 
 struct WriteResult {
@@ -117,6 +122,7 @@ public:
     using HistoryCallback = std::function<void(const Error&, std::span<const Event>)>;
     using CommitListener = std::function<void(Revision)>;
     using CompactCallback = std::function<void(const Error&)>;
+    using FreshCallback = std::function<void(const Error&)>;
 
     virtual ~Interface() = default;
 
@@ -155,6 +161,27 @@ public:
     // The oldest revision history() can still return entries from (entries
     // below it were compacted); 0 when nothing was ever compacted.
     virtual Revision compactedRevision() = 0;
+
+    // Consistent reads from this process's view (kube 1.31's consistent
+    // list from the watch cache): calls back once get(), list() and
+    // history() reflect every write committed before the call, by any
+    // process or host. An error when that could not be had in time
+    // (kube's 3 s) or the backend could not be asked: the caller then reads
+    // with getLinearizable() / listLinearizable(). Backends whose reads are
+    // always current call back inline.
+    virtual void waitFresh(FreshCallback cb) { cb(Error{}); }
+
+    // get() and list() read from the backend itself rather than from this
+    // process's view: a linearizable read (etcd: a Range), the fallback of
+    // a consistent read whose waitFresh() failed.
+    virtual void getLinearizable(std::string_view key, GetCallback cb) { get(key, std::move(cb)); }
+    virtual void listLinearizable(const ListOptions& opts, ListCallback cb) {
+        list(opts, std::move(cb));
+    }
+
+    // The backend's own metrics in the Prometheus text format (etcd: its
+    // requests and the consistent reads); empty when it has none.
+    virtual std::string metricsText() { return {}; }
 
     // Why the backend cannot serve now (etcd unreachable), for the health
     // check named after it; empty when it can.

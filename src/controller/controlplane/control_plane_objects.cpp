@@ -2,6 +2,7 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "util/time.hpp"
@@ -63,7 +64,52 @@ std::string jsonStrings(const std::vector<std::string>& list) {
     return json::serialize(strings(list, doc.GetAllocator()));
 }
 
+// kube's master lease: an Endpoints whose one subset names the address;
+// its generation moves on every refresh, as kube's UpdateLease makes it.
+std::string masterLeaseValue(const std::string& ip, int64_t generation) {
+    json::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("kind", "Endpoints", a);
+    doc.AddMember("apiVersion", "v1", a);
+    json::Value metadata(rapidjson::kObjectType);
+    metadata.AddMember("generation", generation, a);
+    doc.AddMember("metadata", metadata, a);
+    json::Value address(rapidjson::kObjectType);
+    address.AddMember("ip", json::stringValue(ip, a), a);
+    json::Value subset(rapidjson::kObjectType);
+    subset.AddMember("addresses", json::Value(rapidjson::kArrayType), a);
+    subset["addresses"].PushBack(address, a);
+    json::Value subsets(rapidjson::kArrayType);
+    subsets.PushBack(subset, a);
+    doc.AddMember("subsets", subsets, a);
+    return json::serialize(doc);
+}
+
+// The address a master lease names (kube's ListLeases: the first address
+// of the first subset); empty when it names none.
+std::string masterLeaseAddress(std::string_view value) {
+    json::Document doc;
+    if (json::parse(value, doc) || !doc.IsObject()) {
+        return {};
+    }
+    const json::Value* subsets = json::member(doc, "subsets");
+    if (!subsets || !subsets->IsArray() || subsets->Empty() || !(*subsets)[0].IsObject()) {
+        return {};
+    }
+    const json::Value* addresses = json::member((*subsets)[0], "addresses");
+    if (!addresses || !addresses->IsArray() || addresses->Empty() || !(*addresses)[0].IsObject()) {
+        return {};
+    }
+    return std::string(json::stringMember((*addresses)[0], "ip"));
+}
+
+constexpr std::string_view kMasterLeases = "/registry/masterleases/";
+
 }  // namespace
+
+std::string masterLeaseKey(std::string_view ip) {
+    return std::string(kMasterLeases) + std::string(ip);
+}
 
 std::string identityLeaseName(std::string_view hostname) {
     unsigned char hash[SHA256_DIGEST_LENGTH];
@@ -87,7 +133,10 @@ std::string identityLeaseName(std::string_view hostname) {
 }
 
 ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores, Options options)
-    : loop_(loop), stores_(std::move(stores)), options_(std::move(options)) {
+    : loop_(loop),
+      stores_(std::move(stores)),
+      options_(std::move(options)),
+      addresses_{options_.advertiseAddress} {
     // The kubernetes Service: created with the first address; afterwards
     // only its type and ports are put back (CreateOrUpdateMasterServiceIfNeeded).
     kept_.push_back({"", "services", "default", "kubernetes",
@@ -115,48 +164,9 @@ ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores,
                          }
                          return changed;
                      }});
-    kept_.push_back({"", "endpoints", "default", "kubernetes",
-                     [this](json::Value& obj, bool, json::Allocator& a) {
-                         bool changed = assignLabels(
-                             obj, {{"endpointslice.kubernetes.io/skip-mirror", "true"}}, a);
-                         json::Value address(rapidjson::kObjectType);
-                         address.AddMember("ip", json::stringValue(options_.advertiseAddress, a), a);
-                         json::Value port(rapidjson::kObjectType);
-                         port.AddMember("name", "https", a);
-                         port.AddMember("port", options_.securePort, a);
-                         port.AddMember("protocol", "TCP", a);
-                         json::Value subset(rapidjson::kObjectType);
-                         subset.AddMember("addresses", json::Value(rapidjson::kArrayType), a);
-                         subset["addresses"].PushBack(address, a);
-                         subset.AddMember("ports", json::Value(rapidjson::kArrayType), a);
-                         subset["ports"].PushBack(port, a);
-                         json::Value subsets(rapidjson::kArrayType);
-                         subsets.PushBack(subset, a);
-                         return assign(obj, "subsets", std::move(subsets), a) || changed;
-                     }});
-    kept_.push_back({"discovery.k8s.io", "endpointslices", "default", "kubernetes",
-                     [this](json::Value& obj, bool, json::Allocator& a) {
-                         bool changed = assignLabels(
-                             obj, {{"kubernetes.io/service-name", "kubernetes"}}, a);
-                         changed |= assign(obj, "addressType", json::Value("IPv4"), a);
-                         json::Value endpoint(rapidjson::kObjectType);
-                         endpoint.AddMember("addresses", json::Value(rapidjson::kArrayType), a);
-                         endpoint["addresses"].PushBack(json::stringValue(options_.advertiseAddress, a),
-                                                        a);
-                         json::Value conditions(rapidjson::kObjectType);
-                         conditions.AddMember("ready", true, a);
-                         endpoint.AddMember("conditions", conditions, a);
-                         json::Value endpoints(rapidjson::kArrayType);
-                         endpoints.PushBack(endpoint, a);
-                         changed |= assign(obj, "endpoints", std::move(endpoints), a);
-                         json::Value port(rapidjson::kObjectType);
-                         port.AddMember("name", "https", a);
-                         port.AddMember("protocol", "TCP", a);
-                         port.AddMember("port", options_.securePort, a);
-                         json::Value ports(rapidjson::kArrayType);
-                         ports.PushBack(port, a);
-                         return assign(obj, "ports", std::move(ports), a) || changed;
-                     }});
+    if (options_.endpointReconciler == EndpointReconciler::Lease) {
+        keepEndpoints();
+    }
     kept_.push_back({"coordination.k8s.io", "leases", "kube-system", options_.leaseName,
                      [this](json::Value& obj, bool, json::Allocator& a) {
                          assignLabels(obj, {{"k8s.io/component", "kube-apiserver"},
@@ -195,19 +205,157 @@ ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores,
     }
 }
 
+// The `kubernetes` Endpoints and EndpointSlice name addresses_ (every live
+// API server's, sorted, as kube's RepackSubsets leaves them).
+void ControlPlaneObjects::keepEndpoints() {
+    kept_.push_back({"", "endpoints", "default", "kubernetes",
+                     [this](json::Value& obj, bool, json::Allocator& a) {
+                         bool changed = assignLabels(
+                             obj, {{"endpointslice.kubernetes.io/skip-mirror", "true"}}, a);
+                         json::Value subset(rapidjson::kObjectType);
+                         subset.AddMember("addresses", json::Value(rapidjson::kArrayType), a);
+                         for (const std::string& ip : addresses_) {
+                             json::Value address(rapidjson::kObjectType);
+                             address.AddMember("ip", json::stringValue(ip, a), a);
+                             subset["addresses"].PushBack(address, a);
+                         }
+                         json::Value port(rapidjson::kObjectType);
+                         port.AddMember("name", "https", a);
+                         port.AddMember("port", options_.securePort, a);
+                         port.AddMember("protocol", "TCP", a);
+                         subset.AddMember("ports", json::Value(rapidjson::kArrayType), a);
+                         subset["ports"].PushBack(port, a);
+                         json::Value subsets(rapidjson::kArrayType);
+                         subsets.PushBack(subset, a);
+                         return assign(obj, "subsets", std::move(subsets), a) || changed;
+                     }});
+    kept_.push_back(
+        {"discovery.k8s.io", "endpointslices", "default", "kubernetes",
+         [this](json::Value& obj, bool, json::Allocator& a) {
+             bool changed = assignLabels(obj, {{"kubernetes.io/service-name", "kubernetes"}}, a);
+             changed |= assign(obj, "addressType", json::Value("IPv4"), a);
+             json::Value endpoints(rapidjson::kArrayType);
+             for (const std::string& ip : addresses_) {
+                 json::Value endpoint(rapidjson::kObjectType);
+                 endpoint.AddMember("addresses", json::Value(rapidjson::kArrayType), a);
+                 endpoint["addresses"].PushBack(json::stringValue(ip, a), a);
+                 json::Value conditions(rapidjson::kObjectType);
+                 conditions.AddMember("ready", true, a);
+                 endpoint.AddMember("conditions", conditions, a);
+                 endpoints.PushBack(endpoint, a);
+             }
+             changed |= assign(obj, "endpoints", std::move(endpoints), a);
+             json::Value port(rapidjson::kObjectType);
+             port.AddMember("name", "https", a);
+             port.AddMember("protocol", "TCP", a);
+             port.AddMember("port", options_.securePort, a);
+             json::Value ports(rapidjson::kArrayType);
+             ports.PushBack(port, a);
+             return assign(obj, "ports", std::move(ports), a) || changed;
+         }});
+}
+
 ControlPlaneObjects::~ControlPlaneObjects() {
     *alive_ = false;
 }
 
 void ControlPlaneObjects::start() {
-    pass(0);
+    beginPass();
+}
+
+std::chrono::milliseconds ControlPlaneObjects::interval() const {
+    std::chrono::milliseconds every = kInterval;
+    if (options_.masterLeases && options_.endpointReconciler == EndpointReconciler::Lease) {
+        every = std::min(every, std::chrono::milliseconds(options_.masterLeaseTtl) * 2 / 3);
+    }
+    return std::max(every, std::chrono::milliseconds(100));
+}
+
+void ControlPlaneObjects::beginPass() {
+    if (!options_.masterLeases || options_.endpointReconciler != EndpointReconciler::Lease) {
+        pass(0);
+        return;
+    }
+    // kube refreshes its lease whatever happens to the endpoints after.
+    refreshLease([this, alive = alive_] {
+        if (*alive) {
+            pass(0);
+        }
+    });
+}
+
+void ControlPlaneObjects::refreshLease(std::function<void()> next) {
+    std::string key = masterLeaseKey(options_.advertiseAddress);
+    options_.masterLeases->get(key, [this, alive = alive_, key, next](
+                                        const storage::Error& err, const storage::ObjectView* cur) {
+        if (!*alive) {
+            return;
+        }
+        storage::WriteOp op;
+        op.key = key;
+        op.ttl = options_.masterLeaseTtl;
+        int64_t generation = 0;
+        if (err.ok() && cur) {
+            json::Document doc;
+            if (!json::parse(cur->value, doc) && doc.IsObject()) {
+                if (const json::Value* g = json::at(doc, {"metadata", "generation"});
+                    g && g->IsInt64()) {
+                    generation = g->GetInt64();
+                }
+            }
+            op.type = storage::WriteOp::Type::Update;
+            op.expectedModRevision = cur->modRevision;
+        } else if (err.code == storage::ErrorCode::NotFound) {
+            op.type = storage::WriteOp::Type::Create;
+        } else {
+            listLeases(next);
+            return;
+        }
+        op.value = masterLeaseValue(options_.advertiseAddress, generation + 1);
+        std::vector<storage::WriteOp> ops;
+        ops.push_back(std::move(op));
+        // A conflict (another server of the same address) waits for the
+        // next pass.
+        options_.masterLeases->write(std::move(ops), [this, alive, next](storage::WriteResult&&) {
+            if (*alive) {
+                listLeases(next);
+            }
+        });
+    });
+}
+
+void ControlPlaneObjects::listLeases(std::function<void()> next) {
+    storage::ListOptions opts;
+    opts.prefix = std::string(kMasterLeases);
+    options_.masterLeases->list(opts, [this, alive = alive_, next](const storage::Error& err,
+                                                                   const storage::ListResult& res) {
+        if (!*alive) {
+            return;
+        }
+        std::vector<std::string> live;
+        if (err.ok()) {
+            for (const storage::ObjectView& item : res.items) {
+                if (std::string ip = masterLeaseAddress(item.value); !ip.empty()) {
+                    live.push_back(std::move(ip));
+                }
+            }
+        }
+        std::sort(live.begin(), live.end());
+        live.erase(std::unique(live.begin(), live.end()), live.end());
+        // None listed, though this server's was just written: kube refuses
+        // to erase the endpoints on that.
+        if (!live.empty()) {
+            addresses_ = std::move(live);
+        }
+        loop_.post(next);
+    });
 }
 
 void ControlPlaneObjects::pass(size_t i) {
     if (i == kept_.size()) {
-        timer_ = loop_.startTimer(kInterval, [this, alive = alive_] {
+        timer_ = loop_.startTimer(interval(), [this, alive = alive_] {
             if (*alive) {
-                pass(0);
+                beginPass();
             }
         });
         return;

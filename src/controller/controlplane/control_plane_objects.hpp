@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "registry/store.hpp"
+#include "storage/interface.hpp"
 #include "util/event_loop.hpp"
 #include "util/json.hpp"
 
@@ -16,7 +17,13 @@
 //   address, port 443 "https" to the server's port), its Endpoints and its
 //   discovery.k8s.io/v1 EndpointSlice naming the advertised address
 //   (pkg/controlplane/controller.go, the bootstrap controller, and its
-//   endpoint reconciler);
+//   endpoint reconciler); on storage several hosts share (etcd), kube's
+//   lease endpoint reconciler (pkg/controlplane/reconcilers/lease.go): each
+//   pass first puts this server's /registry/masterleases/<ip> (an
+//   Endpoints naming the address) under a lease of the TTL, then lists them
+//   all, so that the Endpoints and the EndpointSlice name every live API
+//   server, sorted, and a stopped one's address leaves once its lease ran
+//   out;
 // - the server's identity Lease kube-apiserver-<id> in kube-system,
 //   renewed every pass (pkg/controlplane/instance.go's
 //   start-kube-apiserver-identity-lease-controller);
@@ -30,6 +37,10 @@
 // was changed, one object after another, through the stores (so a Service
 // takes its ClusterIP from the range like any other). Loop thread only.
 namespace kube::controller::controlplane {
+
+// kube's --endpoint-reconciler-type: Lease keeps the `kubernetes`
+// Endpoints and EndpointSlice; None leaves them alone.
+enum class EndpointReconciler { Lease, None };
 
 struct Options {
     std::string clusterIP;  // the range's first address
@@ -48,7 +59,19 @@ struct Options {
     std::vector<std::string> groupHeaders;
     std::vector<std::string> extraHeaderPrefixes;
     std::vector<std::string> allowedNames;
+    EndpointReconciler endpointReconciler = EndpointReconciler::Lease;
+    // Lease: the storage several hosts share, where the API servers' leases
+    // live; null: the storage is this host's alone (LMDB), whose address is
+    // the only one.
+    storage::Interface* masterLeases = nullptr;
+    // How long a lease outlives its last refresh (kube's 15 s); passes run
+    // at most every two thirds of it.
+    std::chrono::seconds masterLeaseTtl{15};
 };
+
+// The key of the lease of the API server at `ip` (kube's
+// /masterleases/<ip> under the storage prefix).
+std::string masterLeaseKey(std::string_view ip);
 
 // kube 1.26's identity lease name: "kube-apiserver-" and the lowercase,
 // unpadded base32 of the first 16 bytes of the hostname's SHA-256.
@@ -80,13 +103,25 @@ class ControlPlaneObjects {
         std::string name;
         std::function<bool(util::json::Value& obj, bool exists, util::json::Allocator& a)> refresh;
     };
+    // A pass: the lease first (when kept), then every object.
+    void beginPass();
+    void keepEndpoints();
     void pass(size_t i);
     void keep(const Kept& kept, std::function<void()> next);
+    // The time between passes.
+    std::chrono::milliseconds interval() const;
+    // kube's UpdateLease and ListLeases: refreshes this server's lease, then
+    // reads every live one into addresses_ (kept when none is listed, as
+    // kube refuses to empty the endpoints).
+    void refreshLease(std::function<void()> next);
+    void listLeases(std::function<void()> next);
 
     util::EventLoop& loop_;
     StoreFor stores_;
     Options options_;
     std::vector<Kept> kept_;
+    // The addresses the Endpoints and the EndpointSlice name, sorted.
+    std::vector<std::string> addresses_;
     std::unique_ptr<util::EventLoop::Timer> timer_;
     // Cleared by the destructor: callbacks check it.
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -31,14 +31,21 @@ void getStored(const Scope& s, std::function<void(std::string_view obj)> found) 
     if (!checkGetResourceVersion(s)) {
         return;
     }
-    s->store.get(s->info.namespace_, s->info.name,
-                 [s, found = std::move(found)](const meta::Status* err, std::string_view obj) {
-                     if (err) {
-                         s->fail(*err);
-                         return;
-                     }
-                     found(obj);
-                 });
+    auto read = [s, found = std::move(found)](const meta::Status* err, std::string_view obj) {
+        if (err) {
+            s->fail(*err);
+            return;
+        }
+        found(obj);
+    };
+    // Without a resourceVersion, a consistent read: every write acknowledged
+    // before it, on any host, is seen (kube's GET reads etcd; ours waits for
+    // the watch to have brought etcd's revision, then reads the replica).
+    if (s->query.get("resourceVersion").value_or("").empty()) {
+        s->store.getConsistent(s->info.namespace_, s->info.name, std::move(read));
+    } else {
+        s->store.get(s->info.namespace_, s->info.name, std::move(read));
+    }
 }
 
 // Mirrors handlers.GetResource (and StatusREST.Get, the same read).

@@ -18,6 +18,9 @@ namespace {
 // a page of big objects stays a modest message.
 constexpr int64_t kPageSize = 500;
 constexpr std::chrono::milliseconds kMaxBackoff{5000};
+// How long consistent reads wait for the watch before the replica is
+// checked against etcd (etcd's revision may have moved outside the prefix).
+constexpr std::chrono::milliseconds kVerifyDelay{50};
 constexpr std::string_view kRevisionSlot = "\"resourceVersion\":\"\"";
 // The registry's folder of the keys written with the event TTL.
 constexpr std::string_view kEvents = "/registry/events/";
@@ -160,31 +163,39 @@ Store::Store(const Options& options, util::EventLoop& loop, std::function<void()
     copts.certChain = certChain;
     copts.privateKey = privateKey;
     client_ = std::make_unique<Client>(target, copts, std::move(notify));
-    leases_ = std::make_unique<LeaseManager>(
-        [this](std::chrono::seconds ttl, LeaseManager::Granted granted) {
-            etcdserverpb::LeaseGrantRequest req;
-            req.set_ttl(ttl.count());
-            client_->leaseGrant(req, [granted = std::move(granted)](
-                                         const grpc::Status& status,
-                                         etcdserverpb::LeaseGrantResponse& resp) {
-                if (!status.ok()) {
-                    granted(grpcError(status, "lease grant"), 0);
-                } else if (!resp.error().empty() || resp.id() == 0) {
-                    granted(Error{ErrorCode::Unavailable, "etcd lease grant: " + resp.error()}, 0);
-                } else {
-                    granted(Error{}, resp.id());
-                }
-            });
-        });
     if (options.compactionInterval.count() > 0) {
         compactor_ = std::make_unique<Compactor>(*client_, loop_, options.compactionInterval,
                                                  [this](Revision r) { dropBelow(r); });
     }
 }
 
+LeaseManager& Store::leaseManager(std::chrono::seconds ttl) {
+    std::unique_ptr<LeaseManager>& m = leases_[ttl];
+    if (!m) {
+        m = std::make_unique<LeaseManager>([this](std::chrono::seconds granted,
+                                                  LeaseManager::Granted done) {
+            etcdserverpb::LeaseGrantRequest req;
+            req.set_ttl(granted.count());
+            client_->leaseGrant(
+                req, [done = std::move(done)](const grpc::Status& status,
+                                              etcdserverpb::LeaseGrantResponse& resp) {
+                    if (!status.ok()) {
+                        done(grpcError(status, "lease grant"), 0);
+                    } else if (!resp.error().empty() || resp.id() == 0) {
+                        done(Error{ErrorCode::Unavailable, "etcd lease grant: " + resp.error()}, 0);
+                    } else {
+                        done(Error{}, resp.id());
+                    }
+                });
+        });
+    }
+    return *m;
+}
+
 Store::~Store() {
     *alive_ = false;
     retry_.reset();
+    freshTimer_.reset();
     compactor_.reset();
     // Joins the completion queue's thread; what it had not handed over is
     // dropped.
@@ -193,6 +204,16 @@ Store::~Store() {
 
 bool Store::leased(std::string_view key) const {
     return options_.eventTtl.count() > 0 && key.starts_with(kEvents);
+}
+
+std::chrono::seconds Store::ttlOf(const WriteOp& op) const {
+    if (op.type == WriteOp::Type::Delete) {
+        return std::chrono::seconds(0);
+    }
+    if (op.ttl.count() > 0) {
+        return op.ttl;
+    }
+    return leased(op.key) ? options_.eventTtl : std::chrono::seconds(0);
 }
 
 std::string Store::etcdKey(std::string_view key) const {
@@ -297,6 +318,7 @@ void Store::reloadPage(Revision at, std::string from,
     req.set_range_end(rangeEnd_);
     req.set_limit(kPageSize);
     req.set_revision(static_cast<int64_t>(at));
+    stats_.ranges++;
     client_->range(req, [this, at, objects](const grpc::Status& status,
                                             etcdserverpb::RangeResponse& resp) mutable {
         if (!status.ok()) {
@@ -322,6 +344,7 @@ void Store::reloadPage(Revision at, std::string from,
             return;
         }
         objects_ = std::move(*objects);
+        changes_++;
         // The feed restarts here: readers of older revisions relist.
         log_.clear();
         logStart_ = std::max(at, revision_);
@@ -348,6 +371,7 @@ void Store::reloadPage(Revision at, std::string from,
 }
 
 void Store::applyEvent(const mvccpb::Event& e) {
+    changes_++;
     std::string key = registryKey(e.kv().key());
     Revision rev = revisionOf(e.kv().mod_revision());
     if (e.type() == mvccpb::Event::PUT) {
@@ -401,6 +425,9 @@ void Store::advanceTo(Revision revision) {
             return;
         }
         committed(w);
+    }
+    if (*alive && !freshWaiting_.empty()) {
+        releaseFresh();
     }
 }
 
@@ -502,13 +529,11 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
     // What etcd is to store for each op (kube's encoding of the registry's
     // JSON); a value the codec refuses fails the batch before etcd sees it.
     std::vector<std::string> values(ops.size());
-    bool lease = false;
     for (size_t i = 0; i < ops.size(); i++) {
         const WriteOp& op = ops[i];
         if (op.type == WriteOp::Type::Delete) {
             continue;
         }
-        lease = lease || leased(op.key);
         std::string error;
         if (!options_.codec.encode) {
             values[i] = op.value;
@@ -518,25 +543,68 @@ void Store::write(std::vector<WriteOp> ops, WriteCallback cb) {
             return;
         }
     }
-    if (!lease) {
-        sendTxn(std::move(ops), std::move(values), 0, false, std::move(cb));
-        return;
-    }
-    // An event is written with a lease, as kube's store writes it: a create
-    // and every update (kube's TTLFunc of events), so that an event expires
-    // the TTL after it was last written.
-    leases_->getLease(options_.eventTtl, [this, ops = std::move(ops), values = std::move(values),
-                                          cb = std::move(cb)](const Error& err, int64_t id) mutable {
-        if (!err.ok()) {
-            fail(std::move(cb), ops.size(), err);
-            return;
-        }
-        sendTxn(std::move(ops), std::move(values), id, false, std::move(cb));
-    });
+    leaseAndSend(std::move(ops), std::move(values), false, std::move(cb));
 }
 
-void Store::sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values, int64_t lease,
-                    bool retried, WriteCallback cb) {
+// A write waiting for the leases its keys are put under.
+struct Store::PendingLeases {
+    std::vector<WriteOp> ops;
+    std::vector<std::string> values;
+    std::vector<std::chrono::seconds> ttls;
+    // Per TTL the transaction needs, the lease granted (0: not yet).
+    std::map<std::chrono::seconds, int64_t> granted;
+    bool retried = false;
+    WriteCallback cb;
+};
+
+void Store::leaseAndSend(std::vector<WriteOp> ops, std::vector<std::string> values, bool retried,
+                         WriteCallback cb) {
+    // An event is written with a lease, as kube's store writes it: a create
+    // and every update (kube's TTLFunc of events), so that an event expires
+    // the TTL after it was last written; so is a key written with a TTL of
+    // its own (the API servers' leases).
+    auto p = std::make_shared<PendingLeases>();
+    for (const WriteOp& op : ops) {
+        std::chrono::seconds ttl = ttlOf(op);
+        p->ttls.push_back(ttl);
+        if (ttl.count() > 0) {
+            p->granted.emplace(ttl, 0);
+        }
+    }
+    p->ops = std::move(ops);
+    p->values = std::move(values);
+    p->retried = retried;
+    p->cb = std::move(cb);
+    grantLeases(std::move(p));
+}
+
+// The leases of one transaction are had one TTL after the other.
+void Store::grantLeases(std::shared_ptr<PendingLeases> p) {
+    for (auto& [ttl, id] : p->granted) {
+        if (id != 0) {
+            continue;
+        }
+        std::chrono::seconds want = ttl;
+        leaseManager(want).getLease(want, [this, p, want](const Error& err, int64_t got) {
+            if (!err.ok()) {
+                fail(std::move(p->cb), p->ops.size(), err);
+                return;
+            }
+            p->granted[want] = got;
+            grantLeases(p);
+        });
+        return;
+    }
+    std::vector<int64_t> leases;
+    for (std::chrono::seconds ttl : p->ttls) {
+        leases.push_back(ttl.count() > 0 ? p->granted[ttl] : 0);
+    }
+    sendTxn(std::move(p->ops), std::move(p->values), std::move(leases), p->retried,
+            std::move(p->cb));
+}
+
+void Store::sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values,
+                    std::vector<int64_t> leases, bool retried, WriteCallback cb) {
     etcdserverpb::TxnRequest txn;
     for (size_t i = 0; i < ops.size(); i++) {
         const WriteOp& op = ops[i];
@@ -565,30 +633,27 @@ void Store::sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values, i
             etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
             put->set_key(key);
             put->set_value(values[i]);
-            if (lease != 0 && leased(op.key)) {
-                put->set_lease(lease);
+            if (i < leases.size() && leases[i] != 0) {
+                put->set_lease(leases[i]);
             }
         }
         txn.add_failure()->mutable_request_range()->set_key(key);
     }
-    client_->txn(txn, [this, ops = std::move(ops), values = std::move(values), lease, retried,
-                       cb = std::move(cb)](const grpc::Status& status,
-                                           etcdserverpb::TxnResponse& resp) mutable {
-        if (!status.ok() && lease != 0 && !retried &&
+    stats_.txns++;
+    bool leased = std::any_of(leases.begin(), leases.end(), [](int64_t id) { return id != 0; });
+    client_->txn(txn, [this, ops = std::move(ops), values = std::move(values),
+                       leases = std::move(leases), leased, retried, cb = std::move(cb)](
+                          const grpc::Status& status, etcdserverpb::TxnResponse& resp) mutable {
+        if (!status.ok() && leased && !retried &&
             status.error_code() == grpc::StatusCode::NOT_FOUND) {
             // "requested lease not found": revoked, or etcd was restored;
-            // the write asks for a new one, once.
-            leases_->forget(lease);
-            leases_->getLease(options_.eventTtl,
-                              [this, ops = std::move(ops), values = std::move(values),
-                               cb = std::move(cb)](const Error& err, int64_t id) mutable {
-                                  if (!err.ok()) {
-                                      fail(std::move(cb), ops.size(), err);
-                                      return;
-                                  }
-                                  sendTxn(std::move(ops), std::move(values), id, true,
-                                          std::move(cb));
-                              });
+            // the write asks for new ones, once.
+            for (size_t i = 0; i < ops.size(); i++) {
+                if (leases[i] != 0) {
+                    leaseManager(ttlOf(ops[i])).forget(leases[i]);
+                }
+            }
+            leaseAndSend(std::move(ops), std::move(values), true, std::move(cb));
             return;
         }
         Waiting w;
@@ -738,6 +803,252 @@ void Store::dropBelow(Revision revision) {
 
 Revision Store::compactedRevision() {
     return logStart_ + 1;
+}
+
+bool Store::freshAt(Revision wanted) const {
+    return revision_ >= wanted || (verified_ >= wanted && verifiedChanges_ == changes_);
+}
+
+void Store::waitFresh(FreshCallback cb) {
+    if (!loaded_) {
+        stats_.consistentFallbacks++;
+        cb(notLoaded());
+        return;
+    }
+    freshAsked_.push_back(std::move(cb));
+    if (!askingRevision_) {
+        askRevision();
+    }
+}
+
+// One Range at a time asks etcd's revision for every read that came before
+// it was sent (a read that comes while it is in flight waits for the next:
+// a write acknowledged before the read may be newer than what is in flight).
+// It reads one key without its value: only the header's revision matters,
+// from a linearizable read (etcd's ReadIndex).
+void Store::askRevision() {
+    askingRevision_ = true;
+    auto asked = std::make_shared<std::vector<FreshCallback>>();
+    asked->swap(freshAsked_);
+    auto deadline = std::chrono::steady_clock::now() + options_.freshTimeout;
+    etcdserverpb::RangeRequest req;
+    req.set_key(options_.prefix + "/");
+    req.set_count_only(true);
+    stats_.revisionRanges++;
+    client_->range(req, [this, asked, deadline](const grpc::Status& status,
+                                                etcdserverpb::RangeResponse& resp) {
+        askingRevision_ = false;
+        if (!status.ok()) {
+            Error err = grpcError(status, "read of the revision");
+            std::shared_ptr<bool> alive = alive_;
+            for (FreshCallback& cb : *asked) {
+                stats_.consistentFallbacks++;
+                cb(err);
+                if (!*alive) {
+                    return;
+                }
+            }
+        } else {
+            Revision wanted = revisionOf(resp.header().revision());
+            for (FreshCallback& cb : *asked) {
+                freshWaiting_.push_back(FreshWaiter{wanted, std::move(cb), deadline});
+            }
+            releaseFresh();
+        }
+        if (!askingRevision_ && !freshAsked_.empty()) {
+            askRevision();
+        }
+    });
+}
+
+void Store::releaseFresh() {
+    std::vector<FreshCallback> ready;
+    std::vector<FreshCallback> late;
+    Revision lateWanted = 0;
+    auto now = std::chrono::steady_clock::now();
+    for (auto it = freshWaiting_.begin(); it != freshWaiting_.end();) {
+        if (loaded_ && freshAt(it->wanted)) {
+            ready.push_back(std::move(it->cb));
+        } else if (now >= it->deadline) {
+            lateWanted = std::max(lateWanted, it->wanted);
+            late.push_back(std::move(it->cb));
+        } else {
+            ++it;
+            continue;
+        }
+        it = freshWaiting_.erase(it);
+    }
+    armFreshTimer();
+    std::shared_ptr<bool> alive = alive_;
+    for (FreshCallback& cb : ready) {
+        stats_.consistentReads++;
+        cb(Error{});
+        if (!*alive) {
+            return;
+        }
+    }
+    if (late.empty()) {
+        return;
+    }
+    Error err{ErrorCode::Unavailable, "the replica of etcd did not reach revision " +
+                                          std::to_string(lateWanted) + " in time (it is at " +
+                                          std::to_string(revision_) + ")"};
+    for (FreshCallback& cb : late) {
+        stats_.consistentFallbacks++;
+        cb(err);
+        if (!*alive) {
+            return;
+        }
+    }
+}
+
+void Store::armFreshTimer() {
+    if (freshWaiting_.empty()) {
+        freshTimer_.reset();
+        return;
+    }
+    if (freshTimer_) {
+        return;
+    }
+    freshTimer_ = loop_.startTimer(kVerifyDelay, [this, alive = alive_] {
+        if (!*alive) {
+            return;
+        }
+        freshTimer_.reset();
+        verifyReplica();
+        releaseFresh();
+    });
+}
+
+// etcd's revision moved past the replica's and the watch has brought
+// nothing: either its events are on their way, or the revision moved by
+// writes outside the prefix (kube's compact_rev_key, other programs), which
+// the watch never brings. The replica holds etcd's state at the wanted
+// revision when no key under the prefix was modified after the replica's
+// revision and the number of keys is the same (a deletion lowers it, a
+// creation or an update is a modified key); its reads are then
+// linearizable without waiting for the watch. etcd reads the prefix's keys
+// for this (min_mod_revision filters after the read), so it is asked only
+// after kVerifyDelay and once at a time.
+void Store::verifyReplica() {
+    if (verifying_ || freshWaiting_.empty() || !loaded_) {
+        return;
+    }
+    Revision target = 0;
+    for (const FreshWaiter& w : freshWaiting_) {
+        target = std::max(target, w.wanted);
+    }
+    if (target <= revision_) {
+        return;
+    }
+    Revision at = revision_;
+    uint64_t changes = changes_;
+    size_t count = objects_.size();
+    etcdserverpb::RangeRequest req;
+    req.set_key(options_.prefix + "/");
+    req.set_range_end(rangeEnd_);
+    req.set_revision(static_cast<int64_t>(target));
+    req.set_keys_only(true);
+    req.set_min_mod_revision(static_cast<int64_t>(at + 1));
+    verifying_ = true;
+    stats_.revisionRanges++;
+    client_->range(req, [this, target, changes, count](const grpc::Status& status,
+                                                       etcdserverpb::RangeResponse& resp) {
+        verifying_ = false;
+        if (!status.ok() || changes != changes_) {
+            return;
+        }
+        if (resp.kvs_size() == 0 && resp.count() >= 0 &&
+            static_cast<size_t>(resp.count()) == count) {
+            verified_ = target;
+            verifiedChanges_ = changes;
+            releaseFresh();
+        }
+    });
+}
+
+void Store::getLinearizable(std::string_view key, GetCallback cb) {
+    etcdserverpb::RangeRequest req;
+    req.set_key(etcdKey(key));
+    stats_.ranges++;
+    client_->range(req, [this, key = std::string(key), cb = std::move(cb)](
+                            const grpc::Status& status, etcdserverpb::RangeResponse& resp) {
+        if (!status.ok()) {
+            cb(grpcError(status, "read of \"" + etcdKey(key) + "\""), nullptr);
+            return;
+        }
+        if (resp.kvs().empty()) {
+            cb(keyError(ErrorCode::NotFound, key, "not found"), nullptr);
+            return;
+        }
+        Entry e = entryOf(key, resp.kvs(0));
+        if (!e.corrupt.empty()) {
+            cb(Error{ErrorCode::Internal, e.corrupt}, nullptr);
+            return;
+        }
+        ObjectView view{key, e.value, e.modRevision, e.createRevision};
+        cb(Error{}, &view);
+    });
+}
+
+void Store::listLinearizable(const ListOptions& opts, ListCallback cb) {
+    const std::string_view from = std::max<std::string_view>(opts.startKey, opts.prefix);
+    etcdserverpb::RangeRequest req;
+    req.set_key(etcdKey(from));
+    req.set_range_end(prefixEnd(etcdKey(opts.prefix)));
+    req.set_limit(static_cast<int64_t>(opts.limit));
+    stats_.ranges++;
+    client_->range(req, [this, prefix = opts.prefix, cb = std::move(cb)](
+                            const grpc::Status& status, etcdserverpb::RangeResponse& resp) {
+        if (!status.ok()) {
+            cb(grpcError(status, "read of \"" + etcdKey(prefix) + "\""), ListResult{});
+            return;
+        }
+        std::vector<std::pair<std::string, Entry>> read;
+        read.reserve(static_cast<size_t>(resp.kvs_size()));
+        for (const mvccpb::KeyValue& kv : resp.kvs()) {
+            std::string key = registryKey(kv.key());
+            Entry e = entryOf(key, kv);
+            if (e.corrupt.empty()) {
+                read.emplace_back(std::move(key), std::move(e));
+            }
+        }
+        std::vector<ObjectView> items;
+        items.reserve(read.size());
+        for (const auto& [key, e] : read) {
+            items.push_back(ObjectView{key, e.value, e.modRevision, e.createRevision});
+        }
+        ListResult result;
+        result.items = items;
+        result.revision = revisionOf(resp.header().revision());
+        result.more = resp.more();
+        if (resp.more() && resp.count() > resp.kvs_size()) {
+            result.remaining = static_cast<uint64_t>(resp.count() - resp.kvs_size());
+        }
+        cb(Error{}, result);
+    });
+}
+
+std::string Store::metricsText() {
+    std::string out =
+        "# HELP etcd_requests_total [ALPHA] Etcd request counts for each operation, in the "
+        "worker that answered the scrape: range (objects read), revision (consistent reads "
+        "asking etcd's revision, checks of the replica), txn (writes).\n"
+        "# TYPE etcd_requests_total counter\n";
+    out += "etcd_requests_total{operation=\"range\"} " + std::to_string(stats_.ranges) + "\n";
+    out += "etcd_requests_total{operation=\"revision\"} " + std::to_string(stats_.revisionRanges) +
+           "\n";
+    out += "etcd_requests_total{operation=\"txn\"} " + std::to_string(stats_.txns) + "\n";
+    out +=
+        "# HELP apiserver_watch_cache_consistent_read_total [ALPHA] Counter for consistent reads "
+        "from cache, in the worker that answered the scrape: served from the watch cache once "
+        "it caught up with etcd, or read from etcd (fallback) when it did not in time.\n"
+        "# TYPE apiserver_watch_cache_consistent_read_total counter\n";
+    out += "apiserver_watch_cache_consistent_read_total{fallback=\"false\",success=\"true\"} " +
+           std::to_string(stats_.consistentReads) + "\n";
+    out += "apiserver_watch_cache_consistent_read_total{fallback=\"true\",success=\"false\"} " +
+           std::to_string(stats_.consistentFallbacks) + "\n";
+    return out;
 }
 
 }  // namespace kube::storage::etcd

@@ -22,7 +22,7 @@ class WatchResponse;
 namespace mvccpb {
 class Event;
 class KeyValue;
-}
+}  // namespace mvccpb
 namespace grpc {
 class Status;
 }
@@ -62,6 +62,25 @@ struct Options {
     size_t maxLogEvents = 100 * 1024;
     // How values are stored (kube's encoding when the server sets it).
     ValueCodec codec;
+    // How long a consistent read waits for the replica to reach etcd's
+    // revision before it reads etcd instead (kube's 3 s).
+    std::chrono::milliseconds freshTimeout{3000};
+};
+
+// What a Store asked of etcd and how its consistent reads were served, for
+// /metrics (kube's etcd_requests_total and
+// apiserver_watch_cache_consistent_read_total).
+struct Stats {
+    // Ranges that read objects: the replica's load, reads through to etcd.
+    uint64_t ranges = 0;
+    // Ranges that only asked for etcd's revision (consistent reads) or
+    // checked the replica against it.
+    uint64_t revisionRanges = 0;
+    uint64_t txns = 0;
+    // Consistent reads served from the replica once it caught up, and those
+    // that read etcd instead (it did not, in time).
+    uint64_t consistentReads = 0;
+    uint64_t consistentFallbacks = 0;
 };
 
 // The etcd v3 backend: several hosts share one etcd cluster (issue 17).
@@ -136,6 +155,19 @@ public:
     // replica is loaded (kube-apiserver's "etcd" health check).
     std::string health() override;
 
+    // Asks etcd for its revision (one Range shared by every read that came
+    // before it was sent) and calls back once the replica has reached it:
+    // the read is then linearizable, whichever host wrote. When etcd's
+    // revision moved by writes outside the prefix, which the watch does not
+    // bring, the replica is checked against etcd at that revision (its keys
+    // modified since and its count). Fails after Options::freshTimeout.
+    void waitFresh(FreshCallback cb) override;
+    // A Range of etcd itself (consistent reads that fell back).
+    void getLinearizable(std::string_view key, GetCallback cb) override;
+    void listLinearizable(const ListOptions& opts, ListCallback cb) override;
+    std::string metricsText() override;
+    const Stats& stats() const { return stats_; }
+
     // The etcd key of a registry key, and back.
     std::string etcdKey(std::string_view key) const;
     std::string registryKey(std::string_view etcdKey) const;
@@ -155,6 +187,12 @@ private:
         bool created = false;
         std::string key;
         std::string value;
+    };
+    // A consistent read waiting for the replica to reach `wanted`.
+    struct FreshWaiter {
+        Revision wanted = 0;
+        FreshCallback cb;
+        std::chrono::steady_clock::time_point deadline;
     };
     // A write etcd committed, waiting for the replica to reach its revision.
     struct Waiting {
@@ -188,8 +226,23 @@ private:
     bool leased(std::string_view key) const;
     // The transaction of write(), once `values` are encoded and `lease`
     // granted (0: none); a lease etcd no longer knows is asked anew once.
-    void sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values, int64_t lease,
-                 bool retried, WriteCallback cb);
+    void sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values,
+                 std::vector<int64_t> leases, bool retried, WriteCallback cb);
+    // The TTL `op` is written with (its own, or the event TTL); 0: none.
+    std::chrono::seconds ttlOf(const WriteOp& op) const;
+    LeaseManager& leaseManager(std::chrono::seconds ttl);
+    // Grants (or reuses) the leases `ops` need, then sends their transaction.
+    struct PendingLeases;
+    void grantLeases(std::shared_ptr<PendingLeases> p);
+    void leaseAndSend(std::vector<WriteOp> ops, std::vector<std::string> values, bool retried,
+                      WriteCallback cb);
+    // Consistent reads: the next revision Range, the waiters it released,
+    // the check of the replica when etcd's revision moved outside the prefix.
+    void askRevision();
+    void releaseFresh();
+    void armFreshTimer();
+    void verifyReplica();
+    bool freshAt(Revision wanted) const;
     void fail(WriteCallback cb, size_t ops, Error error, size_t failedOp = 0);
     // The feed keeps nothing below `revision`, which etcd compacted.
     void dropBelow(Revision revision);
@@ -201,7 +254,8 @@ private:
     util::EventLoop& loop_;
     std::string rangeEnd_;
     std::unique_ptr<Client> client_;
-    std::unique_ptr<LeaseManager> leases_;
+    // One per TTL: events' hour, the API servers' leases' seconds.
+    std::map<std::chrono::seconds, std::unique_ptr<LeaseManager>> leases_;
     std::unique_ptr<Compactor> compactor_;
 
     std::map<std::string, Entry, std::less<>> objects_;
@@ -220,6 +274,20 @@ private:
     // Why etcd is not answering (the last failure of the load or the watch);
     // cleared by the next answer.
     std::string down_;
+    // Consistent reads: those waiting for the next revision Range (one in
+    // flight at a time), and those waiting for the replica.
+    std::vector<FreshCallback> freshAsked_;
+    bool askingRevision_ = false;
+    std::deque<FreshWaiter> freshWaiting_;
+    std::unique_ptr<util::EventLoop::Timer> freshTimer_;
+    bool verifying_ = false;
+    // etcd's state at verified_ is the replica's, as long as the replica
+    // has not changed since (changes_ == verifiedChanges_).
+    Revision verified_ = 0;
+    uint64_t verifiedChanges_ = 0;
+    // Bumped whenever the replica changes.
+    uint64_t changes_ = 0;
+    Stats stats_;
     // Cleared by the destructor; timers and posted tasks check it.
     std::shared_ptr<bool> alive_;
 };
