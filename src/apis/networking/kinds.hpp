@@ -7,6 +7,8 @@ namespace kube::apis::networking {
 
 registry::KindInfo ingressClassKind();
 registry::KindInfo ingressKind();
+registry::KindInfo ipAddressKind();
 registry::KindInfo networkPolicyKind();
+registry::KindInfo serviceCIDRKind();
 
 }  // namespace kube::apis::networking
