@@ -29,6 +29,11 @@ my %want = (
         . 'create,delete,deletecollection,get,list,patch,update,watch',
     runtimeclasses => 'runtimeclasses node.k8s.io/v1 false RuntimeClass '
         . 'create,delete,deletecollection,get,list,patch,update,watch',
+    # kube 1.33's (1.26.5 has neither)
+    ipaddresses => 'ipaddresses ip networking.k8s.io/v1 false IPAddress '
+        . 'create,delete,deletecollection,get,list,patch,update,watch',
+    servicecidrs => 'servicecidrs networking.k8s.io/v1 false ServiceCIDR '
+        . 'create,delete,deletecollection,get,list,patch,update,watch',
 );
 my $out = $s->kc_ok(undef, 'api-resources -o wide', 'api-resources', '-o', 'wide');
 my %got;

@@ -57,7 +57,7 @@ void builtin_kinds_are_registered_in_kube_group_order(void**) {
         names.push_back(g.name);
     }
     assert_true(names == kube::testing::kubeGroupOrder());
-    assert_int_equal(scheme().all().size(), 62);
+    assert_int_equal(scheme().all().size(), 64);
     std::set<std::string> resources;
     for (const auto& k : scheme().all()) {
         assert_true(resources.insert(k->group + "/" + k->version + "/" + k->resource).second);
