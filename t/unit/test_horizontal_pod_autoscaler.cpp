@@ -369,7 +369,7 @@ void v1_writes_convert_as_kube_converts(void**) {
                             "0: must be greater than 0\n") != std::string::npos);
     // Discovery lists v2 first and prefers it, as kube 1.26 does.
     kube::util::json::Document g =
-        kube::testing::parseBody(s.send("GET", "/apis/autoscaling").body);
+        kube::testing::parseJson(s.send("GET", "/apis/autoscaling").body);
     assert_string_equal(kube::util::json::serialize(g["versions"]).c_str(),
                         R"([{"groupVersion":"autoscaling/v2","version":"v2"},)"
                         R"({"groupVersion":"autoscaling/v1","version":"v1"}])");
@@ -387,7 +387,7 @@ void v1_is_applied_and_managed_at_v1(void**) {
     HttpResponse r =
         s.send("PATCH", name + "?fieldManager=ctl", body, "application/apply-patch+yaml");
     assert_int_equal(r.status, 201);
-    kube::util::json::Document d = kube::testing::parseBody(r.body);
+    kube::util::json::Document d = kube::testing::parseJson(r.body);
     const auto& entry = d["metadata"]["managedFields"][0];
     assert_string_equal(kube::util::json::stringMember(entry, "apiVersion").data(),
                         "autoscaling/v1");

@@ -33,7 +33,7 @@ namespace json = kube::util::json;
 namespace storage = kube::storage;
 using kube::testing::ServedServer;
 
-auto& parse = kube::testing::parseBody;
+auto& parse = kube::testing::parseJson;
 
 constexpr const char* kEndpoints = "/api/v1/namespaces/default/endpoints/kubernetes";
 constexpr const char* kSlice =
