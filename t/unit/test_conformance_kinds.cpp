@@ -49,6 +49,8 @@ const char* kName = "conf-obj";
 const char* kCrdName = "confobjs.conf.example.com";
 // An APIService's is <spec.version>.<spec.group>.
 const char* kApiServiceName = "v1.conf.example.com";
+// An IPAddress's is the address.
+const char* kIpAddressName = "192.0.2.10";
 
 #define POD_TEMPLATE(restart)                                              \
     R"("template":{"metadata":{"labels":{"app":"conf"}},"spec":{)" restart \
@@ -98,6 +100,9 @@ const std::map<std::string, std::string> kMinimalBodies = {
      R"({"eventTime":"2024-01-01T00:00:00.000000Z","reportingController":"conf","reportingInstance":"c-1",)"
      R"("action":"Conform","reason":"Conformance","type":"Normal","regarding":{"namespace":"conf"}})"},
     {"networking.k8s.io/ingressclasses", R"({"spec":{"controller":"example.com/ingress"}})"},
+    {"networking.k8s.io/servicecidrs", R"({"spec":{"cidrs":["10.96.0.0/16"]}})"},
+    {"networking.k8s.io/ipaddresses",
+     R"({"spec":{"parentRef":{"resource":"services","namespace":"conf","name":"web"}}})"},
     {"networking.k8s.io/ingresses",
      R"({"spec":{"defaultBackend":{"service":{"name":"web","port":{"number":80}}}}})"},
     {"networking.k8s.io/networkpolicies", R"({"spec":{"podSelector":{}}})"},
@@ -243,6 +248,7 @@ void runConformance(Fixture& f, const KindInfo& k) {
     const std::string collection = collectionUrl(k);
     const std::string name = k.kind == "CustomResourceDefinition" ? kCrdName
                              : k.kind == "APIService"             ? kApiServiceName
+                             : k.kind == "IPAddress"              ? kIpAddressName
                                                                   : kName;
     const std::string item = collection + "/" + name;
 
