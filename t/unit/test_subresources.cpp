@@ -196,8 +196,9 @@ void every_kind_with_a_status_subresource_lists_it(void**) {
     }
     assert_int_equal(scalable, 4);     // replicationcontrollers too
     // the flowcontrol kinds at v1 and v1beta3, horizontalpodautoscalers at v1
-    // and v2, certificatesigningrequests, apiservices and validatingadmissionpolicies among them
-    assert_int_equal(withStatus, 27);
+    // and v2, certificatesigningrequests, apiservices, validatingadmissionpolicies and
+    // servicecidrs among them
+    assert_int_equal(withStatus, 28);
 }
 
 // --- over the server -------------------------------------------------------------------------
