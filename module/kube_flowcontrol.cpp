@@ -121,7 +121,40 @@ ngx_http_kube_fc_note_rejected(ngx_http_kube_fc_request_t *fc,
 }
 
 
-/* Gives back the request's seat, or its place in a queue. */
+/* The lease of the request's level, if this worker has one. */
+ngx_http_kube_fc_lease_t *
+ngx_http_kube_fc_find_lease(ngx_http_kube_fc_worker_t *w, const char *key)
+{
+    for (ngx_http_kube_fc_lease_t &lease : w->leases) {
+        if (lease.key == key && key != nullptr) {
+            return &lease;
+        }
+    }
+
+    return NULL;
+}
+
+
+void
+ngx_http_kube_fc_remember_lease(ngx_http_kube_fc_request_t *fc)
+{
+    ngx_http_kube_fc_lease_t   *lease;
+    ngx_http_kube_fc_worker_t  *w = ngx_http_kube_fc_worker;
+
+    lease = ngx_http_kube_fc_find_lease(w, fc->level_key);
+    if (lease == NULL) {
+        lease = &w->leases[w->next_lease++ % NGX_HTTP_KUBE_FC_LEASES];
+    }
+
+    lease->key = fc->level_key;
+    lease->level = fc->seat.level;
+    lease->generation = fc->generation;
+}
+
+
+/* Gives back the request's seat, or its place in a queue: a leased seat
+ * without the lock while it can, else under it, where the seat may become
+ * this worker's lease. */
 void
 ngx_http_kube_fc_release(ngx_http_kube_fc_request_t *fc)
 {
@@ -159,10 +192,17 @@ ngx_http_kube_fc_release(ngx_http_kube_fc_request_t *fc)
     std::int64_t now = ngx_http_kube_fc_now();
     int owner = ngx_http_kube_fc_worker->owner;
 
+    if (fc->state == NGX_HTTP_KUBE_FC_EXECUTING && d.returnLease(fc->seat, owner)) {
+        ngx_http_kube_fc_note_finished(fc, now);
+        fc->state = NGX_HTTP_KUBE_FC_RELEASED;
+        return;
+    }
+
     shpool = ngx_http_kube_fc_shpool();
     ngx_shmtx_lock(&shpool->mutex);
 
     bool cancelled = false;
+    bool leased = false;
 
     if (fc->state == NGX_HTTP_KUBE_FC_WAITING) {
         std::optional<Seat> seat = d.cancel(fc->ticket, false, now, wakes);
@@ -172,10 +212,20 @@ ngx_http_kube_fc_release(ngx_http_kube_fc_request_t *fc)
         cancelled = true;
 
     } else {
-        d.release(fc->seat, owner, now, wakes);
+        /* a lease only for the configuration the request was classified
+         * under: its level's name is this worker's key to it */
+        leased = fc->level_key != nullptr && d.generation() == fc->generation
+                 && d.keepAsLease(fc->seat, owner, now);
+        if (!leased) {
+            d.release(fc->seat, owner, now, wakes);
+        }
     }
 
     ngx_shmtx_unlock(&shpool->mutex);
+
+    if (leased) {
+        ngx_http_kube_fc_remember_lease(fc);
+    }
 
     if (cancelled) {
         /* the client went away while it waited */
@@ -539,12 +589,29 @@ try {
     std::int64_t now = ngx_http_kube_fc_now();
     fc->arrived_ns = now;
 
-    shpool = ngx_http_kube_fc_shpool();
-    ngx_shmtx_lock(&shpool->mutex);
-    Admission a = Dispatcher(*state).admit(level, hash, owner, now, wakes);
-    ngx_shmtx_unlock(&shpool->mutex);
+    Dispatcher d(*state);
+    fc->level_key = level.data();
+    fc->generation = d.generation();
 
-    ngx_http_kube_fc_wake(state, wakes);
+    /* this worker's lease at the level, else the zone under its lock */
+    Admission a;
+    ngx_http_kube_fc_lease_t *lease =
+        ngx_http_kube_fc_find_lease(ngx_http_kube_fc_worker, fc->level_key);
+
+    if (lease != NULL && lease->generation == fc->generation
+        && d.takeLease(lease->level, owner, lease->generation))
+    {
+        a.outcome = Admission::Outcome::Execute;
+        a.seat = {lease->level, -1, now, true, lease->generation};
+
+    } else {
+        shpool = ngx_http_kube_fc_shpool();
+        ngx_shmtx_lock(&shpool->mutex);
+        a = d.admit(level, hash, owner, now, wakes);
+        ngx_shmtx_unlock(&shpool->mutex);
+
+        ngx_http_kube_fc_wake(state, wakes);
+    }
 
     switch (a.outcome) {
 

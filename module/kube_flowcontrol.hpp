@@ -48,6 +48,21 @@ struct ngx_http_kube_fc_request_t {
     ngx_http_kube_flow_series_t  *series = nullptr;
     std::int64_t         arrived_ns = 0;
     std::int64_t         started_ns = 0;
+    /* its level as this worker's leases know it: the level's name (its
+     * address), under the zone's configuration generation */
+    const char          *level_key = nullptr;
+    std::uint64_t        generation = 0;
+};
+
+#define NGX_HTTP_KUBE_FC_LEASES  8
+
+/* A seat this worker keeps between requests (Dispatcher::keepAsLease):
+ * requests whose level's name is `key` take it without the zone's lock
+ * while the zone's configuration is still `generation`. */
+struct ngx_http_kube_fc_lease_t {
+    const char          *key = nullptr;
+    int                  level = -1;
+    std::uint64_t        generation = 0;
 };
 
 /* What this worker knows of the zone. */
@@ -60,6 +75,8 @@ struct ngx_http_kube_fc_worker_t {
     /* the attributes classified, refilled for every request: assigning
      * keeps the strings' memory, so a request allocates nothing here */
     kube::authz::Attributes                                  attrs;
+    ngx_http_kube_fc_lease_t              leases[NGX_HTTP_KUBE_FC_LEASES];
+    ngx_uint_t                                               next_lease = 0;
 };
 
 extern ngx_http_kube_fc_worker_t  *ngx_http_kube_fc_worker;

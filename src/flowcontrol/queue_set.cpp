@@ -1,6 +1,7 @@
 #include "flowcontrol/queue_set.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "flowcontrol/shuffle_sharding.hpp"
@@ -9,7 +10,7 @@ namespace kube::flowcontrol {
 
 namespace {
 
-constexpr std::uint32_t kMagic = 0x41504632;  // "APF2"
+constexpr std::uint32_t kMagic = 0x41504633;  // "APF3"
 
 std::string_view nameOf(const LevelSlot& l) {
     return std::string_view(l.name, strnlen(l.name, sizeof(l.name)));
@@ -25,6 +26,20 @@ bool limited(const LevelSlot& l) {
     return l.used && !l.exempt;
 }
 
+// What takes and returns leases without the lock reads and writes through
+// these; everything else is written under the lock.
+template <typename T>
+std::atomic_ref<T> shared(T& value) {
+    return std::atomic_ref<T>(value);
+}
+
+void setBit(std::uint64_t& word, int bit) {
+    std::uint64_t mask = std::uint64_t{1} << bit;
+    if ((word & mask) == 0) {  // a line written only when it changes
+        word |= mask;
+    }
+}
+
 }  // namespace
 
 void Dispatcher::initialize() {
@@ -38,7 +53,9 @@ void Dispatcher::initialize() {
 
 bool Dispatcher::applyConfiguration(const Configuration& config, std::int64_t nowNs, Wakes& wakes) {
     bool complete = true;
-    s_.generation++;
+    // leases taken from now on are checked against the new levels
+    shared(s_.generation).fetch_add(1, std::memory_order_seq_cst);
+    reclaimIdleLeases();
 
     for (LevelSlot& l : s_.level) {
         l.present = 0;
@@ -145,6 +162,7 @@ void Dispatcher::dropOwner(int owner, std::int64_t nowNs, Wakes& wakes) {
     }
 
     std::memset(&o, 0, sizeof(o));
+    s_.leaseOwners[owner / 64] &= ~(std::uint64_t{1} << (owner % 64));
     dispatchAsMuchAsPossible(nowNs, wakes);
 }
 
@@ -278,6 +296,11 @@ Admission Dispatcher::admit(std::string_view level, std::uint64_t flowHash, int 
 
     syncTime(l, nowNs);
 
+    // seats kept idle by owners' leases are wanted now
+    if (!canTakeSeat(l, false) && reclaimIdleLeases() > 0) {
+        dispatchAsMuchAsPossible(nowNs, wakes);
+    }
+
     // queueSet.StartRequest step 0: no queues, the seat limit alone
     if (l.queues == 0) {
         if (!canTakeSeat(l, false)) {
@@ -344,9 +367,11 @@ Admission Dispatcher::admit(std::string_view level, std::uint64_t flowHash, int 
     }
     q.tail = slot + 1;
     changeQueue(l, q, 0, 1);
-    l.waiting++;
+    changeWaiting(l, 1);
     boundNextDispatch(l, q);
 
+    // a lease that went idle before this request was counted as waiting
+    reclaimIdleLeases();
     dispatchAsMuchAsPossible(nowNs, wakes);
 
     a.ticket = {slot, w.serial};
@@ -414,22 +439,140 @@ void Dispatcher::release(const Seat& seat, int owner, std::int64_t nowNs, Wakes&
     LevelSlot& l = s_.level[seat.level];
     syncTime(l, nowNs);
     l.seatsInUse = std::max(l.seatsInUse - 1, 0);
-    if (owner >= 0 && s_.owner[owner].held[seat.level] > 0) {
-        s_.owner[owner].held[seat.level]--;
+    if (owner >= 0) {
+        OwnerSlot& o = s_.owner[owner];
+        if (o.held[seat.level] > 0) {
+            o.held[seat.level]--;
+        }
+        if (seat.leased && o.leased[seat.level] > 0 && --o.leased[seat.level] == 0 &&
+            shared(o.idle[seat.level]).load() == 0) {
+            o.leaseLevels &= ~(std::uint64_t{1} << seat.level);
+        }
     }
-
-    if (seat.queue >= 0 && seat.queue < kMaxQueuesPerLevel) {
-        QueueSlot& q = l.queue[seat.queue];
-        changeQueue(l, q, -1, 0);
-        // finishRequestLocked: the start of the queue's next request moves
-        // by what the request took beyond (or short of) its estimate
-        double actual = static_cast<double>(std::max<std::int64_t>(nowNs - seat.startNs, 0)) / 1e9;
-        q.nextDispatchR -= kEstimatedServiceSeconds - actual;
-        boundNextDispatch(l, q);
-    }
+    leaveQueue(l, seat, nowNs);
 
     freeLevelIfIdle(seat.level);
     dispatchAsMuchAsPossible(nowNs, wakes);
+}
+
+// finishRequestLocked: the seat leaves its queue, and the start of the
+// queue's next request moves by what the request took beyond (or short of)
+// its estimate.
+void Dispatcher::leaveQueue(LevelSlot& l, const Seat& seat, std::int64_t nowNs) {
+    if (seat.queue < 0 || seat.queue >= kMaxQueuesPerLevel) {
+        return;
+    }
+    QueueSlot& q = l.queue[seat.queue];
+    changeQueue(l, q, -1, 0);
+    double actual = static_cast<double>(std::max<std::int64_t>(nowNs - seat.startNs, 0)) / 1e9;
+    q.nextDispatchR -= kEstimatedServiceSeconds - actual;
+    boundNextDispatch(l, q);
+}
+
+bool Dispatcher::keepAsLease(const Seat& seat, int owner, std::int64_t nowNs) {
+    if (owner < 0 || owner >= kMaxOwners || seat.level < 0 || seat.level >= kMaxLevels) {
+        return false;
+    }
+    LevelSlot& l = s_.level[seat.level];
+    OwnerSlot& o = s_.owner[owner];
+    std::atomic_ref<std::int32_t> idle = shared(o.idle[seat.level]);
+    if (!limited(l) || !l.present || shared(s_.waitingTotal).load() != 0 ||
+        l.seatsInUse >= l.nominalSeats || o.held[seat.level] <= 0 ||
+        idle.load() >= kMaxIdleLeases || (seat.leased && o.leased[seat.level] <= 0)) {
+        return false;
+    }
+
+    syncTime(l, nowNs);
+    if (!seat.leased) {
+        leaveQueue(l, seat, nowNs);
+        o.leased[seat.level]++;
+    }
+    setBit(o.leaseLevels, seat.level);
+    setBit(s_.leaseOwners[owner / 64], owner % 64);
+    idle.fetch_add(1, std::memory_order_seq_cst);
+    return true;
+}
+
+bool Dispatcher::takeLease(int level, int owner, std::uint64_t generation) {
+    if (owner < 0 || owner >= kMaxOwners || level < 0 || level >= kMaxLevels ||
+        shared(s_.generation).load(std::memory_order_acquire) != generation ||
+        shared(s_.waitingTotal).load(std::memory_order_relaxed) != 0) {
+        return false;
+    }
+    std::atomic_ref<std::int32_t> idle = shared(s_.owner[owner].idle[level]);
+    std::int32_t n = idle.load(std::memory_order_relaxed);
+    while (n > 0) {
+        if (idle.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel,
+                                       std::memory_order_relaxed)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool Dispatcher::returnLease(const Seat& seat, int owner) {
+    if (!seat.leased || owner < 0 || owner >= kMaxOwners || seat.level < 0 ||
+        seat.level >= kMaxLevels ||
+        shared(s_.generation).load(std::memory_order_acquire) != seat.generation ||
+        shared(s_.waitingTotal).load(std::memory_order_seq_cst) != 0) {
+        return false;
+    }
+    // only the owner raises its count, so this bound holds
+    std::atomic_ref<std::int32_t> idle = shared(s_.owner[owner].idle[seat.level]);
+    if (idle.load(std::memory_order_relaxed) >= kMaxIdleLeases) {
+        return false;
+    }
+
+    // Against a request that starts waiting meanwhile (waitingTotal, then
+    // reclaimIdleLeases, under the lock): each side writes its count, then
+    // reads the other's, so one of them sees the other.
+    idle.fetch_add(1, std::memory_order_seq_cst);
+    if (shared(s_.waitingTotal).load(std::memory_order_seq_cst) == 0) {
+        return true;
+    }
+    std::int32_t n = idle.load(std::memory_order_seq_cst);
+    while (n > 0) {
+        if (idle.compare_exchange_weak(n, n - 1, std::memory_order_seq_cst)) {
+            return false;  // taken back: released under the lock
+        }
+    }
+    return true;  // a reclaim took it to the level already
+}
+
+int Dispatcher::reclaimIdleLeases(int only) {
+    int total = 0;
+    for (int word = 0; word < kMaxOwners / 64; word++) {
+        for (std::uint64_t bits = s_.leaseOwners[word]; bits != 0; bits &= bits - 1) {
+            int owner = word * 64 + __builtin_ctzll(bits);
+            if (only >= 0 && owner != only) {
+                continue;
+            }
+            OwnerSlot& o = s_.owner[owner];
+            for (std::uint64_t levels = o.leaseLevels; levels != 0; levels &= levels - 1) {
+                int i = __builtin_ctzll(levels);
+                std::int32_t n = shared(o.idle[i]).exchange(0, std::memory_order_seq_cst);
+                if (n > 0) {
+                    LevelSlot& l = s_.level[i];
+                    l.seatsInUse = std::max(l.seatsInUse - n, 0);
+                    o.held[i] = std::max(o.held[i] - n, 0);
+                    o.leased[i] = std::max(o.leased[i] - n, 0);
+                    total += n;
+                }
+                if (o.leased[i] == 0) {
+                    o.leaseLevels &= ~(std::uint64_t{1} << i);
+                }
+                freeLevelIfIdle(i);
+            }
+            if (o.leaseLevels == 0) {
+                s_.leaseOwners[word] &= ~(std::uint64_t{1} << (owner % 64));
+            }
+        }
+    }
+    return total;
+}
+
+std::uint64_t Dispatcher::generation() const {
+    return shared(s_.generation).load(std::memory_order_acquire);
 }
 
 // Levels within their nominal seats first, then the borrowers; one request
@@ -489,7 +632,7 @@ bool Dispatcher::dispatchOne(int level, std::int64_t nowNs, Wakes& wakes) {
     }
     w.next = 0;
     changeQueue(l, q, 0, -1);
-    l.waiting--;
+    changeWaiting(l, -1);
 
     w.state = static_cast<std::uint32_t>(WaitState::Dispatched);
     w.startNs = nowNs;
@@ -536,7 +679,7 @@ void Dispatcher::unlinkWaiting(int slot) {
                 q.tail = prev;
             }
             changeQueue(l, q, 0, -1);
-            l.waiting--;
+            changeWaiting(l, -1);
             break;
         }
         prev = cur;
@@ -575,6 +718,11 @@ void Dispatcher::freeLevelIfIdle(int level) {
     while (s_.levelEnd > 0 && !s_.level[s_.levelEnd - 1].used) {
         s_.levelEnd--;
     }
+}
+
+void Dispatcher::changeWaiting(LevelSlot& l, int delta) {
+    l.waiting += delta;
+    shared(s_.waitingTotal).fetch_add(delta, std::memory_order_seq_cst);
 }
 
 // Every change of a queue's seats or waiting requests goes through here, so

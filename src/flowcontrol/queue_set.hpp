@@ -95,16 +95,31 @@ struct WaitingSlot {
 struct alignas(64) OwnerSlot {
     std::int32_t pid;               // 0: free
     std::int32_t workerSlot;        // ngx_worker, whose eventfd wakes it
-    std::int32_t held[kMaxLevels];  // seats its executing requests hold
+    std::int32_t held[kMaxLevels];  // seats its requests and its leases hold
+    // Leases (Dispatcher::keepAsLease): of the seats held, those kept
+    // between requests, idle or taken again without the lock
+    std::uint64_t leaseLevels;        // levels where leased > 0
+    std::int32_t leased[kMaxLevels];  // idle or in use again
+    // the idle ones: the owner takes and returns them without the lock
+    // (atomically, on its own cache lines); others reclaim them under it
+    alignas(64) std::int32_t idle[kMaxLevels];
 };
+
+// At most this many idle leased seats per owner and level: a worker runs
+// one request at a time, a few when they wait on storage.
+inline constexpr int kMaxIdleLeases = 1;
 
 struct SharedState {
     std::uint32_t magic;
     std::uint32_t serial;
-    std::int32_t freeHead;     // first free WaitingSlot + 1
-    std::int32_t levelEnd;     // slots past this one are unused
-    std::uint64_t generation;  // configurations applied
-    LevelSlot level[kMaxLevels];
+    std::int32_t freeHead;  // first free WaitingSlot + 1
+    std::int32_t levelEnd;  // slots past this one are unused
+    // read by every request that takes or returns a lease, written only
+    // when a configuration is applied or requests start or stop waiting:
+    alignas(64) std::uint64_t generation;  // configurations applied
+    std::int32_t waitingTotal;             // waiting requests, all levels
+    std::uint64_t leaseOwners[kMaxOwners / 64];  // owners with leases
+    alignas(64) LevelSlot level[kMaxLevels];
     WaitingSlot waiting[kMaxWaiting];
     OwnerSlot owner[kMaxOwners];
 };
@@ -119,6 +134,8 @@ struct Seat {
     std::int32_t level = -1;
     std::int32_t queue = -1;  // -1: dispatched without a queue
     std::int64_t startNs = 0;
+    bool leased = false;          // one of its owner's leases
+    std::uint64_t generation = 0;  // the configuration it was leased under
 };
 
 // A parked request, as its worker knows it.
@@ -209,6 +226,39 @@ class Dispatcher {
     // are dispatched into the seats free now.
     void release(const Seat& seat, int owner, std::int64_t nowNs, Wakes& wakes);
 
+    // Leases: the cost of a request is the lock and the shared cache lines
+    // it writes, which every worker's requests pass through. While nothing
+    // waits anywhere, a worker whose request ends may keep its seat, idle,
+    // for its next request at that level (keepAsLease, under the lock),
+    // and takes and returns it without the lock (takeLease, returnLease),
+    // on cache lines of its own. The seat stays counted as in use at its
+    // level and held by the owner, so the limits are exact. Idle leases go
+    // back whenever a seat is wanted: a request its level cannot seat at
+    // once, a request that starts waiting, a new configuration reclaim
+    // every owner's (reclaimIdleLeases). A lease is kept only while its
+    // level has another seat free, and bypasses the queues: fair queuing
+    // orders requests when a level is saturated, and then nothing is
+    // leased. Leased requests are not counted in LevelStats::dispatched.
+
+    // Under the lock: the finished request's seat becomes an idle lease of
+    // `owner` (true), or the caller releases it (false).
+    bool keepAsLease(const Seat& seat, int owner, std::int64_t nowNs);
+
+    // Without the lock: one of `owner`'s idle leases at `level`, if the
+    // configuration is still `generation` and nothing waits.
+    bool takeLease(int level, int owner, std::uint64_t generation);
+
+    // Without the lock: the leased seat of a finished request is idle
+    // again (true); false when it must be released under the lock (a new
+    // configuration, or requests wait now).
+    bool returnLease(const Seat& seat, int owner);
+
+    // Under the lock: every idle lease (or `owner`'s only) goes back to
+    // its level; returns how many. The caller dispatches if it needs to.
+    int reclaimIdleLeases(int owner = -1);
+
+    std::uint64_t generation() const;
+
     int findLevel(std::string_view name) const;
     LevelStats stats(std::string_view level) const;
 
@@ -226,6 +276,8 @@ class Dispatcher {
     void shrinkQueueSpan(LevelSlot& l);
     void freeLevelIfIdle(int level);
     static void changeQueue(LevelSlot& l, QueueSlot& q, int seats, int waiting);
+    void changeWaiting(LevelSlot& l, int delta);
+    void leaveQueue(LevelSlot& l, const Seat& seat, std::int64_t nowNs);
 
     SharedState& s_;
 };

@@ -1,5 +1,7 @@
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -304,6 +306,242 @@ void concurrent_workers_never_exceed_the_seats(void**) {
     assert_int_equal(d.stats("l").seatsInUse, 0);
 }
 
+// Leases: a finished request's seat, kept by its worker, is taken and given
+// back without the lock, stays counted at its level, and goes back to the
+// level as soon as a request of any worker finds no free seat; a lease is
+// kept only while another seat is free.
+void leases_keep_seats_between_requests(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    d.applyConfiguration(*configOf({limitedLevel("l", 2, 8, 2, 4)}), kMs, wakes);
+    int a = registerWorker(d, 100, 0);
+    int b = registerWorker(d, 200, 1);
+    std::uint64_t gen = d.generation();
+
+    Admission first = d.admit("l", 1, a, kMs, wakes);
+    assert_int_equal(static_cast<int>(first.outcome), static_cast<int>(Admission::Outcome::Execute));
+    int level = first.seat.level;
+    assert_false(d.takeLease(level, a, gen));
+    assert_true(d.keepAsLease(first.seat, a, 2 * kMs));
+    assert_int_equal(d.stats("l").seatsInUse, 1);
+    assert_int_equal(z.state->level[level].queueDemand, 0);  // left its queue
+
+    assert_false(d.takeLease(level, b, gen));      // b has none
+    assert_false(d.takeLease(level, a, gen + 1));  // another configuration
+    assert_true(d.takeLease(level, a, gen));
+    assert_false(d.takeLease(level, a, gen));  // one idle seat, in use now
+    Seat leased{level, -1, 3 * kMs, true, gen};
+    assert_true(d.returnLease(leased, a));
+    assert_int_equal(d.stats("l").seatsInUse, 1);
+    assert_true(d.takeLease(level, a, gen));
+    assert_true(d.returnLease(leased, a));
+
+    // b takes the other seat; no lease while it is the last one
+    Admission second = d.admit("l", 2, b, 4 * kMs, wakes);
+    assert_int_equal(static_cast<int>(second.outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+    assert_int_equal(d.stats("l").seatsInUse, 2);
+    // a third request finds no free seat: a's idle lease goes back to it
+    Admission third = d.admit("l", 3, b, 5 * kMs, wakes);
+    assert_int_equal(static_cast<int>(third.outcome), static_cast<int>(Admission::Outcome::Execute));
+    assert_int_equal(d.stats("l").seatsInUse, 2);
+    assert_false(d.takeLease(level, a, gen));
+    assert_int_equal(z.state->owner[a].held[level], 0);
+
+    assert_false(d.keepAsLease(second.seat, b, 6 * kMs));  // no seat would be free
+    d.release(second.seat, b, 6 * kMs, wakes);
+    assert_true(d.keepAsLease(third.seat, b, 6 * kMs));
+    assert_int_equal(d.stats("l").seatsInUse, 1);
+    assert_int_equal(d.reclaimIdleLeases(), 1);
+    assert_int_equal(d.stats("l").seatsInUse, 0);
+    assert_int_equal(z.state->owner[b].held[level], 0);
+    assert_int_equal(z.state->owner[b].leased[level], 0);
+    assert_int_equal(static_cast<int>(z.state->leaseOwners[0]), 0);
+}
+
+// While a request waits, no seat is leased or returned idle: a leased seat
+// in use goes back under the lock and dispatches the waiter; a new
+// configuration and a dead worker give back their leases.
+void leases_give_way_to_waiting_requests(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    auto config = configOf({limitedLevel("l", 2, 4, 1, 10)});
+    d.applyConfiguration(*config, kMs, wakes);
+    int a = registerWorker(d, 100, 0);
+    int b = registerWorker(d, 200, 1);
+    std::uint64_t gen = d.generation();
+
+    Admission first = d.admit("l", 1, a, kMs, wakes);
+    assert_true(d.keepAsLease(first.seat, a, kMs));
+    int level = first.seat.level;
+    assert_true(d.takeLease(level, a, gen));
+    Seat leased{level, -1, 2 * kMs, true, gen};
+
+    Admission second = d.admit("l", 2, b, 2 * kMs, wakes);
+    Admission waiter = d.admit("l", 3, b, 2 * kMs, wakes);
+    assert_int_equal(static_cast<int>(second.outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+    assert_int_equal(static_cast<int>(waiter.outcome),
+                     static_cast<int>(Admission::Outcome::Queued));
+    assert_int_equal(z.state->waitingTotal, 1);
+
+    assert_false(d.returnLease(leased, a));
+    assert_false(d.keepAsLease(leased, a, 3 * kMs));
+    Wakes w;
+    d.release(leased, a, 3 * kMs, w);
+    assert_true(w.has(b));
+    bool gone = false;
+    std::optional<Seat> s = d.poll(waiter.ticket, gone);
+    assert_true(s.has_value());
+    assert_int_equal(z.state->waitingTotal, 0);
+    assert_int_equal(z.state->owner[a].leased[level], 0);
+    assert_int_equal(static_cast<int>(z.state->owner[a].leaseLevels), 0);
+
+    // a new configuration reclaims the idle leases and stales the others
+    d.release(*s, b, 4 * kMs, wakes);
+    assert_true(d.keepAsLease(second.seat, b, 4 * kMs));
+    assert_int_equal(d.stats("l").seatsInUse, 1);
+    d.applyConfiguration(*config, 5 * kMs, wakes);
+    assert_int_equal(d.stats("l").seatsInUse, 0);
+    assert_false(d.takeLease(level, b, gen));
+    Seat old{level, -1, 5 * kMs, true, gen};
+    assert_false(d.returnLease(old, b));
+
+    // a dead worker's lease is swept with its seats
+    Admission last = d.admit("l", 4, b, 6 * kMs, wakes);
+    assert_true(d.keepAsLease(last.seat, b, 6 * kMs));
+    assert_int_equal(d.stats("l").seatsInUse, 1);
+    Wakes swept;
+    d.registerOwner(
+        300, 2, 7 * kMs, [](std::int32_t pid) { return pid != 200; }, swept);
+    assert_int_equal(d.stats("l").seatsInUse, 0);
+    assert_int_equal(static_cast<int>(z.state->leaseOwners[0] >> b) & 1, 0);
+}
+
+// Two threads standing for two workers take and return leases without the
+// lock and admit, keep and release under it: the seats in use never pass
+// the limit, and no request is left waiting behind an idle lease.
+void concurrent_leases_never_strand_a_waiter(void**) {
+    Zone z;
+    Wakes wakes;
+    Dispatcher(*z.state).applyConfiguration(*configOf({limitedLevel("l", 3, 16, 4, 100)}), kMs,
+                                            wakes);
+    int owners[2];
+    {
+        Dispatcher d(*z.state);
+        owners[0] = registerWorker(d, 100, 0);
+        owners[1] = registerWorker(d, 200, 1);
+    }
+    const std::uint64_t gen = Dispatcher(*z.state).generation();
+
+    std::atomic<int> over{0};
+    std::atomic<int> taken{0};
+    std::atomic<int> queued{0};
+    std::atomic<int> ready{0};
+    std::vector<Ticket> leftover[2];
+    auto worker = [&](int self) {
+        Dispatcher d(*z.state);
+        int owner = owners[self];
+        std::vector<Seat> running;
+        std::vector<Ticket>& parked = leftover[self];
+        int level = -1;
+        auto finish = [&](const Seat& seat, std::int64_t now) {
+            if (d.returnLease(seat, owner)) {
+                return;
+            }
+            std::lock_guard<std::mutex> lock(z.mutex);
+            Wakes w;
+            if (!d.keepAsLease(seat, owner, now)) {
+                d.release(seat, owner, now, w);
+            }
+        };
+        std::minstd_rand rng(static_cast<unsigned>(self) + 1);
+        std::int64_t now = kMs;
+        ready++;
+        while (ready.load() < 2) {
+        }
+        for (int n = 0; n < 200000; n++) {
+            now += 1000;
+            if (n % 16 == 0) {
+                std::this_thread::yield();  // the two interleave on a busy machine too
+            }
+            if (running.size() + parked.size() < 3 && rng() % 10 < 5) {
+                if (level >= 0 && d.takeLease(level, owner, gen)) {
+                    running.push_back({level, -1, now, true, gen});
+                    taken++;
+                    continue;
+                }
+                std::lock_guard<std::mutex> lock(z.mutex);
+                Wakes w;
+                Admission ad =
+                    d.admit("l", static_cast<std::uint64_t>(n % 7), owner, now, w);
+                if (ad.outcome == Admission::Outcome::Execute) {
+                    running.push_back(ad.seat);
+                    level = ad.seat.level;
+                } else if (ad.outcome == Admission::Outcome::Queued) {
+                    queued++;
+                    parked.push_back(ad.ticket);
+                }
+                if (d.stats("l").seatsInUse > 3) {
+                    over++;
+                }
+            } else if (!running.empty()) {
+                Seat seat = running.back();
+                running.pop_back();
+                finish(seat, now);
+            }
+            std::lock_guard<std::mutex> lock(z.mutex);
+            for (auto it = parked.begin(); it != parked.end();) {
+                bool gone = false;
+                std::optional<Seat> s = d.poll(*it, gone);
+                if (s) {
+                    running.push_back(*s);
+                }
+                it = (s || gone) ? parked.erase(it) : it + 1;
+            }
+        }
+        for (const Seat& s : running) {
+            finish(s, now);
+        }
+    };
+
+    std::thread t0(worker, 0);
+    std::thread t1(worker, 1);
+    t0.join();
+    t1.join();
+
+    // every request still parked was dispatched when the last seats came
+    // back, none waits behind a lease
+    Dispatcher d(*z.state);
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (int self = 0; self < 2; self++) {
+            for (auto it = leftover[self].begin(); it != leftover[self].end();) {
+                bool gone = false;
+                std::optional<Seat> s = d.poll(*it, gone);
+                assert_false(gone);
+                if (!s) {
+                    ++it;
+                    continue;
+                }
+                d.release(*s, owners[self], 9 * kMs, wakes);
+                it = leftover[self].erase(it);
+                progress = true;
+            }
+        }
+    }
+    assert_true(leftover[0].empty() && leftover[1].empty());
+    printf("leases taken: %d, requests queued: %d\n", taken.load(), queued.load());
+    assert_true(taken.load() > 1000);
+    assert_true(queued.load() > 0);
+    assert_int_equal(over.load(), 0);
+    assert_int_equal(d.stats("l").waiting, 0);
+    d.reclaimIdleLeases();
+    assert_int_equal(d.stats("l").seatsInUse, 0);
+}
+
 // Reject levels refuse at once; exempt levels bypass; a full queue
 // refuses; a wait that times out is counted and leaves the queue.
 void reject_exempt_queue_limit_and_timeout(void**) {
@@ -594,6 +832,9 @@ int main() {
         cmocka_unit_test(fair_queuing_alternates_between_flows),
         cmocka_unit_test(two_workers_share_the_seats),
         cmocka_unit_test(concurrent_workers_never_exceed_the_seats),
+        cmocka_unit_test(leases_keep_seats_between_requests),
+        cmocka_unit_test(leases_give_way_to_waiting_requests),
+        cmocka_unit_test(concurrent_leases_never_strand_a_waiter),
         cmocka_unit_test(reject_exempt_queue_limit_and_timeout),
         cmocka_unit_test(new_configuration_keeps_seats_in_use),
         cmocka_unit_test(levels_borrow_idle_lendable_seats),
