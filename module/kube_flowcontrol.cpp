@@ -8,7 +8,10 @@
  * (kube::flowcontrol::SharedState), so that the limits hold for the host,
  * whichever worker a request reaches; each worker is an "owner" there. The
  * zone's mutex guards short critical sections only (src/flowcontrol/
- * queue_set.hpp). A request that must wait is parked: the handler answers
+ * queue_set.hpp); while nothing waits, a worker keeps a finished request's
+ * seat as its lease and seats its next request at that level without the
+ * mutex (the worker's leases table maps the level's name to its slot). A
+ * request that must wait is parked: the handler answers
  * NGX_AGAIN and the event loop goes on. A seat freed on any worker
  * dispatches the next request in fair-queuing order and wakes the worker
  * that parked it (kube_wake.cpp: that worker's eventfd; the wake-up poll
