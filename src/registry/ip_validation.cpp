@@ -1,18 +1,19 @@
 #include "registry/ip_validation.hpp"
 
-#include <arpa/inet.h>
-
+#include <algorithm>
 #include <array>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 
 namespace kube::registry::validation {
 
 namespace {
 
-// An address as Go's net.ParseIP (netutils.ParseIPSloppy) reads it, and what
-// netip.ParseAddr would object to.
+// An address as netutils.ParseIPSloppy (Go 1.16's net.ParseIP) reads it,
+// and whether netip.ParseAddr would refuse it: it reads the same addresses
+// but for leading zeros (an IPv4 part "010", an IPv6 field of more than four
+// digits).
 struct ParsedIP {
     std::array<uint8_t, 16> bytes{};
     bool v4 = false;
@@ -53,16 +54,108 @@ std::optional<ParsedIP> parseIPv4(std::string_view s) {
     return ip;
 }
 
-std::optional<ParsedIP> parseIP(std::string_view s) {
-    if (s.find(':') == std::string_view::npos) {
-        return parseIPv4(s);
+int hexDigit(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
     }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+// Fields of hex digits worth at most 16 bits, at most one "::" standing for
+// one or more zero fields, an IPv4 address in the last 32 bits.
+std::optional<ParsedIP> parseIPv6(std::string_view s) {
     ParsedIP ip;
-    std::string text(s);
-    if (inet_pton(AF_INET6, text.c_str(), ip.bytes.data()) != 1) {
+    int ellipsis = -1;
+    if (s.size() >= 2 && s[0] == ':' && s[1] == ':') {
+        ellipsis = 0;
+        s.remove_prefix(2);
+        if (s.empty()) {
+            return ip;
+        }
+    }
+    size_t i = 0;
+    while (i < 16) {
+        size_t digits = 0;
+        unsigned value = 0;
+        while (digits < s.size() && hexDigit(s[digits]) >= 0) {
+            value = value * 16 + unsigned(hexDigit(s[digits]));
+            if (value > 0xffff) {
+                return std::nullopt;
+            }
+            digits++;
+        }
+        if (digits == 0) {
+            return std::nullopt;
+        }
+        if (digits < s.size() && s[digits] == '.') {
+            if ((ellipsis < 0 && i != 12) || i + 4 > 16) {
+                return std::nullopt;
+            }
+            std::optional<ParsedIP> tail = parseIPv4(s);
+            if (!tail) {
+                return std::nullopt;
+            }
+            std::copy_n(tail->bytes.begin(), 4, ip.bytes.begin() + long(i));
+            ip.leadingZeros |= tail->leadingZeros;
+            i += 4;
+            s = {};
+            break;
+        }
+        if (digits > 4) {
+            ip.leadingZeros = true;
+        }
+        ip.bytes[i] = uint8_t(value >> 8);
+        ip.bytes[i + 1] = uint8_t(value);
+        i += 2;
+        s.remove_prefix(digits);
+        if (s.empty()) {
+            break;
+        }
+        if (s[0] != ':' || s.size() == 1) {
+            return std::nullopt;
+        }
+        s.remove_prefix(1);
+        if (s[0] == ':') {
+            if (ellipsis >= 0) {
+                return std::nullopt;
+            }
+            ellipsis = int(i);
+            s.remove_prefix(1);
+            if (s.empty()) {
+                break;
+            }
+        }
+    }
+    if (!s.empty()) {
         return std::nullopt;
     }
+    if (i < 16) {
+        if (ellipsis < 0) {
+            return std::nullopt;
+        }
+        // The fields after "::" move to the end; zeros fill the gap.
+        size_t gap = 16 - i;
+        std::copy_backward(ip.bytes.begin() + ellipsis, ip.bytes.begin() + long(i), ip.bytes.end());
+        std::fill_n(ip.bytes.begin() + ellipsis, gap, uint8_t(0));
+    } else if (ellipsis >= 0) {
+        return std::nullopt;  // "::" stands for no field
+    }
     return ip;
+}
+
+// Whichever of '.' and ':' comes first says the family, as in Go.
+std::optional<ParsedIP> parseIP(std::string_view s) {
+    size_t mark = s.find_first_of(".:");
+    if (mark == std::string_view::npos) {
+        return std::nullopt;
+    }
+    return s[mark] == '.' ? parseIPv4(s) : parseIPv6(s);
 }
 
 bool isV4Mapped(const ParsedIP& ip) {
@@ -124,20 +217,30 @@ struct ParsedCIDR {
     bool leadingZeros = false;
 };
 
-// netutils.ParseCIDRSloppy: an address, '/', a decimal prefix length no
-// longer than the address.
+// netutils.ParseCIDRSloppy: an IPv4 or else IPv6 address, '/', a decimal
+// prefix length no longer than the address (leading zeros allowed, which
+// netip.ParsePrefix refuses).
 std::optional<ParsedCIDR> parseCIDR(std::string_view s) {
     size_t slash = s.find('/');
     if (slash == std::string_view::npos) {
         return std::nullopt;
     }
-    std::optional<ParsedIP> ip = parseIP(s.substr(0, slash));
+    std::string_view addr = s.substr(0, slash);
+    std::optional<ParsedIP> ip = parseIPv4(addr);
+    if (!ip) {
+        ip = parseIPv6(addr);
+    }
     std::string_view len = s.substr(slash + 1);
-    if (!ip || len.empty() || len.size() > 3 ||
-        len.find_first_not_of("0123456789") != std::string_view::npos) {
+    if (!ip || len.empty() || len.find_first_not_of("0123456789") != std::string_view::npos) {
         return std::nullopt;
     }
-    ParsedCIDR c{*ip, std::stoi(std::string(len)), ip->leadingZeros};
+    ParsedCIDR c{*ip, 0, ip->leadingZeros};
+    for (char d : len) {
+        c.bits = c.bits * 10 + (d - '0');
+        if (c.bits > 128) {
+            return std::nullopt;
+        }
+    }
     if (c.bits > (ip->v4 ? 32 : 128)) {
         return std::nullopt;
     }
@@ -168,20 +271,16 @@ std::vector<std::string> isValidCanonicalIP(std::string_view value) {
     if (!ip) {
         return {"must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"};
     }
-    std::vector<std::string> errs;
     if (ip->leadingZeros) {
-        errs.push_back("must not have leading 0s");
+        return {"must not have leading 0s"};
     }
     if (isV4Mapped(*ip)) {
-        errs.push_back("must not be an IPv4-mapped IPv6 address");
+        return {"must not be an IPv4-mapped IPv6 address"};
     }
-    if (errs.empty()) {
-        std::string canonical = format(*ip);
-        if (canonical != value) {
-            errs.push_back("must be in canonical form (\"" + canonical + "\")");
-        }
+    if (std::string canonical = format(*ip); canonical != value) {
+        return {"must be in canonical form (\"" + canonical + "\")"};
     }
-    return errs;
+    return {};
 }
 
 std::vector<std::string> isValidCanonicalCIDR(std::string_view value) {
@@ -189,23 +288,19 @@ std::vector<std::string> isValidCanonicalCIDR(std::string_view value) {
     if (!c) {
         return {"must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"};
     }
-    std::vector<std::string> errs;
     if (c->leadingZeros) {
-        errs.push_back("must not have leading 0s in IP or prefix length");
+        return {"must not have leading 0s in IP or prefix length"};
     }
     if (isV4Mapped(c->ip)) {
-        errs.push_back("must not have an IPv4-mapped IPv6 address");
-    }
-    if (errs.empty()) {
-        std::string canonical = format(c->ip) + "/" + std::to_string(c->bits);
-        if (canonical != value) {
-            errs.push_back("must be in canonical form (\"" + canonical + "\")");
-        }
+        return {"must not have an IPv4-mapped IPv6 address"};
     }
     if (hostBitsSet(*c)) {
-        errs.push_back("must not have bits set beyond the prefix length");
+        return {"must not have bits set beyond the prefix length"};
     }
-    return errs;
+    if (std::string canonical = format(c->ip) + "/" + std::to_string(c->bits); canonical != value) {
+        return {"must be in canonical form (\"" + canonical + "\")"};
+    }
+    return {};
 }
 
 int cidrFamily(std::string_view value) {

@@ -586,14 +586,15 @@ void Server::startRangeRepair() {
 }
 
 // The owner worker keeps the `kubernetes` Service, its Endpoints and
-// EndpointSlice, the server's identity Lease and the
-// extension-apiserver-authentication ConfigMap.
+// EndpointSlice, the `kubernetes` ServiceCIDR, the server's identity Lease
+// and the extension-apiserver-authentication ConfigMap.
 void Server::startControlPlaneObjects() {
     if (controlPlane_) {
         return;
     }
     controller::controlplane::Options o;
     o.clusterIP = registry::service::formatIPv4(serviceAllocators_->ips().first());
+    o.serviceCIDR = serviceAllocators_->ips().spec;
     o.advertiseAddress = options_.advertiseAddress;
     o.securePort = options_.securePort;
     o.endpointReconciler = options_.endpointLeases

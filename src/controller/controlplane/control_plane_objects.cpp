@@ -105,6 +105,18 @@ std::string masterLeaseAddress(std::string_view value) {
 
 constexpr std::string_view kMasterLeases = "/registry/masterleases/";
 
+// The Ready condition kube's default ServiceCIDR controller applies, in
+// metav1.Condition's field order; its apply sets no reason, which reads "".
+json::Value serviceCIDRReady(std::chrono::system_clock::time_point now, json::Allocator& a) {
+    json::Value c(rapidjson::kObjectType);
+    c.AddMember("type", "Ready", a);
+    c.AddMember("status", "True", a);
+    c.AddMember("lastTransitionTime", json::stringValue(util::time::formatRFC3339(now), a), a);
+    c.AddMember("reason", "", a);
+    c.AddMember("message", "Kubernetes default Service CIDR is ready", a);
+    return c;
+}
+
 }  // namespace
 
 std::string masterLeaseKey(std::string_view ip) {
@@ -164,6 +176,9 @@ ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores,
                          }
                          return changed;
                      }});
+    if (!options_.serviceCIDR.empty()) {
+        keepDefaultServiceCIDR();
+    }
     if (options_.endpointReconciler == EndpointReconciler::Lease) {
         keepEndpoints();
     }
@@ -203,6 +218,57 @@ ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores,
                  return assign(obj, "data", std::move(data), a);
              }});
     }
+}
+
+// The default ServiceCIDR (kube's defaultservicecidr.Controller): made
+// naming the range, then left as it is (kube changes it only from single-
+// to dual-stack, which a single IPv4 range never asks); marked Ready through
+// its status when it names this server's range and has no Ready condition,
+// or an Unknown one. One being deleted, or naming another range, is the
+// administrator's to mend, as kube leaves it.
+void ControlPlaneObjects::keepDefaultServiceCIDR() {
+    kept_.push_back({"networking.k8s.io", "servicecidrs", "", "kubernetes",
+                     [this](json::Value& obj, bool exists, json::Allocator& a) {
+                         if (exists) {
+                             return false;
+                         }
+                         json::Value cidrs(rapidjson::kArrayType);
+                         cidrs.PushBack(json::stringValue(options_.serviceCIDR, a), a);
+                         json::objectMember(obj, "spec", a).AddMember("cidrs", cidrs, a);
+                         return true;
+                     }});
+    Kept ready{"networking.k8s.io", "servicecidrs", "", "kubernetes",
+               [this](json::Value& obj, bool, json::Allocator& a) {
+                   const json::Value* cidrs = json::at(obj, {"spec", "cidrs"});
+                   bool ours = cidrs && cidrs->IsArray() && cidrs->Size() == 1 &&
+                               (*cidrs)[0].IsString() &&
+                               json::view((*cidrs)[0]) == options_.serviceCIDR;
+                   if (!ours || json::at(obj, {"metadata", "deletionTimestamp"})) {
+                       return false;
+                   }
+                   json::Value& status = json::objectMember(obj, "status", a);
+                   json::Value* conditions = json::member(status, "conditions");
+                   if (!conditions || !conditions->IsArray()) {
+                       json::setMember(status, "conditions", json::Value(rapidjson::kArrayType),
+                                       a);
+                       conditions = json::member(status, "conditions");
+                   }
+                   for (json::Value& c : conditions->GetArray()) {
+                       if (!c.IsObject() || json::stringMember(c, "type") != "Ready") {
+                           continue;
+                       }
+                       if (json::stringMember(c, "status") != "Unknown") {
+                           return false;  // True, or a False someone else set
+                       }
+                       c = serviceCIDRReady(loop_.now(), a);
+                       return true;
+                   }
+                   conditions->PushBack(serviceCIDRReady(loop_.now(), a), a);
+                   return true;
+               }};
+    ready.status = true;
+    ready.manager = "kubernetes-service-cidr-controller";
+    kept_.push_back(std::move(ready));
 }
 
 // The `kubernetes` Endpoints and EndpointSlice name addresses_ (every live
@@ -380,7 +446,7 @@ void ControlPlaneObjects::keep(const Kept& kept, std::function<void()> next) {
                    auto doc = std::make_shared<json::Document>(rapidjson::kObjectType);
                    auto& a = doc->GetAllocator();
                    bool exists = !err;
-                   if (err && err->code != 404) {
+                   if ((err && err->code != 404) || (!exists && kept.status)) {
                        loop_.post(next);
                        return;
                    }
@@ -400,13 +466,15 @@ void ControlPlaneObjects::keep(const Kept& kept, std::function<void()> next) {
                    auto done = [this, next](const meta::Status*, std::string_view) {
                        loop_.post(next);
                    };
+                   std::string manager = kept.manager.empty() ? kManager : kept.manager;
                    if (exists) {
                        registry::UpdateOptions opts;
-                       opts.manager = kManager;
+                       opts.status = kept.status;
+                       opts.manager = manager;
                        store->update(kept.ns, kept.name, doc, opts, done);
                    } else {
                        registry::CreateOptions opts;
-                       opts.manager = kManager;
+                       opts.manager = manager;
                        store->create(kept.ns, doc, opts, done);
                    }
                });

@@ -24,6 +24,11 @@
 //   all, so that the Endpoints and the EndpointSlice name every live API
 //   server, sorted, and a stopped one's address leaves once its lease ran
 //   out;
+// - the default ServiceCIDR `kubernetes`, naming the service range, with a
+//   Ready condition (pkg/controlplane/controller/defaultservicecidr): made
+//   when missing, its cidrs never changed after, its condition set through
+//   the status subresource while it has none (or an Unknown one) and its
+//   cidrs are this server's;
 // - the server's identity Lease kube-apiserver-<id> in kube-system,
 //   renewed every pass (pkg/controlplane/instance.go's
 //   start-kube-apiserver-identity-lease-controller);
@@ -44,6 +49,9 @@ enum class EndpointReconciler { Lease, None };
 
 struct Options {
     std::string clusterIP;  // the range's first address
+    // The range as kube prints it ("10.0.0.0/24"), the default ServiceCIDR's
+    // one CIDR; "" keeps no default ServiceCIDR.
+    std::string serviceCIDR;
     std::string advertiseAddress;
     int securePort = 6443;
     std::string hostname;
@@ -95,17 +103,23 @@ class ControlPlaneObjects {
   private:
     // One object kept: where it lives, and what it must hold. `refresh`
     // brings an object (a bare {"metadata":{"name":...}} when missing) to
-    // what it must be and says whether it changed it.
+    // what it must be and says whether it changed it. With `status` it is
+    // written through the status subresource, which never creates: a
+    // missing object is left to the Kept before it.
     struct Kept {
         std::string group;
         std::string resource;
         std::string ns;
         std::string name;
         std::function<bool(util::json::Value& obj, bool exists, util::json::Allocator& a)> refresh;
+        bool status = false;
+        // The field manager of the writes; "" for kube-apiserver.
+        std::string manager = {};
     };
     // A pass: the lease first (when kept), then every object.
     void beginPass();
     void keepEndpoints();
+    void keepDefaultServiceCIDR();
     void pass(size_t i);
     void keep(const Kept& kept, std::function<void()> next);
     // The time between passes.
