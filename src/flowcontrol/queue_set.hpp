@@ -116,8 +116,8 @@ struct SharedState {
     std::int32_t levelEnd;  // slots past this one are unused
     // read by every request that takes or returns a lease, written only
     // when a configuration is applied or requests start or stop waiting:
-    alignas(64) std::uint64_t generation;  // configurations applied
-    std::int32_t waitingTotal;             // waiting requests, all levels
+    alignas(64) std::uint64_t generation;        // configurations applied
+    std::int32_t waitingTotal;                   // waiting requests, all levels
     std::uint64_t leaseOwners[kMaxOwners / 64];  // owners with leases
     alignas(64) LevelSlot level[kMaxLevels];
     WaitingSlot waiting[kMaxWaiting];
@@ -134,7 +134,7 @@ struct Seat {
     std::int32_t level = -1;
     std::int32_t queue = -1;  // -1: dispatched without a queue
     std::int64_t startNs = 0;
-    bool leased = false;          // one of its owner's leases
+    bool leased = false;           // one of its owner's leases
     std::uint64_t generation = 0;  // the configuration it was leased under
 };
 

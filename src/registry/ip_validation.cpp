@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "util/hex.hpp"
+
 namespace kube::registry::validation {
 
 namespace {
@@ -54,19 +56,6 @@ std::optional<ParsedIP> parseIPv4(std::string_view s) {
     return ip;
 }
 
-int hexDigit(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 // Fields of hex digits worth at most 16 bits, at most one "::" standing for
 // one or more zero fields, an IPv4 address in the last 32 bits.
 std::optional<ParsedIP> parseIPv6(std::string_view s) {
@@ -83,8 +72,8 @@ std::optional<ParsedIP> parseIPv6(std::string_view s) {
     while (i < 16) {
         size_t digits = 0;
         unsigned value = 0;
-        while (digits < s.size() && hexDigit(s[digits]) >= 0) {
-            value = value * 16 + unsigned(hexDigit(s[digits]));
+        while (digits < s.size() && util::hexDigitValue(s[digits]) >= 0) {
+            value = value * 16 + unsigned(util::hexDigitValue(s[digits]));
             if (value > 0xffff) {
                 return std::nullopt;
             }

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "util/hex.hpp"
+
 // Mirrors client-go's util/jsonpath: parser.go (the grammar and its
 // messages) and jsonpath.go (FindResults and its walk), with the comparisons
 // of its forked text/template funcs.
@@ -127,19 +129,6 @@ void appendRune(std::string& out, uint32_t r) {
     }
 }
 
-int hexValue(char c) {
-    if (isDigit(c)) {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 // UnquoteExtend: strconv.Unquote for either quote; nullopt on a bad escape
 // or an unescaped quote inside.
 std::optional<std::string> unquote(std::string_view s) {
@@ -186,7 +175,7 @@ std::optional<std::string> unquote(std::string_view s) {
                 }
                 uint32_t r = 0;
                 for (size_t k = 0; k < n; ++k) {
-                    int h = hexValue(s[i + k]);
+                    int h = util::hexDigitValue(s[i + k]);
                     if (h < 0) {
                         return std::nullopt;
                     }

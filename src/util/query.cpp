@@ -1,23 +1,8 @@
 #include "util/query.hpp"
 
+#include "util/hex.hpp"
+
 namespace kube::util {
-
-namespace {
-
-int hexValue(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
-}  // namespace
 
 std::optional<std::string> Query::unescape(std::string_view s) {
     std::string out;
@@ -30,8 +15,8 @@ std::optional<std::string> Query::unescape(std::string_view s) {
             if (i + 2 >= s.size()) {
                 return std::nullopt;
             }
-            int hi = hexValue(s[i + 1]);
-            int lo = hexValue(s[i + 2]);
+            int hi = util::hexDigitValue(s[i + 1]);
+            int lo = util::hexDigitValue(s[i + 2]);
             if (hi < 0 || lo < 0) {
                 return std::nullopt;
             }

@@ -320,7 +320,8 @@ void leases_keep_seats_between_requests(void**) {
     std::uint64_t gen = d.generation();
 
     Admission first = d.admit("l", 1, a, kMs, wakes);
-    assert_int_equal(static_cast<int>(first.outcome), static_cast<int>(Admission::Outcome::Execute));
+    assert_int_equal(static_cast<int>(first.outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
     int level = first.seat.level;
     assert_false(d.takeLease(level, a, gen));
     assert_true(d.keepAsLease(first.seat, a, 2 * kMs));
@@ -344,7 +345,8 @@ void leases_keep_seats_between_requests(void**) {
     assert_int_equal(d.stats("l").seatsInUse, 2);
     // a third request finds no free seat: a's idle lease goes back to it
     Admission third = d.admit("l", 3, b, 5 * kMs, wakes);
-    assert_int_equal(static_cast<int>(third.outcome), static_cast<int>(Admission::Outcome::Execute));
+    assert_int_equal(static_cast<int>(third.outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
     assert_int_equal(d.stats("l").seatsInUse, 2);
     assert_false(d.takeLease(level, a, gen));
     assert_int_equal(z.state->owner[a].held[level], 0);
@@ -475,8 +477,7 @@ void concurrent_leases_never_strand_a_waiter(void**) {
                 }
                 std::lock_guard<std::mutex> lock(z.mutex);
                 Wakes w;
-                Admission ad =
-                    d.admit("l", static_cast<std::uint64_t>(n % 7), owner, now, w);
+                Admission ad = d.admit("l", static_cast<std::uint64_t>(n % 7), owner, now, w);
                 if (ad.outcome == Admission::Outcome::Execute) {
                     running.push_back(ad.seat);
                     level = ad.seat.level;
