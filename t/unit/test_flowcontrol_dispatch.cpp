@@ -232,20 +232,37 @@ void two_workers_share_the_seats(void**) {
     assert_int_equal(a.stats("l").seatsInUse, 0);
 }
 
+// The concurrent tests' zone: one level "l" of 3 seats (16 queues, hand of
+// 4, 100 waiting a queue) and two workers, whose owner indexes fill `owners`.
+void setUpTwoWorkers(Zone& z, int owners[2]) {
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    d.applyConfiguration(*configOf({limitedLevel("l", 3, 16, 4, 100)}), kMs, wakes);
+    owners[0] = registerWorker(d, 100, 0);
+    owners[1] = registerWorker(d, 200, 1);
+}
+
+// A worker's parked requests that were dispatched (or forgotten) leave
+// `parked`; the dispatched ones' seats join `running`. Under the lock.
+void collectDispatched(Dispatcher& d, std::vector<Ticket>& parked, std::vector<Seat>& running) {
+    for (auto it = parked.begin(); it != parked.end();) {
+        bool gone = false;
+        std::optional<Seat> s = d.poll(*it, gone);
+        if (s) {
+            running.push_back(*s);
+        }
+        it = (s || gone) ? parked.erase(it) : it + 1;
+    }
+}
+
 // Many admissions and releases from two threads standing for two workers,
 // each under the zone's lock: the seats in use never pass the limit and all
 // return.
 void concurrent_workers_never_exceed_the_seats(void**) {
     Zone z;
     Wakes wakes;
-    Dispatcher(*z.state).applyConfiguration(*configOf({limitedLevel("l", 3, 16, 4, 100)}), kMs,
-                                            wakes);
     int owners[2];
-    {
-        Dispatcher d(*z.state);
-        owners[0] = registerWorker(d, 100, 0);
-        owners[1] = registerWorker(d, 200, 1);
-    }
+    setUpTwoWorkers(z, owners);
 
     int over = 0;
     auto worker = [&](int self) {
@@ -269,14 +286,7 @@ void concurrent_workers_never_exceed_the_seats(void**) {
                 d.release(running.back(), owners[self], now, w);
                 running.pop_back();
             }
-            for (auto it = parked.begin(); it != parked.end();) {
-                bool gone = false;
-                std::optional<Seat> s = d.poll(*it, gone);
-                if (s) {
-                    running.push_back(*s);
-                }
-                it = (s || gone) ? parked.erase(it) : it + 1;
-            }
+            collectDispatched(d, parked, running);
             if (d.stats("l").seatsInUse > 3) {
                 over++;
             }
@@ -428,14 +438,8 @@ void leases_give_way_to_waiting_requests(void**) {
 void concurrent_leases_never_strand_a_waiter(void**) {
     Zone z;
     Wakes wakes;
-    Dispatcher(*z.state).applyConfiguration(*configOf({limitedLevel("l", 3, 16, 4, 100)}), kMs,
-                                            wakes);
     int owners[2];
-    {
-        Dispatcher d(*z.state);
-        owners[0] = registerWorker(d, 100, 0);
-        owners[1] = registerWorker(d, 200, 1);
-    }
+    setUpTwoWorkers(z, owners);
     const std::uint64_t gen = Dispatcher(*z.state).generation();
 
     std::atomic<int> over{0};
@@ -494,14 +498,7 @@ void concurrent_leases_never_strand_a_waiter(void**) {
                 finish(seat, now);
             }
             std::lock_guard<std::mutex> lock(z.mutex);
-            for (auto it = parked.begin(); it != parked.end();) {
-                bool gone = false;
-                std::optional<Seat> s = d.poll(*it, gone);
-                if (s) {
-                    running.push_back(*s);
-                }
-                it = (s || gone) ? parked.erase(it) : it + 1;
-            }
+            collectDispatched(d, parked, running);
         }
         for (const Seat& s : running) {
             finish(s, now);
