@@ -138,10 +138,29 @@ ngx_http_kube_metrics_flow_series(std::string_view fs, std::string_view pl)
     /* destroyed at the process's exit, after every request */
     static ngx_http_kube_flow_cache_t  cache;
 
+    /* the series last found for a pair of names, by where the caller keeps
+     * them (a classification's decision): checked by content, as a decision
+     * may be made again at the same place with other names */
+    struct recent_t {
+        const char                   *fs;
+        const char                   *pl;
+        ngx_http_kube_flow_series_t  *series;
+    };
+    static recent_t  recent[16];
+
     char  buf[2 * 256 + 1];
 
     if (ngx_http_kube_metrics() == NULL || fs.size() > 256 || pl.size() > 256) {
         return NULL;
+    }
+
+    recent_t &r = recent[((reinterpret_cast<uintptr_t>(fs.data())
+                           ^ reinterpret_cast<uintptr_t>(pl.data())) >> 4) % 16];
+
+    if (r.series && r.fs == fs.data() && r.pl == pl.data()
+        && r.series->fs == fs && r.series->pl == pl)
+    {
+        return r.series;
     }
 
     /* the key: both names, a zero byte apart */
@@ -157,6 +176,8 @@ ngx_http_kube_metrics_flow_series(std::string_view fs, std::string_view pl)
         it->second.fs = fs;
         it->second.pl = pl;
     }
+
+    r = { fs.data(), pl.data(), &it->second };
 
     return &it->second;
 }

@@ -201,13 +201,14 @@ ngx_http_kube_metrics_cached_t  *ngx_http_kube_metrics_cache;
 
 
 struct ngx_http_kube_metrics_key_t {
-    char    buf[sizeof(ngx_http_kube_metrics_cached_t::key)];
+    /* room for the hash's last eight-byte step */
+    char    buf[sizeof(ngx_http_kube_metrics_cached_t::key) + 8] = {};
     size_t  len = 0;
     bool    ok = true;
 
     void add(std::string_view v)
     {
-        if (!ok || v.size() + 1 > sizeof(buf) - len) {
+        if (!ok || v.size() + 1 > sizeof(ngx_http_kube_metrics_cached_t::key) - len) {
             ok = false;
             return;
         }
@@ -220,16 +221,38 @@ struct ngx_http_kube_metrics_key_t {
 };
 
 
+/* The key's hash, eight bytes a step (the key is in a zeroed buffer, so the
+ * last step reads past its end only into zeros of the same buffer). */
 uint64_t
-ngx_http_kube_metrics_key_hash(const char *p, size_t len)
+ngx_http_kube_metrics_key_hash(const ngx_http_kube_metrics_key_t &key)
 {
-    uint64_t  h = 1469598103934665603ull;
+    uint64_t  h, w;
 
-    for (size_t i = 0; i < len; i++) {
-        h = (h ^ static_cast<u_char>(p[i])) * 1099511628211ull;
+    h = 1469598103934665603ull ^ key.len;
+
+    for (size_t i = 0; i < key.len; i += sizeof(w)) {
+        ngx_memcpy(&w, key.buf + i, sizeof(w));
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
     }
 
     return h;
+}
+
+
+/* The status code's digits, as ngx_sprintf's "%ui" writes them. */
+std::string_view
+ngx_http_kube_metrics_code(ngx_uint_t status, u_char *buf)
+{
+    if (status >= 100 && status <= 999) {
+        buf[0] = static_cast<u_char>('0' + status / 100);
+        buf[1] = static_cast<u_char>('0' + status / 10 % 10);
+        buf[2] = static_cast<u_char>('0' + status % 10);
+        return std::string_view(reinterpret_cast<char *>(buf), 3);
+    }
+
+    return std::string_view(reinterpret_cast<char *>(buf),
+                            ngx_sprintf(buf, "%ui", status) - buf);
 }
 
 
@@ -303,8 +326,7 @@ ngx_http_kube_metrics_log_handler(ngx_http_request_t *r)
     ngx_http_kube_metrics_labels(r, ctx, &l);
 
     status = r->err_status ? r->err_status : r->headers_out.status;
-    std::string_view code_text(reinterpret_cast<char *>(code),
-                               ngx_sprintf(code, "%ui", status) - code);
+    std::string_view code_text = ngx_http_kube_metrics_code(status, code);
     std::string_view client = km::systemClient(
         r->headers_in.user_agent
             ? ngx_http_kube_view(r->headers_in.user_agent->value)
@@ -320,7 +342,7 @@ ngx_http_kube_metrics_log_handler(ngx_http_request_t *r)
     e = NULL;
 
     if (key.ok && ngx_http_kube_metrics_cache) {
-        h = ngx_http_kube_metrics_key_hash(key.buf, key.len);
+        h = ngx_http_kube_metrics_key_hash(key);
         e = &ngx_http_kube_metrics_cache[h % NGX_HTTP_KUBE_METRICS_CACHE];
 
         if (e->hash != h || e->len != key.len

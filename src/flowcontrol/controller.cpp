@@ -340,31 +340,49 @@ void Controller::rebuild() {
 
 namespace {
 
-void appendKeyPart(std::string& key, std::string_view part) {
+// Writes one part, length-prefixed, at `at` (the key was sized for it).
+char* putKeyPart(char* at, std::string_view part) {
     auto size = static_cast<std::uint32_t>(part.size());
-    key.append(reinterpret_cast<const char*>(&size), sizeof(size));
-    key.append(part);
+    std::memcpy(at, &size, sizeof(size));
+    if (!part.empty()) {
+        std::memcpy(at + sizeof(size), part.data(), part.size());
+    }
+    return at + sizeof(size) + part.size();
 }
 
-// What classification reads of a request, each part length-prefixed.
+// What classification reads of a request, each part length-prefixed: sized
+// once, then written in place (the key keeps its buffer between requests).
 void decisionKey(std::string& key, const authz::Attributes& a) {
-    key.clear();
-    appendKeyPart(key, a.user.name);
-    auto groups = static_cast<std::uint32_t>(a.user.groups.size());
-    key.append(reinterpret_cast<const char*>(&groups), sizeof(groups));
+    constexpr size_t prefix = sizeof(std::uint32_t);
+    size_t size = prefix + a.user.name.size() + prefix + prefix + a.verb.size() + 1;
     for (const std::string& g : a.user.groups) {
-        appendKeyPart(key, g);
+        size += prefix + g.size();
     }
-    appendKeyPart(key, a.verb);
     if (a.isResourceRequest) {
-        key += 'r';
-        appendKeyPart(key, a.apiGroup);
-        appendKeyPart(key, a.resource);
-        appendKeyPart(key, a.subresource);
-        appendKeyPart(key, a.namespace_);
+        size += 4 * prefix + a.apiGroup.size() + a.resource.size() + a.subresource.size() +
+                a.namespace_.size();
     } else {
-        key += 'n';
-        appendKeyPart(key, a.path);
+        size += prefix + a.path.size();
+    }
+    key.resize(size);
+
+    char* at = putKeyPart(key.data(), a.user.name);
+    auto groups = static_cast<std::uint32_t>(a.user.groups.size());
+    std::memcpy(at, &groups, sizeof(groups));
+    at += sizeof(groups);
+    for (const std::string& g : a.user.groups) {
+        at = putKeyPart(at, g);
+    }
+    at = putKeyPart(at, a.verb);
+    if (a.isResourceRequest) {
+        *at++ = 'r';
+        at = putKeyPart(at, a.apiGroup);
+        at = putKeyPart(at, a.resource);
+        at = putKeyPart(at, a.subresource);
+        putKeyPart(at, a.namespace_);
+    } else {
+        *at++ = 'n';
+        putKeyPart(at, a.path);
     }
 }
 

@@ -34,7 +34,7 @@ bool isLongRunning(const endpoints::RequestInfo& info) {
     if (info.verb == "watch" || info.verb == "proxy") {
         return true;
     }
-    if (!info.isResourceRequest) {
+    if (!info.isResourceRequest || info.subresource.empty()) {
         return false;
     }
     for (std::string_view s : {"attach", "exec", "proxy", "log", "portforward"}) {

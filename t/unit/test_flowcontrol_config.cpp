@@ -200,6 +200,31 @@ void requests_are_classified_as_kube_does(void**) {
                  "global-default", "alice");
 }
 
+// Decisions are remembered per request shape: a request that differs from a
+// remembered one in any part the rules read (a group, where one part ends and
+// the next begins, resource against URL) is classified afresh.
+void remembered_decisions_tell_every_part_apart(void**) {
+    auto c = bootstrapped();
+    for (int pass = 0; pass < 2; pass++) {
+        expectSchema(*c, resource("admin", {"system:masters"}, "get", "", "pods", "default"),
+                     "exempt", "exempt", "");
+        expectSchema(*c, resource("admin", {"system:authenticated"}, "get", "", "pods",
+                                  "default"),
+                     "global-default", "global-default", "admin");
+        // the same characters, split between user and group otherwise
+        expectSchema(*c, resource("system:kube-scheduler", {"system:authenticated"}, "get", "",
+                                  "pods", "default"),
+                     "kube-scheduler", "workload-high", "default");
+        expectSchema(*c, resource("system:kube-", {"scheduler", "system:authenticated"}, "get",
+                                  "", "pods", "default"),
+                     "global-default", "global-default", "system:kube-");
+        expectSchema(*c, resource("system:node:n1", kNode, "get", "", "pods", "default"),
+                     "system-nodes", "system", "system:node:n1");
+        expectSchema(*c, nonResource("system:node:n1", kNode, "/healthz"), "probes", "exempt",
+                     "");
+    }
+}
+
 // A schema's rule: resources with subresources, namespace wildcards, cluster
 // scope and URL prefixes; ties of precedence go to the first name.
 void rules_match_resources_namespaces_and_urls(void**) {
@@ -272,6 +297,7 @@ int main() {
         cmocka_unit_test(bootstrap_has_kubes_objects),
         cmocka_unit_test(seats_of_the_default_set_are_kubes),
         cmocka_unit_test(requests_are_classified_as_kube_does),
+        cmocka_unit_test(remembered_decisions_tell_every_part_apart),
         cmocka_unit_test(rules_match_resources_namespaces_and_urls),
         cmocka_unit_test(flow_hash_is_sha256_of_schema_and_distinguisher),
         cmocka_unit_test(nothing_is_classified_before_the_configuration_is_read),
