@@ -66,12 +66,13 @@ UNIT_SUPPORT := $(filter-out $(UNIT_SRCS),$(wildcard t/unit/*.cpp))
 
 # Debian packages the build, the tests and the benchmark need (clang and
 # libclang-rt-14-dev, which holds libclang_rt.fuzzer, for fuzz/; gRPC and
-# etcd for the etcd backend and its tests).
+# etcd for the etcd backend and its tests; valgrind for the benchmark's (m)).
 PACKAGES := nginx nginx-dev rapidjson-dev libssl-dev libjemalloc-dev libjemalloc2 \
     libcmocka-dev liblmdb-dev lmdb-utils libyaml-dev protobuf-compiler libprotobuf-dev libre2-dev \
     python3-kubernetes python3-protobuf python3-prometheus-client \
     libtest-base-perl libio-socket-ssl-perl wrk curl openssl \
-    clang libclang-rt-14-dev libgrpc++-dev protobuf-compiler-grpc etcd-server etcd-client
+    clang libclang-rt-14-dev libgrpc++-dev protobuf-compiler-grpc etcd-server etcd-client \
+    valgrind
 
 .PHONY: all deps run test unit prove bench clean format
 

@@ -39,6 +39,11 @@
 # classification and dispatch plus the metrics (target < 5%), in req/s and
 # in the workers' CPU time per request (from /proc: steadier than req/s on
 # a machine doing other work), each the median of the rounds' on/off ratios.
+# Last, the same GET counted in instructions, which the machine's load does
+# not move: one nginx per mode (master_process off, one worker) under
+# valgrind's callgrind, BENCH_APF_CALLGRIND_SECONDS (default 4) of GETs on 4
+# connections after a warm-up, the instructions of that window over its
+# requests (BENCH_APF_CALLGRIND=0, or no valgrind, leaves it out).
 use strict;
 use warnings;
 use FindBin;
@@ -47,6 +52,7 @@ use Test::Kube;
 use File::Temp qw(tempdir);
 use HTTP::Tiny;
 use POSIX ();
+use Time::HiRes ();
 
 # TAP (the harness's checks) to stderr: stdout is the table alone
 Test::More->builder->output(\*STDERR);
@@ -61,6 +67,9 @@ my $noisyNice = $ENV{BENCH_APF_NOISY_NICE} // 10;
 my $quietRealtime = ($ENV{BENCH_APF_QUIET_RT} // 1)
     && system('chrt -f 10 true >/dev/null 2>&1') == 0;
 my $items = 500;
+my $callgrindSeconds = $ENV{BENCH_APF_CALLGRIND_SECONDS} || 4;
+my $callgrind = ($ENV{BENCH_APF_CALLGRIND} // 1) && system('valgrind --version >/dev/null 2>&1') == 0
+    && system('callgrind_control --help >/dev/null 2>&1') == 0;
 my $getLoad = $ENV{GET_LOAD} || ($ENV{KUBE_BUILD} || "$FindBin::Bin/../build") . '/get_load';
 -x $getLoad or die "$getLoad is missing (make build/get_load)\n";
 
@@ -68,6 +77,7 @@ my $dir = tempdir(CLEANUP => 1);
 Test::Kube::_spew("$dir/tokens.csv", qq{admin-token,admin,uid-admin,"system:masters"\n}
     . join '', map { "$_-token,$_,uid-$_\n" } qw(quiet noisy reader));
 
+my $offConfig = "kube_priority_and_fairness off;\nkube_metrics off;\n";
 my $limits = <<"EOF";
 kube_token_auth_file $dir/tokens.csv;
 kube_max_requests_inflight 20;
@@ -78,7 +88,7 @@ my $location = "location / {\n    kube_api;\n}\n";
 my %servers = (
     on => start_server(workers => 2, http_config => $limits, config => $location),
     off => start_server(workers => 2, config => $location,
-        http_config => "$limits\nkube_priority_and_fairness off;\nkube_metrics off;\n"),
+        http_config => "$limits\n$offConfig"),
 );
 
 my $admin = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
@@ -261,6 +271,112 @@ for my $s (values %servers) {
     ok($s->stop, 'nginx stopped cleanly');
 }
 
+# callgrind_per_get($extraConfig) -> (instructions per GET, GETs counted):
+# one nginx in a single process under callgrind, counted over a window of
+# GETs after a warm-up
+sub callgrind_per_get {
+    my ($extra) = @_;
+    my $d = tempdir(CLEANUP => 1);
+    mkdir "$d/$_" for qw(logs tmp data);
+    my $port = Test::Kube::free_port();
+    my $module = ($ENV{KUBE_BUILD} || "$FindBin::Bin/../build") . '/ngx_http_kube_apiserver_module.so';
+    # as Test::Kube: root's nginx runs its worker as root, which owns the folders
+    my $user = $> == 0 ? 'user root;' : '';
+    Test::Kube::_spew("$d/nginx.conf", <<"EOF");
+$user
+master_process off;
+daemon off;
+load_module $module;
+worker_processes 1;
+pid $d/logs/nginx.pid;
+error_log $d/logs/error.log info;
+events { worker_connections 1024; }
+http {
+    client_body_temp_path $d/tmp/client_body;
+    proxy_temp_path $d/tmp/proxy;
+    fastcgi_temp_path $d/tmp/fastcgi;
+    uwsgi_temp_path $d/tmp/uwsgi;
+    scgi_temp_path $d/tmp/scgi;
+    kube_storage lmdb:$d/data;
+    $limits
+    $extra
+    server {
+        listen 127.0.0.1:$port;
+        $location
+    }
+}
+EOF
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        open STDOUT, '>', "$d/valgrind.log" or die;
+        open STDERR, '>&', \*STDOUT or die;
+        exec 'valgrind', '--tool=callgrind', "--callgrind-out-file=$d/callgrind.out",
+            $Test::Kube::NginxBinary, '-p', "$d/", '-c', "$d/nginx.conf";
+        die "exec valgrind: $!";
+    }
+    my $url = "http://127.0.0.1:$port";
+    my $up = wait_until(sub {
+        my $r = $admin->request('GET', "$url/api/v1/namespaces",
+            { headers => { Authorization => 'Bearer admin-token' } });
+        $r->{status} == 200;
+    }, 180);
+    my $result = eval {
+        die "nginx under callgrind did not start: " . Test::Kube::_slurp("$d/logs/error.log")
+            unless $up;
+        for my $req (['/api/v1/namespaces', { metadata => { name => 'tenants' } }],
+            ['/api/v1/namespaces/tenants/configmaps', { metadata => { name => 'one' },
+                data => { 'database.host' => 'db.bench.svc.cluster.local',
+                    'log.level' => 'info' } }]) {
+            my $r = $admin->request('POST', $url . $req->[0],
+                { content => encode_json($req->[1]), headers => \%json });
+            die "POST $req->[0]: $r->{status}\n" unless $r->{status} == 201;
+        }
+        my @get = ('--url', "$url$get", '--header', "'Authorization: Bearer reader-token'",
+            '--connections', 4);
+        system("$getLoad @get --seconds 2 >/dev/null") == 0 or die "warm-up failed\n";
+        # count($work) -> (instructions, seconds) of the server while $work runs
+        my $dumps = 0;
+        my $count = sub {
+            my ($work) = @_;
+            system("callgrind_control -z $pid >/dev/null 2>&1") == 0
+                or die "callgrind_control -z failed\n";
+            my $t0 = Time::HiRes::time();
+            $work->();
+            my $seconds = Time::HiRes::time() - $t0;
+            system("callgrind_control -d $pid >/dev/null 2>&1") == 0
+                or die "callgrind_control -d failed\n";
+            $dumps++;
+            my $dump = "$d/callgrind.out.$dumps";
+            wait_until(sub { -s $dump }, 30) or die "no callgrind dump $dump\n";
+            my ($ir) = Test::Kube::_slurp($dump) =~ /^summary: (\d+)$/m
+                or die "no summary in $dump\n";
+            return ($ir, $seconds);
+        };
+        my $text;
+        my ($ir, $seconds) = $count->(sub { $text = `$getLoad @get --seconds $callgrindSeconds` });
+        my ($requests, $non2xx) = $text =~ /requests=(\d+) .* non2xx=(\d+)/
+            or die "get_load: $text\n";
+        die "GET under callgrind: $non2xx non-2xx answers\n" if $non2xx;
+        # what the server does meanwhile without requests (its timers and
+        # controllers), as long, taken out
+        my ($idle, $idleSeconds) = $count->(sub { Time::HiRes::sleep($seconds) });
+        [($ir - $idle * $seconds / $idleSeconds) / $requests, $requests];
+    };
+    my $err = $@;
+    kill 'TERM', $pid;
+    waitpid($pid, 0);
+    die $err unless $result;
+    return @$result;
+}
+
+my %ir;
+if ($callgrind) {
+    print STDERR "apf_fairness: instructions per GET under callgrind, APF + metrics on vs off\n";
+    for my $which (qw(on off)) {
+        $ir{$which} = [callgrind_per_get($which eq 'on' ? '' : $offConfig)];
+    }
+}
+
 sub ms { return sprintf '%.2f', $_[0] / 1000 }
 sub share { my ($r) = @_; return $r->{requests} ? 100 * $r->{status429} / $r->{requests} : 0 }
 sub sum { my $t = 0; $t += $_ for @_; return $t }
@@ -309,4 +425,12 @@ my %usPer = map { ($_ => $requests{$_} ? 1e6 * $cpu{$_} / $requests{$_} : 0) } q
 printf "server CPU per GET: on %.1f us, off %.1f us (all rounds): APF + metrics add %.1f%% "
     . "(median of the rounds: %.1f%%)\n", $usPer{on}, $usPer{off},
     $usPer{off} ? 100 * ($usPer{on} / $usPer{off} - 1) : 0, 100 * $cpuCost;
+if ($callgrind) {
+    my $more = $ir{on}[0] / $ir{off}[0] - 1;
+    printf "instructions per GET (callgrind, one worker, %d and %d GETs): on %.0f, off %.0f: APF + "
+        . "metrics add %.0f (%.1f%% of the GET's instructions in user space)\n", $ir{on}[1],
+        $ir{off}[1], $ir{on}[0], $ir{off}[0], $ir{on}[0] - $ir{off}[0], 100 * $more;
+} else {
+    print "instructions per GET: not measured (no valgrind, or BENCH_APF_CALLGRIND=0)\n";
+}
 done_testing();
