@@ -17,7 +17,7 @@
 # tenant apart from another. $GET_LOAD (bench/get_load.cpp) LISTs the 500
 # ConfigMaps of namespace "tenants":
 #   quiet alone          BENCH_APF_QUIET_RATE (default 100) req/s on 2
-#                        connections for BENCH_APF_SECONDS (default 10)
+#                        connections for BENCH_APF_SECONDS (default 20)
 #   quiet under a flood  the same, while noisy sends BENCH_APF_NOISY_RATE
 #                        (default 200 x quiet's, about 4 times what its one
 #                        seat serves) req/s on 32 connections, its client at
@@ -57,7 +57,7 @@ use Time::HiRes ();
 # TAP (the harness's checks) to stderr: stdout is the table alone
 Test::More->builder->output(\*STDERR);
 
-my $seconds = $ENV{BENCH_APF_SECONDS} || 10;
+my $seconds = $ENV{BENCH_APF_SECONDS} || 20;
 my $quietRate = $ENV{BENCH_APF_QUIET_RATE} || 100;
 my $noisyRate = $ENV{BENCH_APF_NOISY_RATE} || 200 * $quietRate;
 my $rounds = $ENV{BENCH_APF_ROUNDS} || 7;
