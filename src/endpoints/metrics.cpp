@@ -21,7 +21,8 @@ std::string_view reportedVerb(const RequestInfo& info, std::string_view method,
     if (!info.isResourceRequest) {
         return method;
     }
-    const std::string& v = info.verb;
+    // string_view: each comparison looks at the length first
+    std::string_view v = info.verb;
     if (v == "get") {
         return "GET";
     }
@@ -98,15 +99,17 @@ bool longRunning(const RequestInfo& info) {
     if (!info.isResourceRequest) {
         return false;
     }
-    if (info.verb == "watch" || info.verb == "watchlist" || info.verb == "proxy") {
+    std::string_view v = info.verb;
+    if (v == "watch" || v == "watchlist" || v == "proxy") {
         return true;
     }
-    const std::string& s = info.subresource;
-    return s == "attach" || s == "exec" || s == "log" || s == "portforward" || s == "proxy";
+    std::string_view s = info.subresource;
+    return !s.empty() &&
+           (s == "attach" || s == "exec" || s == "log" || s == "portforward" || s == "proxy");
 }
 
 bool mutating(const RequestInfo& info) {
-    const std::string& v = info.verb;
+    std::string_view v = info.verb;
     return !(v == "get" || v == "list" || v == "watch" || v == "watchlist" || v == "head" ||
              v == "options");
 }

@@ -31,7 +31,8 @@ bool isMutatingVerb(std::string_view verb) {
 }
 
 bool isLongRunning(const endpoints::RequestInfo& info) {
-    if (info.verb == "watch" || info.verb == "proxy") {
+    std::string_view verb = info.verb;
+    if (verb == "watch" || verb == "proxy") {
         return true;
     }
     if (!info.isResourceRequest || info.subresource.empty()) {
