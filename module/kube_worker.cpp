@@ -26,6 +26,10 @@ namespace {
  * are cleared */
 constexpr ngx_msec_t kReaderCheckInterval = 10000;
 
+/* a graceful stop waits this long at most for the server to let go of what
+ * it holds in etcd (its master lease) */
+constexpr ngx_msec_t kStopHoldLimit = 3000;
+
 struct Worker {
     std::unique_ptr<kube::module::NginxLoop>    loop;
     std::unique_ptr<kube::storage::Interface>   storage;
@@ -34,8 +38,12 @@ struct Worker {
     kube::storage::etcd::Store                 *etcd = nullptr;
     std::unique_ptr<kube::server::Server>       server;
     ngx_event_t                                 reader_check{};
-    /* etcd: gRPC's thread writes it when answers wait for the loop */
+    /* etcd: gRPC's thread writes it when answers wait for the loop; it is
+     * marked idle, so that a graceful stop calls its handler first
+     * (ngx_close_idle_connections) */
     ngx_connection_t                           *etcd_wake = nullptr;
+    /* not cancelable: the worker stays until the server has stopped */
+    ngx_event_t                                 stop_hold{};
 };
 
 Worker *ngx_http_kube_worker;
@@ -85,6 +93,42 @@ ngx_http_kube_log_heap(ngx_log_t *log)
 
 namespace {
 
+void
+ngx_http_kube_stop_hold_handler(ngx_event_t *ev)
+{
+    ngx_log_error(NGX_LOG_WARN, ev->log, 0,
+                  "kube-apiserver: the server did not stop in %M ms, exiting",
+                  kStopHoldLimit);
+}
+
+
+/* A graceful stop (or the old workers of a reload) has begun: the server
+ * lets go of its master lease while the worker waits, up to
+ * kStopHoldLimit; a fast stop (SIGTERM) leaves the lease to run out. */
+void
+ngx_http_kube_stop_server(Worker *w, ngx_log_t *log)
+{
+    w->stop_hold.handler = ngx_http_kube_stop_hold_handler;
+    w->stop_hold.data = w;
+    w->stop_hold.log = log;
+    ngx_add_timer(&w->stop_hold, kStopHoldLimit);
+
+    try {
+        w->server->stop([] {
+            Worker *cur = ngx_http_kube_worker;
+            if (cur != NULL && cur->stop_hold.timer_set) {
+                ngx_del_timer(&cur->stop_hold);
+            }
+        });
+
+    } catch (...) {
+        ngx_log_error(NGX_LOG_ALERT, log, 0,
+                      "kube-apiserver: stopping the server failed");
+        ngx_del_timer(&w->stop_hold);
+    }
+}
+
+
 /* etcd answers are waiting: run them on the loop */
 void
 ngx_http_kube_etcd_wake_handler(ngx_event_t *rev)
@@ -92,6 +136,16 @@ ngx_http_kube_etcd_wake_handler(ngx_event_t *rev)
     uint64_t           value;
     ngx_connection_t  *c = static_cast<ngx_connection_t *>(rev->data);
     Worker            *w = ngx_http_kube_worker;
+
+    if (c->close) {
+        /* ngx_close_idle_connections: the worker stops; the connection
+         * keeps bringing etcd's answers until the process exits */
+        c->close = 0;
+        c->idle = 0;
+        if (w != NULL && w->server != NULL) {
+            ngx_http_kube_stop_server(w, c->log);
+        }
+    }
 
     while (read(c->fd, &value, sizeof(value)) == sizeof(value)) {
         /* void */
@@ -141,6 +195,7 @@ ngx_http_kube_open_etcd(ngx_cycle_t *cycle, ngx_http_kube_main_conf_t *kmcf,
     }
 
     c->log = cycle->log;
+    c->idle = 1;
     c->read->handler = ngx_http_kube_etcd_wake_handler;
     c->read->log = cycle->log;
     c->write->log = cycle->log;
@@ -531,6 +586,9 @@ ngx_http_kube_exit_worker(ngx_cycle_t *cycle)
 
         if (w->reader_check.timer_set) {
             ngx_del_timer(&w->reader_check);
+        }
+        if (w->stop_hold.timer_set) {
+            ngx_del_timer(&w->stop_hold);
         }
         w->server.reset();
         /* joins gRPC's thread before its eventfd goes */

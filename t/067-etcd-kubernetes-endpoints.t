@@ -3,9 +3,11 @@
 # Each host keeps /registry/masterleases/<its kube_advertise_address> in etcd
 # under a lease of kube_endpoint_reconciler_ttl (an Endpoints naming the
 # address, kube's encoding), and the Endpoints and EndpointSlice in default
-# name every live host's address, sorted; a stopped host's address leaves
-# once its lease has run out. kube_endpoint_reconciler_type none leaves them
-# alone.
+# name every live host's address, sorted. A host stopped gracefully deletes
+# its lease at once (kube's RemoveEndpoints at shutdown), and the others drop
+# its address at their next pass; one killed leaves once its lease has run
+# out. A reload keeps the lease. kube_endpoint_reconciler_type none leaves
+# them alone.
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
@@ -22,10 +24,11 @@ location / {
 EOF
 my $ttl = 3;
 sub host {
-    my ($address, $extra) = @_;
+    my ($address, $extra, $hostTtl) = @_;
+    $hostTtl //= $ttl;
     return start_server(workers => 2, config => $config,
         http_config => "kube_storage etcd:$etcd->{url};\nkube_advertise_address $address;\n"
-            . "kube_endpoint_reconciler_ttl ${ttl}s;\n" . ($extra // ''));
+            . "kube_endpoint_reconciler_ttl ${hostTtl}s;\n" . ($extra // ''));
 }
 
 # (addresses of the Endpoints, addresses of the EndpointSlice) on $s.
@@ -77,7 +80,8 @@ SKIP: {
         or diag($lease, $ttlOut);
 }
 
-# --- A host stops: its address leaves once its lease has run out.
+# --- A host stops: its address leaves, at the latest once its lease has run
+# out.
 {
     $b->stop;
     my $stopped = Time::HiRes::time();
@@ -98,6 +102,26 @@ SKIP: {
     my @got;
     wait_until(sub { @got = addresses($a); $got[0] eq $both }, 15);
     is($got[0], $both, 'host B started again: both are named');
+}
+
+# --- A graceful stop deletes the host's lease at once, long before its TTL
+# would; a reload keeps it (the old workers delete only what they wrote,
+# and the new ones write it again at once).
+SKIP: {
+    skip('no etcdctl', 6) unless defined etcdctl('get', '--prefix', '--keys-only', '/registry/');
+    my $e = host('10.9.0.50', '', 60);
+    my $leases = sub { etcdctl('get', '--prefix', '--keys-only', '/registry/masterleases/') // '' };
+    ok(wait_until(sub { $leases->() =~ /10\.9\.0\.50/ }, 15), 'host E (TTL 60 s) keeps its lease');
+    ok($e->reload(wait_old => 1), 'host E reloads');
+    ok(wait_until(sub { $leases->() =~ /10\.9\.0\.50/ }, 5),
+        '... and its lease is there after the reload');
+    my $offset = $e->log_size;
+    my $stopped = Time::HiRes::time();
+    ok($e->stop, 'host E stops gracefully');
+    my $gone = wait_until(sub { $leases->() !~ /10\.9\.0\.50/ }, 10);
+    my $took = Time::HiRes::time() - $stopped;
+    ok($gone && $took < 10, "... and its lease is gone from etcd at once (${took}s; its TTL is 60 s)");
+    unlike($e->log_since($offset), qr/did not stop in/, '... without waiting out the bound');
 }
 
 # --- kube_endpoint_reconciler_type none: the Endpoints are left alone.

@@ -628,6 +628,14 @@ void Server::startControlPlaneObjects() {
     controlPlane_->start();
 }
 
+void Server::stop(std::function<void()> done) {
+    if (controlPlane_) {
+        controlPlane_->stop(std::move(done));
+        return;
+    }
+    loop_.post(std::move(done));
+}
+
 // Calls `hook` once this worker's watch caches of `group`'s kinds hold every
 // object of `objects` (at once when there are no caches to wait for).
 std::unique_ptr<BootstrapSync> Server::syncBootstrap(

@@ -122,6 +122,10 @@ class Server {
     // default, kube-system, kube-public and kube-node-lease if missing; the
     // server is ready once that is done.
     void start();
+    // A graceful stop has begun: the controllers this worker runs let go of
+    // what they hold outside it (the master lease); `done` runs once they
+    // have, on the loop.
+    void stop(std::function<void()> done);
     // Every check of /readyz passes.
     bool ready() const { return health_.ready(); }
 

@@ -2,7 +2,8 @@
 // server keeps /registry/masterleases/<its address> (an Endpoints naming it,
 // written with the reconciler's TTL, its generation moving on each pass),
 // and the `kubernetes` Endpoints and EndpointSlice name every address with a
-// lease, sorted; one whose lease is gone leaves at the next pass. On storage
+// lease, sorted; one whose lease is gone leaves at the next pass; a server
+// that stops deletes the lease it wrote. On storage
 // of its own (LMDB) the server names only itself; with the reconciler off it
 // keeps neither object. t/065 runs it on a real etcd, where the leases expire.
 #include <chrono>
@@ -165,6 +166,61 @@ void reconciler_none_keeps_no_endpoints(void**) {
     assert_int_equal(s.send("GET", "/api/v1/namespaces/default/services/kubernetes").status, 200);
 }
 
+// The lease of `ip` is in the storage.
+bool leaseStored(ServedServer& s, const std::string& ip) {
+    bool found = false;
+    s.memory.get(
+        kube::controller::controlplane::masterLeaseKey(ip),
+        [&found](const storage::Error& err, const storage::ObjectView*) { found = err.ok(); });
+    s.loop.run();
+    return found;
+}
+
+// A graceful stop (kube's RemoveEndpoints): the lease this server wrote is
+// deleted at once and no later pass writes it again; one rewritten since
+// (by a reload's new workers) is left.
+void stop_deletes_the_lease_it_wrote_and_no_other(void**) {
+    {
+        ServedServer s(hostOptions(true));
+        assert_true(leaseStored(s, "10.0.0.20"));
+        bool stopped = false;
+        s.server.stop([&stopped] { stopped = true; });
+        s.loop.run();
+        assert_true(stopped);
+        assert_false(leaseStored(s, "10.0.0.20"));
+        nextPass(s);
+        nextPass(s);
+        assert_false(leaseStored(s, "10.0.0.20"));
+    }
+    {
+        ServedServer s(hostOptions(true));
+        // written again since, by another writer
+        std::vector<storage::WriteOp> ops(1);
+        ops[0].type = storage::WriteOp::Type::Update;
+        ops[0].key = kube::controller::controlplane::masterLeaseKey("10.0.0.20");
+        ops[0].value = R"({"kind":"Endpoints","apiVersion":"v1","metadata":{"generation":9},)"
+                       R"("subsets":[{"addresses":[{"ip":"10.0.0.20"}]}]})";
+        bool written = false;
+        s.memory.write(std::move(ops),
+                       [&written](storage::WriteResult&& r) { written = r.error.ok(); });
+        s.loop.run();
+        assert_true(written);
+        bool stopped = false;
+        s.server.stop([&stopped] { stopped = true; });
+        s.loop.run();
+        assert_true(stopped);
+        assert_true(leaseStored(s, "10.0.0.20"));
+    }
+    {
+        // storage of its own: no lease, stopped at once
+        ServedServer s(hostOptions(false));
+        bool stopped = false;
+        s.server.stop([&stopped] { stopped = true; });
+        s.loop.run();
+        assert_true(stopped);
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -172,6 +228,7 @@ int main() {
         cmocka_unit_test(every_live_lease_is_named_sorted),
         cmocka_unit_test(storage_of_its_own_names_only_this_server),
         cmocka_unit_test(reconciler_none_keeps_no_endpoints),
+        cmocka_unit_test(stop_deletes_the_lease_it_wrote_and_no_other),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

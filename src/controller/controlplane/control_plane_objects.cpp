@@ -329,6 +329,41 @@ void ControlPlaneObjects::start() {
     beginPass();
 }
 
+void ControlPlaneObjects::stop(std::function<void()> done) {
+    if (stopping_) {
+        loop_.post(std::move(done));
+        return;
+    }
+    stopping_ = true;
+    stopped_ = std::move(done);
+    timer_.reset();
+    // a refresh in flight removes the lease once its write is answered
+    if (!refreshing_) {
+        removeLease();
+    }
+}
+
+void ControlPlaneObjects::removeLease() {
+    if (!options_.masterLeases || options_.endpointReconciler != EndpointReconciler::Lease ||
+        leaseRevision_ == 0) {
+        loop_.post(std::move(stopped_));
+        return;
+    }
+    storage::WriteOp op;
+    op.type = storage::WriteOp::Type::Delete;
+    op.key = masterLeaseKey(options_.advertiseAddress);
+    op.expectedModRevision = leaseRevision_;
+    std::vector<storage::WriteOp> ops;
+    ops.push_back(std::move(op));
+    // A conflict: rewritten since (a reload's new workers), left alone.
+    options_.masterLeases->write(std::move(ops), [this, alive = alive_](storage::WriteResult&&) {
+        if (*alive) {
+            leaseRevision_ = 0;
+            loop_.post(std::move(stopped_));
+        }
+    });
+}
+
 std::chrono::milliseconds ControlPlaneObjects::interval() const {
     std::chrono::milliseconds every = kInterval;
     if (options_.masterLeases && options_.endpointReconciler == EndpointReconciler::Lease) {
@@ -338,6 +373,9 @@ std::chrono::milliseconds ControlPlaneObjects::interval() const {
 }
 
 void ControlPlaneObjects::beginPass() {
+    if (stopping_) {
+        return;
+    }
     if (!options_.masterLeases || options_.endpointReconciler != EndpointReconciler::Lease) {
         pass(0);
         return;
@@ -350,11 +388,17 @@ void ControlPlaneObjects::beginPass() {
     });
 }
 
-void ControlPlaneObjects::refreshLease(std::function<void()> next) {
+void ControlPlaneObjects::refreshLease(std::function<void()> next, bool retried) {
     std::string key = masterLeaseKey(options_.advertiseAddress);
-    options_.masterLeases->get(key, [this, alive = alive_, key, next](
+    refreshing_ = true;
+    options_.masterLeases->get(key, [this, alive = alive_, key, next, retried](
                                         const storage::Error& err, const storage::ObjectView* cur) {
         if (!*alive) {
+            return;
+        }
+        if (stopping_) {
+            refreshing_ = false;
+            removeLease();
             return;
         }
         storage::WriteOp op;
@@ -374,18 +418,38 @@ void ControlPlaneObjects::refreshLease(std::function<void()> next) {
         } else if (err.code == storage::ErrorCode::NotFound) {
             op.type = storage::WriteOp::Type::Create;
         } else {
+            refreshing_ = false;
             listLeases(next);
             return;
         }
         op.value = masterLeaseValue(options_.advertiseAddress, generation + 1);
         std::vector<storage::WriteOp> ops;
         ops.push_back(std::move(op));
-        // A conflict (another server of the same address) waits for the
-        // next pass.
-        options_.masterLeases->write(std::move(ops), [this, alive, next](storage::WriteResult&&) {
-            if (*alive) {
-                listLeases(next);
+        options_.masterLeases->write(std::move(ops), [this, alive, next, retried](
+                                                         storage::WriteResult&& result) {
+            if (!*alive) {
+                return;
             }
+            refreshing_ = false;
+            if (result.error.ok() && !result.objects.empty()) {
+                leaseRevision_ = result.objects[0].modRevision;
+            }
+            if (stopping_) {
+                removeLease();
+                return;
+            }
+            // Changed between the read and the write (the old workers of a
+            // reload deleting what they wrote): read and write again at
+            // once. A second conflict (another server of the same address)
+            // waits for the next pass.
+            bool conflict = result.error.code == storage::ErrorCode::Conflict ||
+                            result.error.code == storage::ErrorCode::NotFound ||
+                            result.error.code == storage::ErrorCode::KeyExists;
+            if (conflict && !retried) {
+                refreshLease(next, true);
+                return;
+            }
+            listLeases(next);
         });
     });
 }
@@ -418,6 +482,9 @@ void ControlPlaneObjects::listLeases(std::function<void()> next) {
 }
 
 void ControlPlaneObjects::pass(size_t i) {
+    if (stopping_) {
+        return;
+    }
     if (i == kept_.size()) {
         timer_ = loop_.startTimer(interval(), [this, alive = alive_] {
             if (*alive) {

@@ -99,6 +99,12 @@ class ControlPlaneObjects {
 
     // The first pass now, the next ones every kInterval.
     void start();
+    // The server stops (kube's RemoveEndpoints at shutdown): no more
+    // passes, and this server's master lease is deleted from etcd at once
+    // rather than left to run out, unless it was rewritten since this
+    // server wrote it (a reload's new workers have taken it over). `done`
+    // runs when that delete is answered, or at once when there is none.
+    void stop(std::function<void()> done);
 
   private:
     // One object kept: where it lives, and what it must hold. `refresh`
@@ -127,8 +133,9 @@ class ControlPlaneObjects {
     // kube's UpdateLease and ListLeases: refreshes this server's lease, then
     // reads every live one into addresses_ (kept when none is listed, as
     // kube refuses to empty the endpoints).
-    void refreshLease(std::function<void()> next);
+    void refreshLease(std::function<void()> next, bool retried = false);
     void listLeases(std::function<void()> next);
+    void removeLease();
 
     util::EventLoop& loop_;
     StoreFor stores_;
@@ -137,6 +144,12 @@ class ControlPlaneObjects {
     // The addresses the Endpoints and the EndpointSlice name, sorted.
     std::vector<std::string> addresses_;
     std::unique_ptr<util::EventLoop::Timer> timer_;
+    // The mod revision of this server's lease as it last wrote it; whether
+    // a refresh is in flight; stop()'s callback once stopping.
+    storage::Revision leaseRevision_ = 0;
+    bool refreshing_ = false;
+    bool stopping_ = false;
+    std::function<void()> stopped_;
     // Cleared by the destructor: callbacks check it.
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
