@@ -1,8 +1,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <re2/re2.h>
+
 #include <cstring>
-#include <regex>
 #include <set>
 #include <string>
 
@@ -24,10 +25,13 @@ namespace {
 // Version 4, RFC 4122 variant, lowercase hex with the dashes where
 // metadata.uid has them.
 void uids_are_version_4(void**) {
-    std::regex form("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+    // RE2: std::regex trips g++ 12's maybe-uninitialized under the sanitizers
+    RE2 form("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+    assert_true(form.ok());
+    assert_false(RE2::FullMatch("0123456789ab-cdef-4123-8123-0123456789ab", form));
     for (int i = 0; i < 1000; i++) {
         std::string uid = kube::util::newUid();
-        assert_true(std::regex_match(uid, form));
+        assert_true(RE2::FullMatch(uid, form));
     }
 }
 
