@@ -388,10 +388,10 @@ void ControlPlaneObjects::beginPass() {
     });
 }
 
-void ControlPlaneObjects::refreshLease(std::function<void()> next, bool retried) {
+void ControlPlaneObjects::refreshLease(std::function<void()> next) {
     std::string key = masterLeaseKey(options_.advertiseAddress);
     refreshing_ = true;
-    options_.masterLeases->get(key, [this, alive = alive_, key, next, retried](
+    options_.masterLeases->get(key, [this, alive = alive_, key, next](
                                         const storage::Error& err, const storage::ObjectView* cur) {
         if (!*alive) {
             return;
@@ -423,34 +423,50 @@ void ControlPlaneObjects::refreshLease(std::function<void()> next, bool retried)
             return;
         }
         op.value = masterLeaseValue(options_.advertiseAddress, generation + 1);
-        std::vector<storage::WriteOp> ops;
-        ops.push_back(std::move(op));
-        options_.masterLeases->write(std::move(ops), [this, alive, next, retried](
-                                                         storage::WriteResult&& result) {
-            if (!*alive) {
+        writeLease(std::move(op), next, 0);
+    });
+}
+
+// Writes this server's lease as read. What it read may be behind etcd (the
+// replica has not seen the last write or delete yet; in a reload, the old
+// workers delete what they wrote as they stop): a lease that is gone is
+// created, and one written since is overwritten (it is this address's), at
+// once rather than at the next pass; twice at most.
+void ControlPlaneObjects::writeLease(storage::WriteOp op, std::function<void()> next,
+                                     int retries) {
+    storage::WriteOp again = op;
+    std::vector<storage::WriteOp> ops;
+    ops.push_back(std::move(op));
+    options_.masterLeases->write(std::move(ops), [this, alive = alive_, next, retries,
+                                                  again = std::move(again)](
+                                                     storage::WriteResult&& result) mutable {
+        if (!*alive) {
+            return;
+        }
+        if (result.error.ok() && !result.objects.empty()) {
+            leaseRevision_ = result.objects[0].modRevision;
+        }
+        if (!stopping_ && retries < 2) {
+            if (result.error.code == storage::ErrorCode::NotFound) {
+                again.type = storage::WriteOp::Type::Create;
+                again.expectedModRevision = 0;
+                writeLease(std::move(again), next, retries + 1);
                 return;
             }
-            refreshing_ = false;
-            if (result.error.ok() && !result.objects.empty()) {
-                leaseRevision_ = result.objects[0].modRevision;
-            }
-            if (stopping_) {
-                removeLease();
+            if (result.error.code == storage::ErrorCode::Conflict ||
+                result.error.code == storage::ErrorCode::KeyExists) {
+                again.type = storage::WriteOp::Type::Update;
+                again.expectedModRevision = 0;
+                writeLease(std::move(again), next, retries + 1);
                 return;
             }
-            // Changed between the read and the write (the old workers of a
-            // reload deleting what they wrote): read and write again at
-            // once. A second conflict (another server of the same address)
-            // waits for the next pass.
-            bool conflict = result.error.code == storage::ErrorCode::Conflict ||
-                            result.error.code == storage::ErrorCode::NotFound ||
-                            result.error.code == storage::ErrorCode::KeyExists;
-            if (conflict && !retried) {
-                refreshLease(next, true);
-                return;
-            }
-            listLeases(next);
-        });
+        }
+        refreshing_ = false;
+        if (stopping_) {
+            removeLease();
+            return;
+        }
+        listLeases(next);
     });
 }
 

@@ -133,7 +133,8 @@ class ControlPlaneObjects {
     // kube's UpdateLease and ListLeases: refreshes this server's lease, then
     // reads every live one into addresses_ (kept when none is listed, as
     // kube refuses to empty the endpoints).
-    void refreshLease(std::function<void()> next, bool retried = false);
+    void refreshLease(std::function<void()> next);
+    void writeLease(storage::WriteOp op, std::function<void()> next, int retries);
     void listLeases(std::function<void()> next);
     void removeLease();
 
