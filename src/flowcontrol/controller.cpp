@@ -340,50 +340,51 @@ void Controller::rebuild() {
 
 namespace {
 
-// Writes one part, length-prefixed, at `at` (the key was sized for it).
-char* putKeyPart(char* at, std::string_view part) {
-    auto size = static_cast<std::uint32_t>(part.size());
-    std::memcpy(at, &size, sizeof(size));
-    if (!part.empty()) {
-        std::memcpy(at + sizeof(size), part.data(), part.size());
+// What classification reads of a request, in order: each text part
+// length-prefixed (`counted`), the number of groups and the resource/URL
+// mark as they are. One list, walked to size the key and to write it.
+template <class Part>
+void forEachKeyPart(const authz::Attributes& a, std::uint32_t& groups, Part&& part) {
+    groups = static_cast<std::uint32_t>(a.user.groups.size());
+    part(a.user.name, true);
+    part(std::string_view(reinterpret_cast<const char*>(&groups), sizeof(groups)), false);
+    for (const std::string& g : a.user.groups) {
+        part(g, true);
     }
-    return at + sizeof(size) + part.size();
+    part(a.verb, true);
+    if (a.isResourceRequest) {
+        part("r", false);
+        part(a.apiGroup, true);
+        part(a.resource, true);
+        part(a.subresource, true);
+        part(a.namespace_, true);
+    } else {
+        part("n", false);
+        part(a.path, true);
+    }
 }
 
-// What classification reads of a request, each part length-prefixed: sized
-// once, then written in place (the key keeps its buffer between requests).
+// The key, sized once and written in place (it keeps its buffer between
+// requests).
 void decisionKey(std::string& key, const authz::Attributes& a) {
-    constexpr size_t prefix = sizeof(std::uint32_t);
-    size_t size = prefix + a.user.name.size() + prefix + prefix + a.verb.size() + 1;
-    for (const std::string& g : a.user.groups) {
-        size += prefix + g.size();
-    }
-    if (a.isResourceRequest) {
-        size += 4 * prefix + a.apiGroup.size() + a.resource.size() + a.subresource.size() +
-                a.namespace_.size();
-    } else {
-        size += prefix + a.path.size();
-    }
+    std::uint32_t groups = 0;
+    size_t size = 0;
+    forEachKeyPart(a, groups, [&size](std::string_view part, bool counted) {
+        size += (counted ? sizeof(std::uint32_t) : 0) + part.size();
+    });
     key.resize(size);
-
-    char* at = putKeyPart(key.data(), a.user.name);
-    auto groups = static_cast<std::uint32_t>(a.user.groups.size());
-    std::memcpy(at, &groups, sizeof(groups));
-    at += sizeof(groups);
-    for (const std::string& g : a.user.groups) {
-        at = putKeyPart(at, g);
-    }
-    at = putKeyPart(at, a.verb);
-    if (a.isResourceRequest) {
-        *at++ = 'r';
-        at = putKeyPart(at, a.apiGroup);
-        at = putKeyPart(at, a.resource);
-        at = putKeyPart(at, a.subresource);
-        putKeyPart(at, a.namespace_);
-    } else {
-        *at++ = 'n';
-        putKeyPart(at, a.path);
-    }
+    char* at = key.data();
+    forEachKeyPart(a, groups, [&at](std::string_view part, bool counted) {
+        if (counted) {
+            auto n = static_cast<std::uint32_t>(part.size());
+            std::memcpy(at, &n, sizeof(n));
+            at += sizeof(n);
+        }
+        if (!part.empty()) {
+            std::memcpy(at, part.data(), part.size());
+        }
+        at += part.size();
+    });
 }
 
 }  // namespace
