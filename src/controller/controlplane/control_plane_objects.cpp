@@ -344,8 +344,7 @@ void ControlPlaneObjects::stop(std::function<void()> done) {
 }
 
 void ControlPlaneObjects::removeLease() {
-    if (!options_.masterLeases || options_.endpointReconciler != EndpointReconciler::Lease ||
-        leaseRevision_ == 0) {
+    if (!keepsLease() || leaseRevision_ == 0) {
         loop_.post(std::move(stopped_));
         return;
     }
@@ -364,9 +363,13 @@ void ControlPlaneObjects::removeLease() {
     });
 }
 
+bool ControlPlaneObjects::keepsLease() const {
+    return options_.masterLeases && options_.endpointReconciler == EndpointReconciler::Lease;
+}
+
 std::chrono::milliseconds ControlPlaneObjects::interval() const {
     std::chrono::milliseconds every = kInterval;
-    if (options_.masterLeases && options_.endpointReconciler == EndpointReconciler::Lease) {
+    if (keepsLease()) {
         every = std::min(every, std::chrono::milliseconds(options_.masterLeaseTtl) * 2 / 3);
     }
     return std::max(every, std::chrono::milliseconds(100));
@@ -376,7 +379,7 @@ void ControlPlaneObjects::beginPass() {
     if (stopping_) {
         return;
     }
-    if (!options_.masterLeases || options_.endpointReconciler != EndpointReconciler::Lease) {
+    if (!keepsLease()) {
         pass(0);
         return;
     }

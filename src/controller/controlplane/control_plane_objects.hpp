@@ -128,6 +128,9 @@ class ControlPlaneObjects {
     void keepDefaultServiceCIDR();
     void pass(size_t i);
     void keep(const Kept& kept, std::function<void()> next);
+    // This server keeps a master lease (shared storage, the lease
+    // reconciler).
+    bool keepsLease() const;
     // The time between passes.
     std::chrono::milliseconds interval() const;
     // kube's UpdateLease and ListLeases: refreshes this server's lease, then
