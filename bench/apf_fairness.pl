@@ -102,10 +102,16 @@ sub post {
     return decode_json($r->{content});
 }
 
-for my $s (values %servers) {
+# post_one($server): namespace "tenants" and its ConfigMap "one", which the GETs read
+sub post_one {
+    my ($s) = @_;
     post($s, '/api/v1/namespaces', { metadata => { name => 'tenants' } });
     post($s, '/api/v1/namespaces/tenants/configmaps', { metadata => { name => 'one' },
         data => { 'database.host' => 'db.bench.svc.cluster.local', 'log.level' => 'info' } });
+}
+
+for my $s (values %servers) {
+    post_one($s);
     for my $i (2 .. $items) {
         post($s, '/api/v1/namespaces/tenants/configmaps', { metadata => { name => "cm-$i" },
             data => { map { ("key$_" => "value $_ of configmap $i") } 1 .. 5 } });
@@ -276,61 +282,29 @@ for my $s (values %servers) {
 # GETs after a warm-up
 sub callgrind_per_get {
     my ($extra) = @_;
-    my $d = tempdir(CLEANUP => 1);
-    mkdir "$d/$_" for qw(logs tmp data);
-    my $port = Test::Kube::free_port();
-    my $module = ($ENV{KUBE_BUILD} || "$FindBin::Bin/../build") . '/ngx_http_kube_apiserver_module.so';
-    # as Test::Kube: root's nginx runs its worker as root, which owns the folders
-    my $user = $> == 0 ? 'user root;' : '';
-    Test::Kube::_spew("$d/nginx.conf", <<"EOF");
-$user
-master_process off;
-daemon off;
-load_module $module;
-worker_processes 1;
-pid $d/logs/nginx.pid;
-error_log $d/logs/error.log info;
-events { worker_connections 1024; }
-http {
-    client_body_temp_path $d/tmp/client_body;
-    proxy_temp_path $d/tmp/proxy;
-    fastcgi_temp_path $d/tmp/fastcgi;
-    uwsgi_temp_path $d/tmp/uwsgi;
-    scgi_temp_path $d/tmp/scgi;
-    kube_storage lmdb:$d/data;
-    $limits
-    $extra
-    server {
-        listen 127.0.0.1:$port;
-        $location
-    }
-}
-EOF
+    # the bench servers' configuration, rendered by Test::Kube, in one process
+    my $s = Test::Kube::new_server(workers => 1, main_config => "master_process off;\ndaemon off;",
+        http_config => "$limits\n$extra", config => $location);
+    my $d = $s->root;
+    Test::Kube::_spew($s->conf_file, $s->{text});
     my $pid = fork // die "fork: $!";
     if ($pid == 0) {
-        open STDOUT, '>', "$d/valgrind.log" or die;
+        open STDOUT, '>', "$d/logs/valgrind.log" or die;
         open STDERR, '>&', \*STDOUT or die;
         exec 'valgrind', '--tool=callgrind', "--callgrind-out-file=$d/callgrind.out",
-            $Test::Kube::NginxBinary, '-p', "$d/", '-c', "$d/nginx.conf";
+            $Test::Kube::NginxBinary, '-p', "$d/", '-c', $s->conf_file;
         die "exec valgrind: $!";
     }
-    my $url = "http://127.0.0.1:$port";
+    my $url = $s->url;
     my $up = wait_until(sub {
         my $r = $admin->request('GET', "$url/api/v1/namespaces",
             { headers => { Authorization => 'Bearer admin-token' } });
         $r->{status} == 200;
     }, 180);
     my $result = eval {
-        die "nginx under callgrind did not start: " . Test::Kube::_slurp("$d/logs/error.log")
+        die "nginx under callgrind did not start: " . Test::Kube::_slurp($s->log_file)
             unless $up;
-        for my $req (['/api/v1/namespaces', { metadata => { name => 'tenants' } }],
-            ['/api/v1/namespaces/tenants/configmaps', { metadata => { name => 'one' },
-                data => { 'database.host' => 'db.bench.svc.cluster.local',
-                    'log.level' => 'info' } }]) {
-            my $r = $admin->request('POST', $url . $req->[0],
-                { content => encode_json($req->[1]), headers => \%json });
-            die "POST $req->[0]: $r->{status}\n" unless $r->{status} == 201;
-        }
+        post_one($s);
         my @get = ('--url', "$url$get", '--header', "'Authorization: Bearer reader-token'",
             '--connections', 4);
         system("$getLoad @get --seconds 2 >/dev/null") == 0 or die "warm-up failed\n";
