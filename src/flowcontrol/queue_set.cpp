@@ -26,6 +26,15 @@ bool limited(const LevelSlot& l) {
     return l.used && !l.exempt;
 }
 
+// Seats move between levels only from one that may lend to one that may
+// borrow; two that may borrow compete for the same lent seats.
+bool mayBorrow(const LevelSlot& l) {
+    return limited(l) && l.borrowingSeats != 0;
+}
+bool mayLend(const LevelSlot& l) {
+    return limited(l) && l.lendableSeats > 0;
+}
+
 // What takes and returns leases without the lock reads and writes through
 // these; everything else is written under the lock.
 template <typename T>
@@ -105,6 +114,7 @@ bool Dispatcher::applyConfiguration(const Configuration& config, std::int64_t no
         freeLevelIfIdle(i);
     }
 
+    refreshLeaseGates();  // which levels lend and borrow may have changed
     dispatchAsMuchAsPossible(nowNs, wakes);
     return complete;
 }
@@ -297,7 +307,7 @@ Admission Dispatcher::admit(std::string_view level, std::uint64_t flowHash, int 
     syncTime(l, nowNs);
 
     // seats kept idle by owners' leases are wanted now
-    if (!canTakeSeat(l, false) && reclaimIdleLeases() > 0) {
+    if (!canTakeSeat(l, false) && reclaimIdleLeases(-1, levelsSharingSeats(i)) > 0) {
         dispatchAsMuchAsPossible(nowNs, wakes);
     }
 
@@ -371,7 +381,7 @@ Admission Dispatcher::admit(std::string_view level, std::uint64_t flowHash, int 
     boundNextDispatch(l, q);
 
     // a lease that went idle before this request was counted as waiting
-    reclaimIdleLeases();
+    reclaimIdleLeases(-1, levelsSharingSeats(i));
     dispatchAsMuchAsPossible(nowNs, wakes);
 
     a.ticket = {slot, w.serial};
@@ -476,7 +486,7 @@ bool Dispatcher::keepAsLease(const Seat& seat, int owner, std::int64_t nowNs) {
     LevelSlot& l = s_.level[seat.level];
     OwnerSlot& o = s_.owner[owner];
     std::atomic_ref<std::int32_t> idle = shared(o.idle[seat.level]);
-    if (!limited(l) || !l.present || shared(s_.waitingTotal).load() != 0 ||
+    if (!limited(l) || !l.present || shared(l.leaseGate).load() != 0 ||
         l.seatsInUse >= l.nominalSeats || o.held[seat.level] <= 0 ||
         idle.load() >= kMaxIdleLeases || (seat.leased && o.leased[seat.level] <= 0)) {
         return false;
@@ -496,7 +506,7 @@ bool Dispatcher::keepAsLease(const Seat& seat, int owner, std::int64_t nowNs) {
 bool Dispatcher::takeLease(int level, int owner, std::uint64_t generation) {
     if (owner < 0 || owner >= kMaxOwners || level < 0 || level >= kMaxLevels ||
         shared(s_.generation).load(std::memory_order_acquire) != generation ||
-        shared(s_.waitingTotal).load(std::memory_order_relaxed) != 0) {
+        shared(s_.level[level].leaseGate).load(std::memory_order_relaxed) != 0) {
         return false;
     }
     std::atomic_ref<std::int32_t> idle = shared(s_.owner[owner].idle[level]);
@@ -513,8 +523,11 @@ bool Dispatcher::takeLease(int level, int owner, std::uint64_t generation) {
 bool Dispatcher::returnLease(const Seat& seat, int owner) {
     if (!seat.leased || owner < 0 || owner >= kMaxOwners || seat.level < 0 ||
         seat.level >= kMaxLevels ||
-        shared(s_.generation).load(std::memory_order_acquire) != seat.generation ||
-        shared(s_.waitingTotal).load(std::memory_order_seq_cst) != 0) {
+        shared(s_.generation).load(std::memory_order_acquire) != seat.generation) {
+        return false;
+    }
+    std::atomic_ref<std::int32_t> gate = shared(s_.level[seat.level].leaseGate);
+    if (gate.load(std::memory_order_seq_cst) != 0) {
         return false;
     }
     // only the owner raises its count, so this bound holds
@@ -523,11 +536,11 @@ bool Dispatcher::returnLease(const Seat& seat, int owner) {
         return false;
     }
 
-    // Against a request that starts waiting meanwhile (waitingTotal, then
+    // Against a request that starts waiting meanwhile (leaseGate, then
     // reclaimIdleLeases, under the lock): each side writes its count, then
     // reads the other's, so one of them sees the other.
     idle.fetch_add(1, std::memory_order_seq_cst);
-    if (shared(s_.waitingTotal).load(std::memory_order_seq_cst) == 0) {
+    if (gate.load(std::memory_order_seq_cst) == 0) {
         return true;
     }
     std::int32_t n = idle.load(std::memory_order_seq_cst);
@@ -539,7 +552,7 @@ bool Dispatcher::returnLease(const Seat& seat, int owner) {
     return true;  // a reclaim took it to the level already
 }
 
-int Dispatcher::reclaimIdleLeases(int only) {
+int Dispatcher::reclaimIdleLeases(int only, std::uint64_t onlyLevels) {
     int total = 0;
     for (int word = 0; word < kMaxOwners / 64; word++) {
         for (std::uint64_t bits = s_.leaseOwners[word]; bits != 0; bits &= bits - 1) {
@@ -548,7 +561,8 @@ int Dispatcher::reclaimIdleLeases(int only) {
                 continue;
             }
             OwnerSlot& o = s_.owner[owner];
-            for (std::uint64_t levels = o.leaseLevels; levels != 0; levels &= levels - 1) {
+            for (std::uint64_t levels = o.leaseLevels & onlyLevels; levels != 0;
+                 levels &= levels - 1) {
                 int i = __builtin_ctzll(levels);
                 std::int32_t n = shared(o.idle[i]).exchange(0, std::memory_order_seq_cst);
                 if (n > 0) {
@@ -722,7 +736,46 @@ void Dispatcher::freeLevelIfIdle(int level) {
 
 void Dispatcher::changeWaiting(LevelSlot& l, int delta) {
     l.waiting += delta;
-    shared(s_.waitingTotal).fetch_add(delta, std::memory_order_seq_cst);
+    refreshLeaseGates();
+}
+
+// Each level's leaseGate: the requests waiting that its seats could serve.
+// A gate is written only when it changes, so that the levels whose leases
+// stay open keep their configuration's cache line unwritten.
+void Dispatcher::refreshLeaseGates() {
+    int borrowersWaiting = 0;
+    int lendersWaiting = 0;
+    for (int i = 0; i < s_.levelEnd; i++) {
+        const LevelSlot& m = s_.level[i];
+        borrowersWaiting += mayBorrow(m) ? m.waiting : 0;
+        lendersWaiting += mayLend(m) ? m.waiting : 0;
+    }
+    for (int i = 0; i < s_.levelEnd; i++) {
+        LevelSlot& m = s_.level[i];
+        int gate = 0;
+        if (limited(m)) {
+            gate = m.waiting + (mayLend(m) || mayBorrow(m) ? borrowersWaiting : 0) +
+                   (mayBorrow(m) ? lendersWaiting : 0);
+        }
+        std::atomic_ref<std::int32_t> g = shared(m.leaseGate);
+        if (g.load(std::memory_order_relaxed) != gate) {
+            g.store(gate, std::memory_order_seq_cst);
+        }
+    }
+}
+
+// The levels whose seats a request at `level` could use: its own, those it
+// may borrow from, those it lends to, and the other borrowers.
+std::uint64_t Dispatcher::levelsSharingSeats(int level) const {
+    const LevelSlot& l = s_.level[level];
+    std::uint64_t levels = std::uint64_t{1} << level;
+    for (int i = 0; i < s_.levelEnd; i++) {
+        const LevelSlot& m = s_.level[i];
+        if ((mayBorrow(l) && (mayLend(m) || mayBorrow(m))) || (mayLend(l) && mayBorrow(m))) {
+            levels |= std::uint64_t{1} << i;
+        }
+    }
+    return levels;
 }
 
 // Every change of a queue's seats or waiting requests goes through here, so

@@ -69,6 +69,11 @@ struct alignas(64) LevelSlot {
     std::int32_t queues;
     std::int32_t handSize;
     std::int32_t queueLengthLimit;
+    // Requests waiting that this level's idle leases could seat: its own,
+    // and those of levels it may lend to or borrow from (kept by
+    // Dispatcher::refreshLeaseGates whenever requests start or stop
+    // waiting). Its seats are leased only while this is 0.
+    std::int32_t leaseGate;
     // since the level's slot was taken, for the metrics (rarely written)
     std::uint64_t rejected;
     std::uint64_t timedOut;
@@ -115,9 +120,8 @@ struct SharedState {
     std::int32_t freeHead;  // first free WaitingSlot + 1
     std::int32_t levelEnd;  // slots past this one are unused
     // read by every request that takes or returns a lease, written only
-    // when a configuration is applied or requests start or stop waiting:
+    // when a configuration is applied or an owner's leases change:
     alignas(64) std::uint64_t generation;        // configurations applied
-    std::int32_t waitingTotal;                   // waiting requests, all levels
     std::uint64_t leaseOwners[kMaxOwners / 64];  // owners with leases
     alignas(64) LevelSlot level[kMaxLevels];
     WaitingSlot waiting[kMaxWaiting];
@@ -234,28 +238,33 @@ class Dispatcher {
     // on cache lines of its own. The seat stays counted as in use at its
     // level and held by the owner, so the limits are exact. Idle leases go
     // back whenever a seat is wanted: a request its level cannot seat at
-    // once, a request that starts waiting, a new configuration reclaim
-    // every owner's (reclaimIdleLeases). A lease is kept only while its
-    // level has another seat free, and bypasses the queues: fair queuing
-    // orders requests when a level is saturated, and then nothing is
-    // leased. Leased requests are not counted in LevelStats::dispatched.
+    // once, a request that starts waiting reclaim every owner's idle
+    // leases at the levels whose seats it could use (its own, and those it
+    // may borrow from or lend to); a new configuration reclaims them all.
+    // A lease is kept only while its level has another seat free and no
+    // request waits for its seats (LevelSlot::leaseGate), and bypasses the
+    // queues: fair queuing orders requests when a level is saturated, and
+    // then nothing is leased there. A level whose seats no waiting request
+    // can use keeps its leases while others queue. Leased requests are not
+    // counted in LevelStats::dispatched.
 
     // Under the lock: the finished request's seat becomes an idle lease of
     // `owner` (true), or the caller releases it (false).
     bool keepAsLease(const Seat& seat, int owner, std::int64_t nowNs);
 
     // Without the lock: one of `owner`'s idle leases at `level`, if the
-    // configuration is still `generation` and nothing waits.
+    // configuration is still `generation` and nothing waits for its seats.
     bool takeLease(int level, int owner, std::uint64_t generation);
 
     // Without the lock: the leased seat of a finished request is idle
     // again (true); false when it must be released under the lock (a new
-    // configuration, or requests wait now).
+    // configuration, or requests wait for its seats now).
     bool returnLease(const Seat& seat, int owner);
 
-    // Under the lock: every idle lease (or `owner`'s only) goes back to
-    // its level; returns how many. The caller dispatches if it needs to.
-    int reclaimIdleLeases(int owner = -1);
+    // Under the lock: every idle lease (or `owner`'s only) at the levels
+    // in `levels` (bit i: level i) goes back to its level; returns how
+    // many. The caller dispatches if it needs to.
+    int reclaimIdleLeases(int owner = -1, std::uint64_t levels = ~std::uint64_t{0});
 
     std::uint64_t generation() const;
 
@@ -277,6 +286,8 @@ class Dispatcher {
     void freeLevelIfIdle(int level);
     static void changeQueue(LevelSlot& l, QueueSlot& q, int seats, int waiting);
     void changeWaiting(LevelSlot& l, int delta);
+    void refreshLeaseGates();
+    std::uint64_t levelsSharingSeats(int level) const;
     void leaveQueue(LevelSlot& l, const Seat& seat, std::int64_t nowNs);
 
     SharedState& s_;

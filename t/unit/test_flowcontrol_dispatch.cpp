@@ -397,7 +397,7 @@ void leases_give_way_to_waiting_requests(void**) {
                      static_cast<int>(Admission::Outcome::Execute));
     assert_int_equal(static_cast<int>(waiter.outcome),
                      static_cast<int>(Admission::Outcome::Queued));
-    assert_int_equal(z.state->waitingTotal, 1);
+    assert_int_equal(z.state->level[level].leaseGate, 1);
 
     assert_false(d.returnLease(leased, a));
     assert_false(d.keepAsLease(leased, a, 3 * kMs));
@@ -407,7 +407,7 @@ void leases_give_way_to_waiting_requests(void**) {
     bool gone = false;
     std::optional<Seat> s = d.poll(waiter.ticket, gone);
     assert_true(s.has_value());
-    assert_int_equal(z.state->waitingTotal, 0);
+    assert_int_equal(z.state->level[level].leaseGate, 0);
     assert_int_equal(z.state->owner[a].leased[level], 0);
     assert_int_equal(static_cast<int>(z.state->owner[a].leaseLevels), 0);
 
@@ -430,6 +430,62 @@ void leases_give_way_to_waiting_requests(void**) {
         300, 2, 7 * kMs, [](std::int32_t pid) { return pid != 200; }, swept);
     assert_int_equal(d.stats("l").seatsInUse, 0);
     assert_int_equal(static_cast<int>(z.state->leaseOwners[0] >> b) & 1, 0);
+}
+
+// A level that neither lends nor borrows keeps its leases while another
+// level's requests queue: none of them could use its seats. Once it lends
+// to a level that may borrow, that level's waiting requests close its
+// leases and take back the idle ones.
+void leases_close_only_where_waiting_requests_could_use_the_seats(void**) {
+    Zone z;
+    Dispatcher d(*z.state);
+    Wakes wakes;
+    auto noisy = limitedLevel("noisy", 1, 8, 1, 4);
+    auto quiet = limitedLevel("quiet", 2, 8, 1, 4);
+    d.applyConfiguration(*configOf({noisy, quiet}), kMs, wakes);
+    int a = registerWorker(d, 100, 0);
+    int b = registerWorker(d, 200, 1);
+    std::uint64_t gen = d.generation();
+
+    Admission q1 = d.admit("quiet", 1, a, kMs, wakes);
+    int level = q1.seat.level;
+    assert_true(d.keepAsLease(q1.seat, a, kMs));
+    assert_int_equal(static_cast<int>(d.admit("noisy", 2, b, kMs, wakes).outcome),
+                     static_cast<int>(Admission::Outcome::Execute));
+    Admission waiter = d.admit("noisy", 2, b, kMs, wakes);
+    assert_int_equal(static_cast<int>(waiter.outcome),
+                     static_cast<int>(Admission::Outcome::Queued));
+    assert_int_equal(d.stats("noisy").waiting, 1);
+    assert_int_equal(z.state->level[level].leaseGate, 0);
+    assert_true(d.takeLease(level, a, gen));  // not reclaimed by noisy's admissions
+    Seat leased{level, -1, 2 * kMs, true, gen};
+    assert_true(d.returnLease(leased, a));
+    assert_int_equal(d.stats("quiet").seatsInUse, 1);
+
+    // quiet lends one seat, noisy may borrow: noisy borrows it, then waits
+    quiet->lendableSeats = 1;
+    noisy->borrowingSeats = -1;
+    d.applyConfiguration(*configOf({noisy, quiet}), 3 * kMs, wakes);
+    gen = d.generation();
+    bool gone = false;
+    std::optional<Seat> borrowed = d.poll(waiter.ticket, gone);
+    assert_true(borrowed.has_value());  // dispatched into quiet's lent seat
+    Admission q2 = d.admit("quiet", 3, a, 3 * kMs, wakes);
+    assert_int_equal(static_cast<int>(q2.outcome), static_cast<int>(Admission::Outcome::Execute));
+    assert_true(d.keepAsLease(q2.seat, a, 3 * kMs));
+    assert_true(d.takeLease(level, a, gen));
+    Seat inUse{level, -1, 4 * kMs, true, gen};
+    Admission second = d.admit("noisy", 4, b, 4 * kMs, wakes);
+    assert_int_equal(static_cast<int>(second.outcome),
+                     static_cast<int>(Admission::Outcome::Queued));
+    assert_int_equal(z.state->level[level].leaseGate, 1);
+    assert_false(d.returnLease(inUse, a));  // released under the lock instead
+    Wakes w;
+    d.release(inUse, a, 5 * kMs, w);
+    d.release(*borrowed, b, 5 * kMs, w);
+    std::optional<Seat> last = d.poll(second.ticket, gone);
+    assert_true(last.has_value());
+    assert_int_equal(z.state->level[level].leaseGate, 0);
 }
 
 // Two threads standing for two workers take and return leases without the
@@ -832,6 +888,7 @@ int main() {
         cmocka_unit_test(concurrent_workers_never_exceed_the_seats),
         cmocka_unit_test(leases_keep_seats_between_requests),
         cmocka_unit_test(leases_give_way_to_waiting_requests),
+        cmocka_unit_test(leases_close_only_where_waiting_requests_could_use_the_seats),
         cmocka_unit_test(concurrent_leases_never_strand_a_waiter),
         cmocka_unit_test(reject_exempt_queue_limit_and_timeout),
         cmocka_unit_test(new_configuration_keeps_seats_in_use),
