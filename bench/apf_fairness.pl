@@ -30,6 +30,11 @@
 # measures, so its threads run SCHED_FIFO (chrt; BENCH_APF_QUIET_RT=0 to
 # leave it at normal priority) in every case: what it measures is the
 # server's time, not its own wait for a core the flood's client holds.
+# And the servers' scheduler autogroups run at nice BENCH_APF_SERVER_NICE
+# (default -10; 0 leaves them at 0), both servers alike: on this one
+# machine the flood's client, for all its nice 10, otherwise takes a core
+# from a worker for a time slice (milliseconds) now and then, which no
+# client on a machine of its own does.
 # Printed: quiet's p50/p99 alone and under the flood (target: p99 within
 # 2x), noisy's share of 429s, quiet's 429s.
 # Then GET /api/v1/namespaces/tenants/configmaps/one as token user
@@ -64,6 +69,7 @@ my $rounds = $ENV{BENCH_APF_ROUNDS} || 7;
 my $getSeconds = $ENV{BENCH_APF_GET_SECONDS} || 3;
 my $conns = $ENV{BENCH_CONNECTIONS} || 32;
 my $noisyNice = $ENV{BENCH_APF_NOISY_NICE} // 10;
+my $serverNice = $ENV{BENCH_APF_SERVER_NICE} // -10;
 my $quietRealtime = ($ENV{BENCH_APF_QUIET_RT} // 1)
     && system('chrt -f 10 true >/dev/null 2>&1') == 0;
 my $items = 500;
@@ -91,6 +97,21 @@ my %servers = (
         http_config => "$limits\n$offConfig"),
 );
 
+# Both servers' workers ahead of the flood's client: each nginx runs in a
+# session, and so a scheduler autogroup, of its own; its nice is the
+# group's share of the cores against the clients' groups
+# (a negative nice needs CAP_SYS_NICE: without it they stay at 0, and the
+# table's head says so)
+SERVERS: for my $s ($serverNice ? values %servers : ()) {
+    for my $pid ($s->worker_pids) {
+        my $ag;
+        unless (open($ag, '>', "/proc/$pid/autogroup") && print({$ag} $serverNice) && close($ag))
+        {
+            $serverNice = 0;
+            last SERVERS;
+        }
+    }
+}
 my $admin = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
 my %json = ('Content-Type' => 'application/json', Authorization => 'Bearer admin-token');
 
@@ -183,6 +204,7 @@ sub start_load {
             }
             POSIX::nice($noisyNice);
         }
+
         # the quiet tenant's client measures the latency: its threads run
         # first (SCHED_FIFO, inherited through exec), so that what it
         # measures is the server's time and not its own wait for a core
@@ -360,7 +382,8 @@ printf "(m) APF: quiet tenant (%d req/s, 2 conns) vs noisy (%d req/s, 32 conns),
     . "ConfigMaps, %d s;\n", $quietRate, $noisyRate, $items, $seconds;
 print "    noisy on level bench-tenants (1 seat, 64 queues, handSize 4, queueLengthLimit 5), "
     . "quiet on bench-quiet (2 seats)\n    or, \"shared\", on bench-tenants too, ByUser; "
-    . "quiet's client " . ($quietRealtime ? "SCHED_FIFO\n" : "at normal priority\n");
+    . "quiet's client " . ($quietRealtime ? "SCHED_FIFO" : "at normal priority")
+    . ", noisy's at nice $noisyNice, the servers' autogroups at nice $serverNice\n";
 printf "%-34s %9s %9s %9s %8s %8s\n", 'case', 'req/s', 'p50', 'p99', '429s', '429 %';
 my @rows = (
     ['quiet alone (APF on)', $alone],
