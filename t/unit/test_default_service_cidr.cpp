@@ -2,8 +2,9 @@
 // defaultservicecidr): the worker that keeps the control plane's objects
 // makes the ServiceCIDR `kubernetes` naming kube_service_cluster_ip_range,
 // marks it Ready through its status, makes it again once deleted, and
-// otherwise leaves what it finds: another range, a Ready condition someone
-// set, a ServiceCIDR being deleted. t/065 runs it in nginx.
+// otherwise leaves what it finds: another range (told once, by kube's
+// Warning event), a Ready condition someone set, a ServiceCIDR being
+// deleted. t/065 runs it in nginx.
 #include <chrono>
 #include <string>
 
@@ -168,6 +169,34 @@ void another_range_is_left_alone(void**) {
     auto r = s.send("GET", kDefault);
     assert_string_equal(bodyAt(r.body, {"spec", "cidrs"}).c_str(), R"(["10.1.0.0/16"])");
     assert_string_equal(bodyAt(r.body, {"status", "conditions"}).c_str(), "<absent>");
+    std::string uid = bodyAt(r.body, {"metadata", "uid"});
+
+    // told once, by a Warning event in default, as client-go's recorder
+    // writes it for kube's kubernetes-service-cidr-controller
+    nextPass(s);
+    auto events = s.send("GET", "/api/v1/namespaces/default/events");
+    assert_int_equal(events.status, 200);
+    json::Document list = kube::testing::parseJson(events.body);
+    assert_int_equal(list["items"].Size(), 1);
+    const json::Value& e = list["items"][0];
+    assert_string_equal(json::stringMember(e, "type").data(), "Warning");
+    assert_string_equal(json::stringMember(e, "reason").data(),
+                        "KubernetesDefaultServiceCIDRInconsistent");
+    assert_string_equal(json::stringMember(e, "message").data(),
+                        "The default ServiceCIDR [10.1.0.0/16] does not match the controller "
+                        "flag configurations [10.0.0.0/24]");
+    assert_string_equal(kube::testing::valueAt(e, {"involvedObject"}).c_str(),
+                        (R"({"kind":"ServiceCIDR","name":"kubernetes","uid":")" + uid +
+                         R"(","apiVersion":"networking.k8s.io/v1","resourceVersion":")" +
+                         bodyAt(r.body, {"metadata", "resourceVersion"}) + "\"}")
+                            .c_str());
+    assert_string_equal(kube::testing::valueAt(e, {"source"}).c_str(),
+                        R"({"component":"kubernetes-service-cidr-controller"})");
+    assert_string_equal(json::stringMember(e, "reportingComponent").data(),
+                        "kubernetes-service-cidr-controller");
+    assert_int_equal(e["count"].GetInt(), 1);
+    std::string name(json::stringMember(e["metadata"], "name"));
+    assert_true(name.starts_with("kubernetes."));
 }
 
 // Only the worker that keeps the control plane's objects makes it.

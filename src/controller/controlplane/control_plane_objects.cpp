@@ -14,6 +14,18 @@ namespace {
 namespace json = util::json;
 
 const char* const kManager = "kube-apiserver";
+const char* const kServiceCIDRController = "kubernetes-service-cidr-controller";
+
+// Go's %v of a []string: "[a b]".
+std::string goStringList(const json::Value* list) {
+    std::string out = "[";
+    if (list && list->IsArray()) {
+        for (rapidjson::SizeType i = 0; i < list->Size(); i++) {
+            out += (i ? " " : "") + std::string(json::view((*list)[i]));
+        }
+    }
+    return out + "]";
+}
 
 json::Value strings(const std::vector<std::string>& list, json::Allocator& a) {
     json::Value out(rapidjson::kArrayType);
@@ -35,7 +47,8 @@ bool assign(json::Value& obj, std::string_view name, json::Value value, json::Al
 }
 
 // The labels of `obj` hold each of `labels`.
-bool assignLabels(json::Value& obj, std::initializer_list<std::pair<const char*, std::string>> labels,
+bool assignLabels(json::Value& obj,
+                  std::initializer_list<std::pair<const char*, std::string>> labels,
                   json::Allocator& a) {
     json::Value& metadata = json::objectMember(obj, "metadata", a);
     json::Value& have = json::objectMember(metadata, "labels", a);
@@ -49,9 +62,9 @@ bool assignLabels(json::Value& obj, std::initializer_list<std::pair<const char*,
 // metav1.MicroTime's form: RFC 3339 with six fractional digits.
 std::string microTime(std::chrono::system_clock::time_point now) {
     std::string text = util::time::formatRFC3339(now);
-    auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch())
-                      .count() %
-                  1000000;
+    auto micros =
+        std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+        1000000;
     char frac[24];
     std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(micros));
     text.insert(text.size() - 1, frac);
@@ -148,34 +161,34 @@ ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores,
     : loop_(loop),
       stores_(std::move(stores)),
       options_(std::move(options)),
-      addresses_{options_.advertiseAddress} {
+      addresses_{options_.advertiseAddress},
+      serviceCIDREvents_(loop, stores_, kServiceCIDRController) {
     // The kubernetes Service: created with the first address; afterwards
     // only its type and ports are put back (CreateOrUpdateMasterServiceIfNeeded).
-    kept_.push_back({"", "services", "default", "kubernetes",
-                     [this](json::Value& obj, bool exists, json::Allocator& a) {
-                         bool changed = !exists;
-                         if (!exists) {
-                             assignLabels(obj, {{"component", "apiserver"},
-                                                {"provider", "kubernetes"}},
-                                          a);
-                         }
-                         json::Value& spec = json::objectMember(obj, "spec", a);
-                         json::Value ports(rapidjson::kArrayType);
-                         json::Value port(rapidjson::kObjectType);
-                         port.AddMember("name", "https", a);
-                         port.AddMember("protocol", "TCP", a);
-                         port.AddMember("port", 443, a);
-                         port.AddMember("targetPort", options_.securePort, a);
-                         ports.PushBack(port, a);
-                         changed |= assign(spec, "ports", std::move(ports), a);
-                         changed |= assign(spec, "type", json::Value("ClusterIP"), a);
-                         if (!exists) {
-                             spec.AddMember("clusterIP", json::stringValue(options_.clusterIP, a), a);
-                             spec.AddMember("sessionAffinity", "None", a);
-                             spec.AddMember("ipFamilyPolicy", "SingleStack", a);
-                         }
-                         return changed;
-                     }});
+    kept_.push_back(
+        {"", "services", "default", "kubernetes",
+         [this](json::Value& obj, bool exists, json::Allocator& a) {
+             bool changed = !exists;
+             if (!exists) {
+                 assignLabels(obj, {{"component", "apiserver"}, {"provider", "kubernetes"}}, a);
+             }
+             json::Value& spec = json::objectMember(obj, "spec", a);
+             json::Value ports(rapidjson::kArrayType);
+             json::Value port(rapidjson::kObjectType);
+             port.AddMember("name", "https", a);
+             port.AddMember("protocol", "TCP", a);
+             port.AddMember("port", 443, a);
+             port.AddMember("targetPort", options_.securePort, a);
+             ports.PushBack(port, a);
+             changed |= assign(spec, "ports", std::move(ports), a);
+             changed |= assign(spec, "type", json::Value("ClusterIP"), a);
+             if (!exists) {
+                 spec.AddMember("clusterIP", json::stringValue(options_.clusterIP, a), a);
+                 spec.AddMember("sessionAffinity", "None", a);
+                 spec.AddMember("ipFamilyPolicy", "SingleStack", a);
+             }
+             return changed;
+         }});
     if (!options_.serviceCIDR.empty()) {
         keepDefaultServiceCIDR();
     }
@@ -184,15 +197,15 @@ ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores,
     }
     kept_.push_back({"coordination.k8s.io", "leases", "kube-system", options_.leaseName,
                      [this](json::Value& obj, bool, json::Allocator& a) {
-                         assignLabels(obj, {{"k8s.io/component", "kube-apiserver"},
-                                            {"kubernetes.io/hostname", options_.hostname}},
+                         assignLabels(obj,
+                                      {{"k8s.io/component", "kube-apiserver"},
+                                       {"kubernetes.io/hostname", options_.hostname}},
                                       a);
                          json::Value& spec = json::objectMember(obj, "spec", a);
-                         assign(spec, "holderIdentity", json::stringValue(options_.holderIdentity, a),
-                                a);
+                         assign(spec, "holderIdentity",
+                                json::stringValue(options_.holderIdentity, a), a);
                          assign(spec, "leaseDurationSeconds", json::Value(3600), a);
-                         assign(spec, "renewTime", json::stringValue(microTime(loop_.now()), a),
-                                a);
+                         assign(spec, "renewTime", json::stringValue(microTime(loop_.now()), a), a);
                          return true;  // renewed every pass
                      }});
     if (!options_.clientCA.empty() || options_.requestHeader) {
@@ -209,7 +222,8 @@ ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores,
                      data.AddMember("requestheader-client-ca-file",
                                     json::stringValue(options_.requestHeaderCA, a), a);
                      data.AddMember("requestheader-extra-headers-prefix",
-                                    json::stringValue(jsonStrings(options_.extraHeaderPrefixes), a), a);
+                                    json::stringValue(jsonStrings(options_.extraHeaderPrefixes), a),
+                                    a);
                      data.AddMember("requestheader-group-headers",
                                     json::stringValue(jsonStrings(options_.groupHeaders), a), a);
                      data.AddMember("requestheader-username-headers",
@@ -225,7 +239,8 @@ ControlPlaneObjects::ControlPlaneObjects(util::EventLoop& loop, StoreFor stores,
 // to dual-stack, which a single IPv4 range never asks); marked Ready through
 // its status when it names this server's range and has no Ready condition,
 // or an Unknown one. One being deleted, or naming another range, is the
-// administrator's to mend, as kube leaves it.
+// administrator's to mend, as kube leaves it; the second is told once, by a
+// Warning event on it.
 void ControlPlaneObjects::keepDefaultServiceCIDR() {
     kept_.push_back({"networking.k8s.io", "servicecidrs", "", "kubernetes",
                      [this](json::Value& obj, bool exists, json::Allocator& a) {
@@ -243,14 +258,25 @@ void ControlPlaneObjects::keepDefaultServiceCIDR() {
                    bool ours = cidrs && cidrs->IsArray() && cidrs->Size() == 1 &&
                                (*cidrs)[0].IsString() &&
                                json::view((*cidrs)[0]) == options_.serviceCIDR;
-                   if (!ours || json::at(obj, {"metadata", "deletionTimestamp"})) {
+                   if (json::at(obj, {"metadata", "deletionTimestamp"})) {
+                       return false;
+                   }
+                   if (!ours) {
+                       if (!reportedMismatchedCIDRs_) {
+                           reportedMismatchedCIDRs_ = true;
+                           serviceCIDREvents_.warning(
+                               events::referenceTo(obj, "networking.k8s.io/v1", "ServiceCIDR"),
+                               "KubernetesDefaultServiceCIDRInconsistent",
+                               "The default ServiceCIDR " + goStringList(cidrs) +
+                                   " does not match the controller flag configurations [" +
+                                   options_.serviceCIDR + "]");
+                       }
                        return false;
                    }
                    json::Value& status = json::objectMember(obj, "status", a);
                    json::Value* conditions = json::member(status, "conditions");
                    if (!conditions || !conditions->IsArray()) {
-                       json::setMember(status, "conditions", json::Value(rapidjson::kArrayType),
-                                       a);
+                       json::setMember(status, "conditions", json::Value(rapidjson::kArrayType), a);
                        conditions = json::member(status, "conditions");
                    }
                    for (json::Value& c : conditions->GetArray()) {
@@ -267,7 +293,7 @@ void ControlPlaneObjects::keepDefaultServiceCIDR() {
                    return true;
                }};
     ready.status = true;
-    ready.manager = "kubernetes-service-cidr-controller";
+    ready.manager = kServiceCIDRController;
     kept_.push_back(std::move(ready));
 }
 
@@ -435,42 +461,41 @@ void ControlPlaneObjects::refreshLease(std::function<void()> next) {
 // workers delete what they wrote as they stop): a lease that is gone is
 // created, and one written since is overwritten (it is this address's), at
 // once rather than at the next pass; twice at most.
-void ControlPlaneObjects::writeLease(storage::WriteOp op, std::function<void()> next,
-                                     int retries) {
+void ControlPlaneObjects::writeLease(storage::WriteOp op, std::function<void()> next, int retries) {
     storage::WriteOp again = op;
     std::vector<storage::WriteOp> ops;
     ops.push_back(std::move(op));
-    options_.masterLeases->write(std::move(ops), [this, alive = alive_, next, retries,
-                                                  again = std::move(again)](
-                                                     storage::WriteResult&& result) mutable {
-        if (!*alive) {
-            return;
-        }
-        if (result.error.ok() && !result.objects.empty()) {
-            leaseRevision_ = result.objects[0].modRevision;
-        }
-        if (!stopping_ && retries < 2) {
-            if (result.error.code == storage::ErrorCode::NotFound) {
-                again.type = storage::WriteOp::Type::Create;
-                again.expectedModRevision = 0;
-                writeLease(std::move(again), next, retries + 1);
-                return;
-            }
-            if (result.error.code == storage::ErrorCode::Conflict ||
-                result.error.code == storage::ErrorCode::KeyExists) {
-                again.type = storage::WriteOp::Type::Update;
-                again.expectedModRevision = 0;
-                writeLease(std::move(again), next, retries + 1);
-                return;
-            }
-        }
-        refreshing_ = false;
-        if (stopping_) {
-            removeLease();
-            return;
-        }
-        listLeases(next);
-    });
+    options_.masterLeases->write(std::move(ops),
+                                 [this, alive = alive_, next, retries,
+                                  again = std::move(again)](storage::WriteResult&& result) mutable {
+                                     if (!*alive) {
+                                         return;
+                                     }
+                                     if (result.error.ok() && !result.objects.empty()) {
+                                         leaseRevision_ = result.objects[0].modRevision;
+                                     }
+                                     if (!stopping_ && retries < 2) {
+                                         if (result.error.code == storage::ErrorCode::NotFound) {
+                                             again.type = storage::WriteOp::Type::Create;
+                                             again.expectedModRevision = 0;
+                                             writeLease(std::move(again), next, retries + 1);
+                                             return;
+                                         }
+                                         if (result.error.code == storage::ErrorCode::Conflict ||
+                                             result.error.code == storage::ErrorCode::KeyExists) {
+                                             again.type = storage::WriteOp::Type::Update;
+                                             again.expectedModRevision = 0;
+                                             writeLease(std::move(again), next, retries + 1);
+                                             return;
+                                         }
+                                     }
+                                     refreshing_ = false;
+                                     if (stopping_) {
+                                         removeLease();
+                                         return;
+                                     }
+                                     listLeases(next);
+                                 });
 }
 
 void ControlPlaneObjects::listLeases(std::function<void()> next) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "controller/events/event_recorder.hpp"
 #include "registry/store.hpp"
 #include "storage/interface.hpp"
 #include "util/event_loop.hpp"
@@ -28,7 +29,8 @@
 //   Ready condition (pkg/controlplane/controller/defaultservicecidr): made
 //   when missing, its cidrs never changed after, its condition set through
 //   the status subresource while it has none (or an Unknown one) and its
-//   cidrs are this server's;
+//   cidrs are this server's; one naming other cidrs gets a Warning event
+//   KubernetesDefaultServiceCIDRInconsistent, once for the worker's life;
 // - the server's identity Lease kube-apiserver-<id> in kube-system,
 //   renewed every pass (pkg/controlplane/instance.go's
 //   start-kube-apiserver-identity-lease-controller);
@@ -89,8 +91,8 @@ class ControlPlaneObjects {
   public:
     static constexpr std::chrono::seconds kInterval{10};
     // The store of a group's resource; null when not served.
-    using StoreFor = std::function<registry::Store*(std::string_view group,
-                                                   std::string_view resource)>;
+    using StoreFor =
+        std::function<registry::Store*(std::string_view group, std::string_view resource)>;
 
     ControlPlaneObjects(util::EventLoop& loop, StoreFor stores, Options options);
     ~ControlPlaneObjects();
@@ -148,6 +150,11 @@ class ControlPlaneObjects {
     // The addresses the Endpoints and the EndpointSlice name, sorted.
     std::vector<std::string> addresses_;
     std::unique_ptr<util::EventLoop::Timer> timer_;
+    // The default ServiceCIDR controller's events (kube's
+    // kubernetes-service-cidr-controller), and whether the mismatch of its
+    // cidrs was told already.
+    events::EventRecorder serviceCIDREvents_;
+    bool reportedMismatchedCIDRs_ = false;
     // The mod revision of this server's lease as it last wrote it; whether
     // a refresh is in flight; stop()'s callback once stopping.
     storage::Revision leaseRevision_ = 0;
