@@ -17,7 +17,9 @@
 # tenant apart from another. $GET_LOAD (bench/get_load.cpp) LISTs the 500
 # ConfigMaps of namespace "tenants":
 #   quiet alone          BENCH_APF_QUIET_RATE (default 100) req/s on 2
-#                        connections for BENCH_APF_SECONDS (default 20)
+#                        connections for BENCH_APF_SECONDS (default 20),
+#                        before the flood and again after it (the ratio
+#                        takes the lower p99 of the two)
 #   quiet under a flood  the same, while noisy sends BENCH_APF_NOISY_RATE
 #                        (default 200 x quiet's, about 4 times what its one
 #                        seat serves) req/s on 32 connections, its client at
@@ -246,8 +248,12 @@ sub flood {
 }
 
 print STDERR "apf_fairness: quiet alone, then under the flood, APF on; the flood, APF off\n";
-my $alone = finish_load(quiet($servers{on}));
+# alone before the flood and again after it: the ratio takes the lower p99
+# of the two, the stricter baseline
+my $aloneBefore = finish_load(quiet($servers{on}));
 my ($underOn, $noisyOn) = flood($servers{on});
+my $aloneAfter = finish_load(quiet($servers{on}));
+my $alone = $aloneAfter->{p99_us} < $aloneBefore->{p99_us} ? $aloneAfter : $aloneBefore;
 # quiet moves onto noisy's level: one seat shared by fair queuing
 {
     my $r = $admin->request('PATCH', $servers{on}->url . "$fc/flowschemas/bench-quiet", {
@@ -386,9 +392,10 @@ print "    noisy on level bench-tenants (1 seat, 64 queues, handSize 4, queueLen
     . ", noisy's at nice $noisyNice, the servers' autogroups at nice $serverNice\n";
 printf "%-34s %9s %9s %9s %8s %8s\n", 'case', 'req/s', 'p50', 'p99', '429s', '429 %';
 my @rows = (
-    ['quiet alone (APF on)', $alone],
+    ['quiet alone (APF on)', $aloneBefore],
     ['quiet under flood (APF on)', $underOn],
     ['noisy flood (APF on)', $noisyOn],
+    ['quiet alone again (APF on)', $aloneAfter],
     ['quiet under flood (shared level)', $underShared],
     ['noisy flood (shared level)', $noisyShared],
     ['quiet under flood (APF off)', $underOff],
@@ -400,8 +407,8 @@ for my $row (@rows) {
         ms($r->{p99_us}), $r->{status429}, share($r);
 }
 my $ratio = $alone->{p99_us} ? $underOn->{p99_us} / $alone->{p99_us} : 0;
-printf "quiet p99 under the flood / alone: %.2f (target <= 2: %s); noisy's 429 share %.1f%%; "
-    . "quiet's 429s %d\n", $ratio, $ratio <= 2 ? 'met' : 'NOT met', share($noisyOn),
+printf "quiet p99 under the flood / alone (the lower of its two): %.2f (target <= 2: %s); "
+    . "noisy's 429 share %.1f%%; quiet's 429s %d\n", $ratio, $ratio <= 2 ? 'met' : 'NOT met', share($noisyOn),
     $underOn->{status429};
 # on one shared seat, quiet waits out the noisy LIST holding it (its writing
 # included): about one more LIST time, whatever the dispatcher does
