@@ -6,7 +6,8 @@
 # single-stack cluster, node ports, kube's 422s for taken and foreign
 # values, kube's 500 for an exhausted range with nothing half-allocated,
 # release on delete and on type change, and all of it kept across a
-# restart. Every message was recorded from kube-apiserver 1.26.5.
+# restart. Every message was recorded from kube-apiserver 1.26.5. Each
+# ClusterIP also has its IPAddress (kube 1.33's dual write), moved with it.
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
@@ -153,6 +154,13 @@ is_deeply($o->{spec}{clusterIPs}, [ $o->{spec}{clusterIP} ], 'clusterIPs holds i
 is_deeply($o->{spec}{ipFamilies}, ['IPv4'], 'ipFamilies defaulted to IPv4');
 is($o->{spec}{ipFamilyPolicy}, 'SingleStack', 'ipFamilyPolicy defaulted to SingleStack');
 my $a_ip = $o->{spec}{clusterIP};
+my $ipaddresses = '/apis/networking.k8s.io/v1/ipaddresses';
+sub parent_of {
+    my ($st, $o) = $s->call('GET', "$ipaddresses/$_[0]");
+    return $st == 200 ? $o->{spec}{parentRef} : undef;
+}
+is_deeply(parent_of($a_ip), { resource => 'services', namespace => $ns, name => 'a' },
+    "its IPAddress names the Service");
 
 ($st, $o) = create('taken', clusterIP => $a_ip);
 invalid_ok($st, $o, qq{Service "taken" is invalid: spec.clusterIPs: Invalid value: }
@@ -223,6 +231,9 @@ is($o->{spec}{ports}[1]{nodePort}, $lb_port, '... shared by both protocols, as k
 # The IP range is full now (kubernetes, a, prefer, np, lb and one more).
 ($st, $o) = create('last');
 is($st, 201, 'the last address: 201');
+(undef, $o) = $s->call('GET', $ipaddresses);
+is(scalar(grep { ($_->{metadata}{labels}{'ipaddress.kubernetes.io/managed-by'} // '')
+        eq 'ipallocator.k8s.io' } @{ $o->{items} }), 6, 'six IPAddresses for the six addresses');
 ($st, $o) = create('full');
 is($st, 500, 'an exhausted IP range: 500');
 is($o->{message}, 'Internal error occurred: failed to allocate a serviceIP: range is full',
@@ -237,6 +248,7 @@ is($st, 422, '... and asking for a taken one: 422');
 is($st, 200, 'delete a');
 ($st, $o) = create('again', clusterIP => $a_ip, type => 'NodePort');
 is($st, 201, "a's ClusterIP is free again: 201");
+is(parent_of($a_ip)->{name}, 'again', '... its IPAddress now names the new Service');
 my $again_port = $o->{spec}{ports}[0]{nodePort};
 ok($again_port && $again_port != 30000 && $again_port != $lb_port,
     'the last node port goes to it');
@@ -259,6 +271,7 @@ is($st, 201, '30000 is free again: 201');
     { spec => { type => 'ExternalName', externalName => 'y.example.com' } });
 is($st, 200, 'ClusterIP to ExternalName: 200') or diag($raw->{body});
 ok(!exists $o->{spec}{clusterIP}, '... the ClusterIP is dropped');
+is(parent_of($np_ip), undef, '... and its IPAddress');
 ($st, $o) = create('np-ip', clusterIP => $np_ip);
 is($st, 201, "np's old ClusterIP is free again: 201");
 
@@ -286,6 +299,9 @@ for (1 .. 50) {
     select(undef, undef, undef, 0.2);
 }
 ok($free, "deleting the namespace released its services' ClusterIPs");
+(undef, $o) = $s->call('GET', $ipaddresses);
+is_deeply([ grep { $_->{spec}{parentRef}{namespace} eq $ns } @{ $o->{items} } ], [],
+    '... and their IPAddresses');
 $s->call('DELETE', '/api/v1/namespaces/default/services/after3');
 
 sub create_in {

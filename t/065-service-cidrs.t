@@ -2,12 +2,15 @@
 # serves them: the default ServiceCIDR `kubernetes` naming
 # kube_service_cluster_ip_range, Ready, made again once deleted; others
 # created and read, shown with kube's table columns, invalid ones refused
-# with kube's field paths and messages, cidrs and parentRef immutable.
+# with kube's field paths and messages, cidrs and parentRef immutable; the
+# IPAddresses kube 1.33's ClusterIP allocator keeps, one per Service's
+# ClusterIP, written and deleted with the Service, refusing a taken address,
+# seen by watchers, and put right by the repair at start.
 use lib 't/lib';
 use Test::Kube;
 use Test::More;
 
-my $s = start_server(tls => 1, http_config => <<'EOF');
+my $s = start_server(tls => 1, workers => 2, http_config => <<'EOF');
 kube_service_cluster_ip_range 10.96.0.0/16;
 EOF
 my ($st, $o);
@@ -99,4 +102,99 @@ $o->{spec}{parentRef}{name} = 'other';
 ($st, $o) = $s->call(PUT => "$base/ipaddresses/10.200.0.5", $o);
 is($st, 422, 'the parentRef cannot change');
 
+# --- the allocator's IPAddresses --------------------------------------------------------------
+my $svcs = '/api/v1/namespaces/default/services';
+my $labels = { 'ipaddress.kubernetes.io/ip-family' => 'IPv4',
+    'ipaddress.kubernetes.io/managed-by' => 'ipallocator.k8s.io' };
+ok(wait_until(sub { ($s->call(GET => "$base/ipaddresses/10.96.0.1"))[0] == 200 }, 20),
+    "the kubernetes Service's ClusterIP has its IPAddress");
+(undef, $o) = $s->call(GET => "$base/ipaddresses");
+my $from = $o->{metadata}{resourceVersion};
+
+($st, $o) = $s->call(POST => $svcs, { metadata => { name => 'web' },
+    spec => { ports => [ { port => 80 } ] } });
+is($st, 201, 'a Service is created');
+my ($ip, $svc_rv) = ($o->{spec}{clusterIP}, $o->{metadata}{resourceVersion});
+my $addr = $s->kc_json(undef, 'get', 'ipaddress', $ip);
+json_subset_ok($addr, { kind => 'IPAddress', apiVersion => 'networking.k8s.io/v1',
+        metadata => { name => $ip, labels => $labels, uid => qr/^[0-9a-f-]{36}$/,
+            creationTimestamp => qr/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/ },
+        spec => { parentRef => { resource => 'services', namespace => 'default', name => 'web' } } },
+    'kubectl get ipaddress: the ClusterIP, labelled by the allocator, its parent the Service');
+ok(!exists $addr->{spec}{parentRef}{group}, '... the core group left out, as kube leaves it');
+my $addr_rv = $addr->{metadata}{resourceVersion};
+ok($addr_rv < $svc_rv && $addr_rv >= $svc_rv - 2,
+    "written in the Service's batch, just before it ($addr_rv, $svc_rv)");
+like($s->kc_ok(undef, 'get ipaddresses', 'get', 'ipaddresses'),
+    qr{^\Q$ip\E\s+services/default/web\s}m, 'kubectl get ipaddresses lists it');
+
+# An address with an IPAddress already cannot be asked for.
+($st, $o) = $s->call(POST => "$base/ipaddresses", { metadata => { name => '10.96.7.7' },
+    spec => { parentRef => { resource => 'services', namespace => 'default', name => 'someone' } } });
+is($st, 201, "a user's IPAddress in the range");
+my $taken = 'Service "wants" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.7.7"}: '
+    . 'failed to allocate IP 10.96.7.7: provided IP is already allocated';
+($st, $o) = $s->call(POST => $svcs, { metadata => { name => 'wants' },
+    spec => { clusterIP => '10.96.7.7', ports => [ { port => 80 } ] } });
+is($st, 422, 'a Service asking for it: 422');
+is($o->{message}, $taken, "... kube's message");
+my (undef, undef, $err) = $s->kc(undef, 'create', 'service', 'clusterip', 'wants',
+    '--clusterip=10.96.7.7', '--tcp=80:80');
+like($err, qr{\Q$taken\E}, 'kubectl create service shows it');
+is(($s->call(GET => "$svcs/wants"))[0], 404, 'nothing half-written: no Service');
+(undef, $o) = $s->call(GET => "$base/ipaddresses/10.96.7.7");
+is($o->{spec}{parentRef}{name}, 'someone', '... the IPAddress untouched');
+ok(!$o->{metadata}{labels}, '... and unlabelled');
+($st) = $s->call(DELETE => "$base/ipaddresses/10.96.7.7");
+is($st, 200, "the user's IPAddress deleted");
+($st, $o) = $s->call(POST => $svcs, { metadata => { name => 'wants' },
+    spec => { clusterIP => '10.96.7.7', ports => [ { port => 80 } ] } });
+is($st, 201, '... the address can be had: the refused create left the bitmap alone');
+(undef, $o) = $s->call(GET => "$base/ipaddresses/10.96.7.7");
+json_subset_ok($o, { metadata => { labels => $labels }, spec => { parentRef => { name => 'wants' } } },
+    "... and it is the Service's now");
+
+# Given back with the Service, or when it becomes an ExternalName.
+($st) = $s->call(DELETE => "$svcs/web");
+is($st, 200, 'the Service deleted');
+$s->kc_fails(undef, 'get ipaddress after the delete',
+    qq{Error from server (NotFound): ipaddresses.networking.k8s.io "$ip" not found},
+    'get', 'ipaddress', $ip);
+($st, $o) = $s->patch('merge', "$svcs/wants",
+    { spec => { type => 'ExternalName', externalName => 'x.example.com' } });
+is($st, 200, 'a Service becomes an ExternalName');
+is(($s->call(GET => "$base/ipaddresses/10.96.7.7"))[0], 404, '... its IPAddress is gone');
+
+my $r = $s->request(GET => "$base/ipaddresses?watch=true&resourceVersion=$from&timeoutSeconds=1");
+my @events = map { decode_json($_) } grep { length } split /\n/, $r->{body};
+my %seen;
+push @{ $seen{ $_->{object}{metadata}{name} } }, $_->{type} for @events;
+is_deeply($seen{$ip}, [ 'ADDED', 'DELETED' ], 'a watch of ipaddresses sees ADDED and DELETED');
+is_deeply($seen{'10.96.7.7'}, [ 'ADDED', 'DELETED', 'ADDED', 'DELETED' ],
+    "... for the user's and the Service's IPAddress alike");
+
+# The repair at start: a Service's missing IPAddress is made again, the
+# allocator's IPAddress of a Service that is gone is deleted.
+($st, $o) = $s->call(POST => $svcs, { metadata => { name => 'kept' },
+    spec => { ports => [ { port => 80 } ] } });
+my $kept = $o->{spec}{clusterIP};
+($st) = $s->call(DELETE => "$base/ipaddresses/$kept");
+is($st, 200, "a Service's IPAddress deleted by hand");
+($st) = $s->call(POST => "$base/ipaddresses", { metadata => { name => '10.96.8.8', labels => $labels },
+    spec => { parentRef => { resource => 'services', namespace => 'default', name => 'gone' } } });
+is($st, 201, "an allocator's IPAddress of no Service");
+($st) = $s->call(POST => "$base/ipaddresses", { metadata => { name => '10.96.8.9' },
+    spec => { parentRef => { resource => 'services', namespace => 'default', name => 'gone' } } });
+is($st, 201, "a user's IPAddress of no Service");
+ok($s->restart, 'restarted');
+ok(wait_until(sub { ($s->call(GET => "$base/ipaddresses/$kept"))[0] == 200 }, 20),
+    '... the missing IPAddress is made again');
+(undef, $o) = $s->call(GET => "$base/ipaddresses/$kept");
+json_subset_ok($o, { metadata => { labels => $labels }, spec => { parentRef => { name => 'kept' } } },
+    '... for its Service');
+ok(wait_until(sub { ($s->call(GET => "$base/ipaddresses/10.96.8.8"))[0] == 404 }, 20),
+    "... the allocator's orphan is deleted");
+is(($s->call(GET => "$base/ipaddresses/10.96.8.9"))[0], 200, "... the user's is left alone");
+
+$s->fatal_free_ok($s->error_log_since_start, 'no alert in the error log');
 done_testing;

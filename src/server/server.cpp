@@ -577,12 +577,19 @@ void Server::installServiceAllocators() {
         });
 }
 
-// The owner worker makes the ranges and keeps them matching the services.
+// The owner worker makes the ranges and keeps them, and the IPAddresses,
+// matching the services.
 void Server::startRangeRepair() {
     const registry::KindInfo* services = scheme_.find("", "v1", "services");
+    std::string servicesPrefix = registry::collectionPrefix(*services, "");
     rangeRepair_ = std::make_unique<controller::serviceallocation::RangeRepair>(
-        loop_, storage_, *serviceAllocators_, registry::collectionPrefix(*services, ""));
-    rangeRepair_->start([this] { startControlPlaneObjects(); });
+        loop_, storage_, *serviceAllocators_, servicesPrefix);
+    ipAddressRepair_ = std::make_unique<controller::serviceallocation::IPAddressRepair>(
+        loop_, storage_, serviceAllocators_->ips(), servicesPrefix);
+    rangeRepair_->start([this] {
+        ipAddressRepair_->start();
+        startControlPlaneObjects();
+    });
 }
 
 // The owner worker keeps the `kubernetes` Service, its Endpoints and

@@ -26,6 +26,7 @@
 #include "controller/namespace/namespace_controller.hpp"
 #include "controller/resourcequota/resource_quota_controller.hpp"
 #include "controller/serviceaccount/default_service_accounts.hpp"
+#include "controller/serviceallocation/ip_address_repair.hpp"
 #include "controller/serviceallocation/range_repair.hpp"
 #include "endpoints/discovery.hpp"
 #include "endpoints/handlers/scope.hpp"
@@ -263,6 +264,7 @@ class Server {
     // The services store's write companion; on the owner, its repair.
     std::unique_ptr<registry::service::ServiceAllocators> serviceAllocators_;
     std::unique_ptr<controller::serviceallocation::RangeRepair> rangeRepair_;
+    std::unique_ptr<controller::serviceallocation::IPAddressRepair> ipAddressRepair_;
     std::unique_ptr<controller::controlplane::ControlPlaneObjects> controlPlane_;
     // On every worker; after cacher_ and stores_ (it holds their callbacks' targets).
     std::unique_ptr<namespacecontroller::NamespaceController> namespaceController_;

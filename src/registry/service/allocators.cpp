@@ -312,6 +312,13 @@ struct ServiceAllocators::Ranges {
     };
     One ips;
     One ports;
+    // For the IPAddresses: the ClusterIPs taken, each with the spec it was
+    // written to; those given back; every offset picked at random.
+    std::shared_ptr<std::vector<ClusterIPClaim>> claims =
+        std::make_shared<std::vector<ClusterIPClaim>>();
+    std::vector<std::pair<json::Value*, json::Allocator*>> claimSpecs = {};
+    std::vector<ClusterIPRelease> releases = {};
+    std::vector<int> picked = {};
 };
 
 namespace {
@@ -345,6 +352,14 @@ std::string ipError(const IpRange& r, std::string_view ip, bool inRange) {
                std::string(ip) + ") is not in the valid range. The range of valid IPs is " + r.spec;
     }
     return "failed to allocate IP " + std::string(ip) + ": provided IP is already allocated";
+}
+
+// The ClusterIP taken, in both fields (allocClusterIP's set).
+void setClusterIP(json::Value& spec, std::string_view ip, json::Allocator& a) {
+    json::setMember(spec, "clusterIP", json::stringValue(ip, a), a);
+    json::Value list(rapidjson::kArrayType);
+    list.PushBack(json::stringValue(ip, a), a);
+    json::setMember(spec, "clusterIPs", std::move(list), a);
 }
 
 std::string portError(const PortRange& r, bool inRange) {
@@ -397,27 +412,85 @@ void ServiceAllocators::plan(const std::vector<Store::CompanionChange>& changes,
                     return;
                 }
             }
-            std::vector<storage::WriteOp> ops;
-            if (!dryRun) {
-                std::string now = util::time::formatRFC3339(std::chrono::system_clock::now());
-                for (Ranges::One* one : {&ranges->ips, &ranges->ports}) {
-                    if (!one->changed) {
-                        continue;
-                    }
-                    storage::WriteOp op;
-                    op.type = one->exists ? storage::WriteOp::Type::Update
-                                          : storage::WriteOp::Type::Create;
-                    op.key = one->key;
-                    op.expectedModRevision = one->revision;
-                    op.value = encodeRangeAllocation(
-                        one == &ranges->ips ? ips_.spec : nodePorts_.spec, one->bits.snapshot(),
-                        one->created.empty() ? now : one->created);
-                    ops.push_back(std::move(op));
+            auto pickAnother = [this, ranges]() -> std::optional<std::string> {
+                std::optional<int> offset = ranges->ips.bits.allocateNext(random_);
+                if (!offset) {
+                    return std::nullopt;
                 }
-            }
-            done(nullptr, std::move(ops));
+                ranges->picked.push_back(*offset);
+                return formatIPv4(ips_.ipAt(*offset));
+            };
+            planIPAddresses(
+                storage_, ranges->claims, ranges->releases, std::move(pickAnother),
+                std::chrono::system_clock::now(),
+                [this, ranges, dryRun, done](const storage::Error& err, IPAddressPlan ipPlan) {
+                    if (!err.ok()) {
+                        meta::Status s = meta::Status::internalError(err.message);
+                        done(&s, {});
+                        return;
+                    }
+                    finishPlan(ranges, dryRun, std::move(ipPlan), done);
+                });
         });
     });
+}
+
+// The IPAddresses' verdict, then the writes: the IPAddresses' first, the
+// ranges' after them.
+void ServiceAllocators::finishPlan(std::shared_ptr<Ranges> ranges, bool dryRun,
+                                   IPAddressPlan ipPlan, const Store::CompanionDone& done) {
+    std::vector<ClusterIPClaim>& claims = *ranges->claims;
+    if (ipPlan.taken) {
+        const ClusterIPClaim& claim = claims[*ipPlan.taken];
+        const json::Value* spec = ranges->claimSpecs[*ipPlan.taken].first;
+        meta::Status s = meta::Status::invalid(
+            kServiceKind, claim.name,
+            {field::invalid("spec.clusterIPs", goStrings(json::member(*spec, "clusterIPs")),
+                            ipError(ips_, claim.ip, true))});
+        done(&s, {});
+        return;
+    }
+    if (ipPlan.full) {
+        meta::Status s =
+            meta::Status::internalError("failed to allocate a serviceIP: range is full");
+        done(&s, {});
+        return;
+    }
+    // Random picks moved off an address held by an IPAddress: the spec
+    // gets the one finally taken, the bitmap drops the others.
+    std::set<std::string> taken;
+    for (size_t i = 0; i < claims.size(); i++) {
+        taken.insert(claims[i].ip);
+        auto [spec, a] = ranges->claimSpecs[i];
+        if (json::stringMember(*spec, "clusterIP") != claims[i].ip) {
+            setClusterIP(*spec, claims[i].ip, *a);
+        }
+    }
+    for (int offset : ranges->picked) {
+        if (!taken.count(formatIPv4(ips_.ipAt(offset)))) {
+            ranges->ips.bits.release(offset);
+        }
+    }
+    if (dryRun) {
+        done(nullptr, {});
+        return;
+    }
+    std::vector<storage::WriteOp> ops = std::move(ipPlan.ops);
+    std::string now = util::time::formatRFC3339(std::chrono::system_clock::now());
+    for (Ranges::One* one : {&ranges->ips, &ranges->ports}) {
+        if (!one->changed) {
+            continue;
+        }
+        storage::WriteOp op;
+        op.type = one->exists ? storage::WriteOp::Type::Update : storage::WriteOp::Type::Create;
+        op.key = one->key;
+        op.expectedModRevision = one->revision;
+        op.value =
+            encodeRangeAllocation(one == &ranges->ips ? ips_.spec : nodePorts_.spec,
+                                  one->bits.snapshot(), one->created.empty() ? now : one->created);
+        ops.push_back(std::move(op));
+    }
+    done(nullptr, std::move(ops));
 }
 
 // allocateCreate / allocateUpdate: the IP family fields, the ClusterIP,
@@ -432,6 +505,7 @@ std::optional<meta::Status> ServiceAllocators::allocate(Ranges& ranges, json::Va
     }
     json::Value& spec = *specp;
     std::string name(json::stringMember(obj["metadata"], "name"));
+    std::string ns(json::stringMember(obj["metadata"], "namespace"));
     static const json::Value empty(rapidjson::kObjectType);
     const json::Value* oldSpecp = old ? json::member(*old, "spec") : nullptr;
     const json::Value& oldSpec = oldSpecp && oldSpecp->IsObject() ? *oldSpecp : empty;
@@ -446,16 +520,17 @@ std::optional<meta::Status> ServiceAllocators::allocate(Ranges& ranges, json::Va
     // ClusterIPs: a new service, or one that stops being an ExternalName,
     // gets one; one that becomes an ExternalName gives its back.
     if (type != "ExternalName" && oldType == "ExternalName") {
-        if (auto bad = allocateClusterIP(ranges, name, spec, a)) {
+        if (auto bad = allocateClusterIP(ranges, ns, name, spec, a)) {
             return bad;
         }
     } else if (type == "ExternalName" && oldType != "ExternalName") {
-        releaseClusterIP(ranges, oldSpec);
+        releaseClusterIP(ranges, *old, oldSpec);
     }
     return allocateNodePorts(ranges, name, spec, old ? &oldSpec : nullptr, a);
 }
 
 std::optional<meta::Status> ServiceAllocators::allocateClusterIP(Ranges& ranges,
+                                                                 std::string_view ns,
                                                                  std::string_view name,
                                                                  json::Value& spec,
                                                                  json::Allocator& a) {
@@ -474,6 +549,7 @@ std::optional<meta::Status> ServiceAllocators::allocateClusterIP(Ranges& ranges,
         if (!offset) {
             return meta::Status::internalError("failed to allocate a serviceIP: range is full");
         }
+        ranges.picked.push_back(*offset);
         ip = formatIPv4(ips_.ipAt(*offset));
     } else {
         std::optional<uint32_t> parsed = parseIPv4(requested);
@@ -487,15 +563,21 @@ std::optional<meta::Status> ServiceAllocators::allocateClusterIP(Ranges& ranges,
         ip = requested;
     }
     r.changed = true;
-    json::setMember(spec, "clusterIP", json::stringValue(ip, a), a);
-    json::Value list(rapidjson::kArrayType);
-    list.PushBack(json::stringValue(ip, a), a);
-    json::setMember(spec, "clusterIPs", std::move(list), a);
+    setClusterIP(spec, ip, a);
+    ranges.claims->push_back({ip, std::string(ns), std::string(name), !requested.empty()});
+    ranges.claimSpecs.emplace_back(&spec, &a);
     return std::nullopt;
 }
 
-void ServiceAllocators::releaseClusterIP(Ranges& ranges, const json::Value& spec) {
+void ServiceAllocators::releaseClusterIP(Ranges& ranges, const json::Value& old,
+                                         const json::Value& spec) {
     std::optional<uint32_t> ip = parseIPv4(firstClusterIP(spec));
+    if (ip) {
+        const json::Value* meta = json::member(old, "metadata");
+        ranges.releases.push_back({formatIPv4(*ip),
+                                   std::string(meta ? json::stringMember(*meta, "namespace") : ""),
+                                   std::string(meta ? json::stringMember(*meta, "name") : "")});
+    }
     std::optional<int> offset = ip ? ips_.offsetOf(*ip) : std::nullopt;
     if (offset && !ranges.ips.stale && ranges.ips.bits.has(*offset)) {
         ranges.ips.bits.release(*offset);
@@ -536,8 +618,8 @@ std::optional<meta::Status> ServiceAllocators::allocateNodePorts(Ranges& ranges,
                 "cannot allocate resources of type servicenodeportallocations at this time");
         }
         if (!inRange || !r.bits.allocate(port - nodePorts_.base)) {
-            return meta::Status::invalid(kServiceKind, name,
-                                         {field::invalid(path, port, portError(nodePorts_, inRange))});
+            return meta::Status::invalid(
+                kServiceKind, name, {field::invalid(path, port, portError(nodePorts_, inRange))});
         }
         r.changed = true;
         kept.push_back(port);
@@ -596,9 +678,8 @@ std::optional<meta::Status> ServiceAllocators::allocateNodePorts(Ranges& ranges,
             byServicePort.emplace(servicePort, nodePort);
         }
     }
-    int64_t oldHealth = oldSpec && needsHealthCheck(*oldSpec)
-                            ? intMember(*oldSpec, "healthCheckNodePort")
-                            : 0;
+    int64_t oldHealth =
+        oldSpec && needsHealthCheck(*oldSpec) ? intMember(*oldSpec, "healthCheckNodePort") : 0;
     if (needsHealthCheck(spec)) {
         int64_t hc = intMember(spec, "healthCheckNodePort");
         if (hc != 0 && hc != oldHealth) {
@@ -641,7 +722,7 @@ void ServiceAllocators::release(Ranges& ranges, const json::Value& old) {
         return;
     }
     if (typeOf(*spec) != "ExternalName") {
-        releaseClusterIP(ranges, *spec);
+        releaseClusterIP(ranges, old, *spec);
     }
     for (int port : nodePortsOf(*spec, needsHealthCheck(*spec))) {
         releasePort(ranges, port);
@@ -731,9 +812,8 @@ void ServiceAllocators::repair(const Snapshot& snapshot, const std::vector<std::
         done(true);
         return;
     }
-    storage_.write(std::move(ops), [done = std::move(done)](storage::WriteResult&& res) {
-        done(res.error.ok());
-    });
+    storage_.write(std::move(ops),
+                   [done = std::move(done)](storage::WriteResult&& res) { done(res.error.ok()); });
 }
 
 std::string encodeRangeAllocation(std::string_view range, std::string_view data,

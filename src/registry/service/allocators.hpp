@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "registry/service/allocation_bitmap.hpp"
+#include "registry/service/ip_address_allocation.hpp"
 #include "registry/store.hpp"
 #include "storage/interface.hpp"
 
@@ -22,15 +23,17 @@ inline constexpr const char* kNodePortsKey = "/registry/ranges/servicenodeports"
 // The ClusterIP and node port allocators of the Service REST; mirrors
 // pkg/registry/core/service/storage/alloc.go (Allocators) for a single-stack
 // IPv4 cluster, with the ranges kept as kube's ipallocator/portallocator
-// etcd storage keeps them.
+// etcd storage keeps them, and every ClusterIP also held by an IPAddress
+// object as kube 1.33 holds it (its dual write: ip_address_allocation.hpp).
 //
 // It is the services store's write companion: for each service about to be
 // created, updated or deleted it reads both ranges, defaults the dual-stack
 // fields (initIPFamilyFields), allocates what the service asks for or needs
 // (ClusterIP, node ports, health check node port) and releases what it no
-// longer holds, and answers with compare-and-swap writes of the ranges that
-// go in the service's own batch. Every worker and host therefore agrees:
-// the store retries with fresh ranges when another write changed them first.
+// longer holds, and answers with compare-and-swap writes of the ranges and
+// the IPAddresses that go in the service's own batch. Every worker and host
+// therefore agrees: the store retries with fresh ranges when another write
+// changed them first.
 //
 // Called on the loop; the callbacks run on the loop.
 class ServiceAllocators {
@@ -65,14 +68,17 @@ class ServiceAllocators {
     struct Ranges;
     std::optional<meta::Status> allocate(Ranges& ranges, json::Value& obj, const json::Value* old,
                                          json::Allocator& a);
-    std::optional<meta::Status> allocateClusterIP(Ranges& ranges, std::string_view name,
-                                                  json::Value& spec, json::Allocator& a);
+    std::optional<meta::Status> allocateClusterIP(Ranges& ranges, std::string_view ns,
+                                                  std::string_view name, json::Value& spec,
+                                                  json::Allocator& a);
     std::optional<meta::Status> allocateNodePorts(Ranges& ranges, std::string_view name,
                                                   json::Value& spec, const json::Value* oldSpec,
                                                   json::Allocator& a);
-    void releaseClusterIP(Ranges& ranges, const json::Value& spec);
+    void releaseClusterIP(Ranges& ranges, const json::Value& old, const json::Value& spec);
     void releasePort(Ranges& ranges, int port);
     void release(Ranges& ranges, const json::Value& old);
+    void finishPlan(std::shared_ptr<Ranges> ranges, bool dryRun, IPAddressPlan ipPlan,
+                    const Store::CompanionDone& done);
 
     storage::Interface& storage_;
     IpRange ips_;
