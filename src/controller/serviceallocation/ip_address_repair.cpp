@@ -18,18 +18,6 @@ std::string serviceKey(std::string_view ns, std::string_view name) {
     return std::string(ns) + "/" + std::string(name);
 }
 
-storage::WriteOp writeFor(const std::string& ip, const ServiceClusterIPs& holder,
-                          storage::Revision replacing, std::chrono::system_clock::time_point now) {
-    registry::EncodedObject enc = service::encodeIPAddress(ip, holder.ns, holder.name, now);
-    storage::WriteOp op;
-    op.type = replacing ? storage::WriteOp::Type::Update : storage::WriteOp::Type::Create;
-    op.key = service::ipAddressKey(ip);
-    op.expectedModRevision = replacing;
-    op.value = std::move(enc.bytes);
-    op.revisionOffset = enc.revisionOffset;
-    return op;
-}
-
 }  // namespace
 
 ServiceClusterIPs serviceClusterIPs(std::string_view stored) {
@@ -96,7 +84,7 @@ std::vector<storage::WriteOp> planIPAddressRepair(const service::IpRange& range,
             }
             auto it = byName.find(ip);
             if (it == byName.end()) {
-                ops.push_back(writeFor(ip, svc, 0, now));
+                ops.push_back(service::ipAddressWrite(ip, svc.ns, svc.name, now));
                 continue;
             }
             const StoredIPAddress& held = *it->second;
@@ -108,7 +96,7 @@ std::vector<storage::WriteOp> planIPAddressRepair(const service::IpRange& range,
                 continue;  // assigned to multiple services: left as it is
             }
             if (!rightParent || !r.labelsMatch) {
-                ops.push_back(writeFor(ip, svc, held.modRevision, now));
+                ops.push_back(service::ipAddressWrite(ip, svc.ns, svc.name, now, held.modRevision));
             }
         }
     }
@@ -121,11 +109,7 @@ std::vector<storage::WriteOp> planIPAddressRepair(const service::IpRange& range,
         if (r.refersToServices() && holds(r.ns, r.parentName, r.name)) {
             continue;
         }
-        storage::WriteOp op;
-        op.type = storage::WriteOp::Type::Delete;
-        op.key = service::ipAddressKey(r.name);
-        op.expectedModRevision = a.modRevision;
-        ops.push_back(std::move(op));
+        ops.push_back(service::ipAddressDelete(r.name, a.modRevision));
     }
     return ops;
 }
@@ -161,12 +145,14 @@ void IPAddressRepair::finished(bool written) {
     }
 }
 
-// The IPAddresses first, then the Services (see planIPAddressRepair).
-void IPAddressRepair::pass() {
+// A list of `prefix` for the pass: `next` with its items, or the pass ends
+// (failed) on an error; nothing once the repair is gone.
+void IPAddressRepair::listFor(std::string prefix,
+                              std::function<void(const storage::ListResult&)> next) {
     storage::ListOptions opts;
-    opts.prefix = service::kIPAddressesPrefix;
-    storage_.list(opts, [this, alive = alive_](const storage::Error& err,
-                                               const storage::ListResult& res) {
+    opts.prefix = std::move(prefix);
+    storage_.list(opts, [this, alive = alive_, next = std::move(next)](
+                            const storage::Error& err, const storage::ListResult& res) {
         if (!*alive) {
             return;
         }
@@ -174,23 +160,20 @@ void IPAddressRepair::pass() {
             finished(false);
             return;
         }
+        next(res);
+    });
+}
+
+// The IPAddresses first, then the Services (see planIPAddressRepair).
+void IPAddressRepair::pass() {
+    listFor(service::kIPAddressesPrefix, [this](const storage::ListResult& res) {
         auto ipAddresses = std::make_shared<std::vector<StoredIPAddress>>();
         for (const storage::ObjectView& item : res.items) {
             if (std::optional<service::IPAddressRecord> r = service::decodeIPAddress(item.value)) {
                 ipAddresses->push_back({std::move(*r), item.modRevision});
             }
         }
-        storage::ListOptions opts;
-        opts.prefix = servicesPrefix_;
-        storage_.list(opts, [this, alive, ipAddresses](const storage::Error& err,
-                                                       const storage::ListResult& res) {
-            if (!*alive) {
-                return;
-            }
-            if (!err.ok()) {
-                finished(false);
-                return;
-            }
+        listFor(servicesPrefix_, [this, ipAddresses](const storage::ListResult& res) {
             std::vector<ServiceClusterIPs> services;
             services.reserve(res.items.size());
             for (const storage::ObjectView& item : res.items) {
@@ -202,7 +185,7 @@ void IPAddressRepair::pass() {
                 finished(true);
                 return;
             }
-            storage_.write(std::move(ops), [this, alive](storage::WriteResult&& res) {
+            storage_.write(std::move(ops), [this, alive = alive_](storage::WriteResult&& res) {
                 if (*alive) {
                     finished(res.error.ok());
                 }

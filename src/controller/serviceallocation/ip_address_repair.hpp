@@ -79,6 +79,7 @@ class IPAddressRepair {
 
   private:
     void pass();
+    void listFor(std::string prefix, std::function<void(const storage::ListResult&)> next);
     void again(std::chrono::milliseconds delay);
     void finished(bool written);
 

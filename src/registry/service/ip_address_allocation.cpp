@@ -67,13 +67,7 @@ class Walk : public std::enable_shared_from_this<Walk> {
 
     void onClaim(ClusterIPClaim& claim, const storage::ObjectView* held) {
         if (!held) {
-            EncodedObject enc = encodeIPAddress(claim.ip, claim.ns, claim.name, now_);
-            storage::WriteOp op;
-            op.type = storage::WriteOp::Type::Create;
-            op.key = ipAddressKey(claim.ip);
-            op.value = std::move(enc.bytes);
-            op.revisionOffset = enc.revisionOffset;
-            plan_.ops.push_back(std::move(op));
+            plan_.ops.push_back(ipAddressWrite(claim.ip, claim.ns, claim.name, now_));
             next_++;
             return;
         }
@@ -101,11 +95,7 @@ class Walk : public std::enable_shared_from_this<Walk> {
         if (!record || !record->refersTo(release.ns, release.name)) {
             return;
         }
-        storage::WriteOp op;
-        op.type = storage::WriteOp::Type::Delete;
-        op.key = ipAddressKey(release.ip);
-        op.expectedModRevision = held->modRevision;
-        plan_.ops.push_back(std::move(op));
+        plan_.ops.push_back(ipAddressDelete(release.ip, held->modRevision));
     }
 
     void finish(const storage::Error& err) {

@@ -68,6 +68,27 @@ EncodedObject encodeIPAddress(std::string_view ip, std::string_view ns, std::str
     return encodeObject(doc);
 }
 
+storage::WriteOp ipAddressWrite(std::string_view ip, std::string_view ns, std::string_view name,
+                                std::chrono::system_clock::time_point now,
+                                storage::Revision replacing) {
+    EncodedObject enc = encodeIPAddress(ip, ns, name, now);
+    storage::WriteOp op;
+    op.type = replacing ? storage::WriteOp::Type::Update : storage::WriteOp::Type::Create;
+    op.key = ipAddressKey(ip);
+    op.expectedModRevision = replacing;
+    op.value = std::move(enc.bytes);
+    op.revisionOffset = enc.revisionOffset;
+    return op;
+}
+
+storage::WriteOp ipAddressDelete(std::string_view ip, storage::Revision modRevision) {
+    storage::WriteOp op;
+    op.type = storage::WriteOp::Type::Delete;
+    op.key = ipAddressKey(ip);
+    op.expectedModRevision = modRevision;
+    return op;
+}
+
 std::optional<IPAddressRecord> decodeIPAddress(std::string_view bytes) {
     json::Document doc;
     if (json::parse(bytes, doc) || !doc.IsObject()) {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "registry/encoding.hpp"
+#include "storage/interface.hpp"
 
 // The networking.k8s.io/v1 IPAddress objects kube 1.33's ClusterIP
 // allocator keeps, one per allocated ClusterIP (MultiCIDRServiceAllocator
@@ -34,6 +35,16 @@ std::string_view ipFamilyOf(std::string_view ip);
 // managedFields entry of kube-apiserver's own client.
 EncodedObject encodeIPAddress(std::string_view ip, std::string_view ns, std::string_view name,
                               std::chrono::system_clock::time_point now);
+
+// The write of that IPAddress for the Service `ns`/`name`: a create when
+// `replacing` is 0 (only if absent), else an update of the object stored
+// at that mod revision.
+storage::WriteOp ipAddressWrite(std::string_view ip, std::string_view ns, std::string_view name,
+                                std::chrono::system_clock::time_point now,
+                                storage::Revision replacing = 0);
+
+// The delete of the IPAddress of `ip` stored at mod revision `modRevision`.
+storage::WriteOp ipAddressDelete(std::string_view ip, storage::Revision modRevision);
 
 // What the allocator and its repair read of a stored IPAddress.
 struct IPAddressRecord {
