@@ -42,33 +42,36 @@ void NamespaceLifecycle::admit(Attributes& a, Callback done) {
     std::string ns = a.ns;
     meta::Status terminating = forbidden(
         a, "unable to create new content in namespace " + ns + " because it is being terminated");
-    storage_.get(registry::objectKey(namespaces_, "", ns),
-                 [ns, terminating, done = std::move(done)](const storage::Error& err,
-                                                           const storage::ObjectView* obj) {
-                     if (err.code == storage::ErrorCode::NotFound) {
-                         meta::Status s = meta::Status::notFound({"", "namespaces"}, ns);
-                         done(&s);
-                         return;
-                     }
-                     if (!err.ok()) {
-                         meta::Status s = meta::Status::internalError(err.message);
-                         done(&s);
-                         return;
-                     }
-                     json::Document doc;
-                     doc.Parse(obj->value.data(), obj->value.size());
-                     const json::Value* phase = json::at(doc, {"status", "phase"});
-                     if (!(phase && json::view(*phase) == "Terminating") &&
-                         !json::at(doc, {"metadata", "deletionTimestamp"})) {
-                         done(nullptr);
-                         return;
-                     }
-                     meta::Status s = terminating;
-                     s.details->causes.push_back({"NamespaceTerminating",
-                                                  "namespace " + ns + " is being terminated",
-                                                  "metadata.namespace"});
-                     done(&s);
-                 });
+    // A namespace another host (or worker) just created may not have
+    // reached this one's replica: NotFound is checked against etcd, as
+    // kube's plugin asks the API server when its informer lacks it.
+    storage_.getLatest(registry::objectKey(namespaces_, "", ns),
+                       [ns, terminating, done = std::move(done)](const storage::Error& err,
+                                                                 const storage::ObjectView* obj) {
+                           if (err.code == storage::ErrorCode::NotFound) {
+                               meta::Status s = meta::Status::notFound({"", "namespaces"}, ns);
+                               done(&s);
+                               return;
+                           }
+                           if (!err.ok()) {
+                               meta::Status s = meta::Status::internalError(err.message);
+                               done(&s);
+                               return;
+                           }
+                           json::Document doc;
+                           doc.Parse(obj->value.data(), obj->value.size());
+                           const json::Value* phase = json::at(doc, {"status", "phase"});
+                           if (!(phase && json::view(*phase) == "Terminating") &&
+                               !json::at(doc, {"metadata", "deletionTimestamp"})) {
+                               done(nullptr);
+                               return;
+                           }
+                           meta::Status s = terminating;
+                           s.details->causes.push_back({"NamespaceTerminating",
+                                                        "namespace " + ns + " is being terminated",
+                                                        "metadata.namespace"});
+                           done(&s);
+                       });
 }
 
 }  // namespace kube::admission

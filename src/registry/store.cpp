@@ -97,6 +97,9 @@ struct Store::UpdateState {
     std::optional<storage::Revision> precondition;  // from the body's resourceVersion
     PatchFn patch;  // set for a patch: builds `obj` anew on every attempt
     int attempt = 0;
+    // The read was made again once the replica caught up (StaleRead), and
+    // whether from etcd itself.
+    StaleRead stale;
 };
 
 struct Store::CreateState {
@@ -258,6 +261,27 @@ void Store::readObject(std::string_view ns, std::string_view name, bool lineariz
         storage_.getLinearizable(objectKey(kind_, ns, name), std::move(found));
     } else {
         storage_.get(objectKey(kind_, ns, name), std::move(found));
+    }
+}
+
+bool Store::readAgain(StaleRead& stale, std::function<void()> again) {
+    if (stale.readAgain || !storage_.readsMayLag()) {
+        return false;
+    }
+    stale.readAgain = true;
+    storage_.waitFresh([&stale, again = std::move(again)](const storage::Error& err) {
+        stale.linearizable = !err.ok();
+        again();
+    });
+    return true;
+}
+
+void Store::readCurrent(const std::string& key, const StaleRead& stale,
+                        storage::Interface::GetCallback cb) {
+    if (stale.linearizable) {
+        storage_.getLinearizable(key, std::move(cb));
+    } else {
+        storage_.get(key, std::move(cb));
     }
 }
 
@@ -758,15 +782,22 @@ void Store::patch(std::string_view ns, std::string_view name, PatchFn fn, const 
 // build the new one from it and the request, write it if the current object is
 // still the one read, and start over when another write came first.
 void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
-    storage_.get(
-        objectKey(kind_, state->ns, state->name),
-        [this, state](const storage::Error& err, const storage::ObjectView* cur) {
+    auto again = [this, state] { tryUpdate(state); };
+    readCurrent(
+        objectKey(kind_, state->ns, state->name), state->stale,
+        [this, state, again](const storage::Error& err, const storage::ObjectView* cur) {
             if (!err.ok()) {
+                if (err.code == storage::ErrorCode::NotFound && readAgain(state->stale, again)) {
+                    return;
+                }
                 meta::Status s = statusFromStorage(err, state->name);
                 state->cb(&s, {});
                 return;
             }
             if (state->precondition && *state->precondition != cur->modRevision) {
+                if (readAgain(state->stale, again)) {
+                    return;
+                }
                 meta::Status s =
                     meta::Status::optimisticLockConflict(kind_.groupResource(), state->name);
                 state->cb(&s, {});
@@ -863,8 +894,8 @@ void Store::buildUpdate(const UpdateState& state, std::string_view stored,
 }
 
 std::vector<meta::StatusCause> Store::updateCauses(const UpdateOptions& opts,
-                                                  const json::Value& next,
-                                                  const json::Value& old) const {
+                                                   const json::Value& next,
+                                                   const json::Value& old) const {
     // kube validates the metadata twice on update (rest.BeforeUpdate's
     // common fields, then the strategy's ValidateObjectMetaUpdate), so a
     // deletion field error is listed twice, as kube lists it.
@@ -904,13 +935,18 @@ std::vector<meta::StatusCause> Store::updateCauses(const UpdateOptions& opts,
 void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Attempt> attempt,
                          std::string_view stored) {
     if (attempt->error) {
+        // A resourceVersion the patch names may be newer than the replica.
+        if (attempt->error->code == 409 &&
+            readAgain(state->stale, [this, state] { tryUpdate(state); })) {
+            return;
+        }
         state->cb(&*attempt->error, {});
         return;
     }
     admission::Attributes& attrs = attempt->attrs;
     attrs.operation = admission::Operation::Update;
     attrs.kind = &kind_;
-    attrs.subresource = !state->opts.status              ? ""
+    attrs.subresource = !state->opts.status               ? ""
                         : state->opts.subresource.empty() ? "status"
                                                           : state->opts.subresource;
     attrs.ns = state->ns;
@@ -936,8 +972,9 @@ void Store::finishUpdate(std::shared_ptr<UpdateState> state, std::shared_ptr<Att
     }
     if (decoding_ && decoding_->needed(attempt->revision) && attempt->old.IsObject()) {
         try {
-            util::runWithStackFor(
-                attempt->old, [&] { decoding_->apply()(attempt->old, attempt->old.GetAllocator()); });
+            util::runWithStackFor(attempt->old, [&] {
+                decoding_->apply()(attempt->old, attempt->old.GetAllocator());
+            });
         } catch (const std::exception& e) {
             meta::Status s = meta::Status::internalError(e.what());
             state->cb(&s, {});

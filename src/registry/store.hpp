@@ -204,8 +204,8 @@ class Store {
     };
     using CompanionDone =
         std::function<void(const meta::Status* error, std::vector<storage::WriteOp> ops)>;
-    using CompanionFn = std::function<void(const std::vector<CompanionChange>& changes,
-                                           bool dryRun, CompanionDone done)>;
+    using CompanionFn = std::function<void(const std::vector<CompanionChange>& changes, bool dryRun,
+                                           CompanionDone done)>;
     void setWriteCompanion(CompanionFn fn) { companion_ = std::move(fn); }
 
     // The scheme of the server; outlives the store.
@@ -281,6 +281,7 @@ class Store {
   private:
     struct DeleteState;
     void terminate(std::shared_ptr<DeleteState> state, const storage::ObjectView& cur);
+    void readForDelete(std::shared_ptr<DeleteState> state);
     void updateForDeletion(std::shared_ptr<DeleteState> state);
     void deleteNow(std::shared_ptr<DeleteState> state, storage::Revision expected,
                    std::string lastState, bool ignoreNotFound);
@@ -297,6 +298,21 @@ class Store {
     struct Attempt;
 
     void tryUpdate(std::shared_ptr<UpdateState> state);
+    // kube's GuaranteedUpdate (and Delete) reads etcd again when what its
+    // cache held fails the request: no object, or another revision than
+    // the client named. Where the storage's reads may lag other hosts'
+    // writes (etcd's replica), such an answer is read again once the
+    // replica has caught up with etcd (etcd itself when it cannot in time).
+    struct StaleRead {
+        bool readAgain = false;
+        bool linearizable = false;
+    };
+    // Calls `again` once the replica caught up, the first time per request
+    // and only where reads may lag; false otherwise (the answer stands).
+    // `stale` must outlive the wait (it sits in the request's state).
+    bool readAgain(StaleRead& stale, std::function<void()> again);
+    void readCurrent(const std::string& key, const StaleRead& stale,
+                     storage::Interface::GetCallback cb);
     // The strategy's and metadata's validation of an update's object.
     std::vector<meta::StatusCause> updateCauses(const UpdateOptions& opts, const json::Value& next,
                                                 const json::Value& old) const;

@@ -41,6 +41,7 @@ struct Store::DeleteState {
     // The object as the delete first read it (kube's `in`).
     std::string first;
     int attempt = 0;
+    StaleRead stale;
 };
 
 void Store::remove(std::string_view ns, std::string_view name, const DeleteOptions& opts,
@@ -50,33 +51,46 @@ void Store::remove(std::string_view ns, std::string_view name, const DeleteOptio
     state->name = std::string(name);
     state->opts = opts;
     state->cb = std::move(cb);
-    storage_.get(objectKey(kind_, ns, name), [this, state](const storage::Error& err,
-                                                           const storage::ObjectView* cur) {
-        if (!err.ok()) {
-            meta::Status s = statusFromStorage(err, state->name);
-            state->cb(&s, {});
-            return;
-        }
-        auto obj = parseObject(cur->value);
-        const json::Value& metadata = ensureMetadata(*obj);
-        if (auto failed = preconditionFailure(
-                state->opts, state->name, json::stringMember(metadata, "uid"), cur->modRevision)) {
-            state->cb(&*failed, {});
-            return;
-        }
-        if (kind_.beginTerminating) {
-            terminate(state, *cur);
-            return;
-        }
-        state->first.assign(cur->value);
-        if (deletesAtOnce(*obj, state->opts)) {
-            deleteNow(state, cur->modRevision, state->first, false);
-            return;
-        }
-        // Graceful, pending or with finalizers: the decisions are made again
-        // on the object the update reads.
-        updateForDeletion(state);
-    });
+    readForDelete(std::move(state));
+}
+
+void Store::readForDelete(std::shared_ptr<DeleteState> state) {
+    auto again = [this, state] { readForDelete(state); };
+    readCurrent(
+        objectKey(kind_, state->ns, state->name), state->stale,
+        [this, state, again](const storage::Error& err, const storage::ObjectView* cur) {
+            if (!err.ok()) {
+                if (err.code == storage::ErrorCode::NotFound && readAgain(state->stale, again)) {
+                    return;
+                }
+                meta::Status s = statusFromStorage(err, state->name);
+                state->cb(&s, {});
+                return;
+            }
+            auto obj = parseObject(cur->value);
+            const json::Value& metadata = ensureMetadata(*obj);
+            if (auto failed =
+                    preconditionFailure(state->opts, state->name,
+                                        json::stringMember(metadata, "uid"), cur->modRevision)) {
+                if (readAgain(state->stale, again)) {
+                    return;
+                }
+                state->cb(&*failed, {});
+                return;
+            }
+            if (kind_.beginTerminating) {
+                terminate(state, *cur);
+                return;
+            }
+            state->first.assign(cur->value);
+            if (deletesAtOnce(*obj, state->opts)) {
+                deleteNow(state, cur->modRevision, state->first, false);
+                return;
+            }
+            // Graceful, pending or with finalizers: the decisions are made again
+            // on the object the update reads.
+            updateForDeletion(state);
+        });
 }
 
 // Whether Store.Delete goes straight to the storage delete: a kind that does
@@ -189,8 +203,8 @@ void Store::deleteNow(std::shared_ptr<DeleteState> state, storage::Revision expe
     // The write companion releases what the object held, in the same batch.
     auto old = parseObject(lastState);
     companion_({{old.get(), nullptr, &old->GetAllocator()}}, false,
-               [this, state, expected, lastState, ignoreNotFound,
-                old](const meta::Status* err, std::vector<storage::WriteOp> ops) {
+               [this, state, expected, lastState, ignoreNotFound, old](
+                   const meta::Status* err, std::vector<storage::WriteOp> ops) {
                    if (err) {
                        state->cb(err, {});
                        return;

@@ -113,7 +113,7 @@ std::string spliceRevision(std::string_view value, size_t offset, Revision revis
 // on the loop thread. Reads may call back inline (LMDB reads are cheaper than
 // a deferral); writes always call back later, after the write is durable.
 class Interface {
-public:
+  public:
     using GetCallback = std::function<void(const Error&, const ObjectView*)>;
     using ListCallback = std::function<void(const Error&, const ListResult&)>;
     using WriteCallback = std::function<void(WriteResult&&)>;
@@ -170,6 +170,18 @@ public:
     // with getLinearizable() / listLinearizable(). Backends whose reads are
     // always current call back inline.
     virtual void waitFresh(FreshCallback cb) { cb(Error{}); }
+
+    // Whether get() and list() may lag writes that another process or host
+    // made and had acknowledged (etcd's replica); false where every read
+    // is current.
+    virtual bool readsMayLag() const { return false; }
+
+    // get(), except that where reads may lag, a NotFound is only answered
+    // once this view has caught up with every write acknowledged before the
+    // call (waitFresh(), or getLinearizable() when it fails): what
+    // kube-apiserver does when its cache lacks a key it must not miss (it
+    // reads etcd).
+    void getLatest(std::string_view key, GetCallback cb);
 
     // get() and list() read from the backend itself rather than from this
     // process's view: a linearizable read (etcd: a Range), the fallback of

@@ -7,6 +7,7 @@
 #include "storage/etcd/client.hpp"
 #include "storage/etcd/compactor.hpp"
 #include "storage/etcd/lease_manager.hpp"
+#include "storage/etcd/txn_batcher.hpp"
 
 #include "storage/write_plan.hpp"
 
@@ -26,8 +27,7 @@ constexpr std::string_view kRevisionSlot = "\"resourceVersion\":\"\"";
 constexpr std::string_view kEvents = "/registry/events/";
 
 // The contents of the PEM file `path` for `what`; false with `*error` set.
-bool readPem(const std::string& path, std::string_view what, std::string* out,
-             std::string* error) {
+bool readPem(const std::string& path, std::string_view what, std::string* out, std::string* error) {
     if (path.empty()) {
         return true;
     }
@@ -60,22 +60,22 @@ std::string prefixEnd(std::string prefix) {
 Error grpcError(const grpc::Status& s, std::string_view what) {
     std::string message = "etcd " + std::string(what) + ": " + s.error_message();
     switch (s.error_code()) {
-    case grpc::StatusCode::UNAVAILABLE:
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-    case grpc::StatusCode::CANCELLED:
-        return {ErrorCode::Unavailable, message};
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-        if (s.error_message().find("space exceeded") != std::string::npos) {
-            return {ErrorCode::NoSpace, message};
-        }
-        return {ErrorCode::Internal, message};
-    case grpc::StatusCode::OUT_OF_RANGE:
-        if (s.error_message().find("compacted") != std::string::npos) {
-            return {ErrorCode::Compacted, message};
-        }
-        return {ErrorCode::Internal, message};
-    default:
-        return {ErrorCode::Internal, message};
+        case grpc::StatusCode::UNAVAILABLE:
+        case grpc::StatusCode::DEADLINE_EXCEEDED:
+        case grpc::StatusCode::CANCELLED:
+            return {ErrorCode::Unavailable, message};
+        case grpc::StatusCode::RESOURCE_EXHAUSTED:
+            if (s.error_message().find("space exceeded") != std::string::npos) {
+                return {ErrorCode::NoSpace, message};
+            }
+            return {ErrorCode::Internal, message};
+        case grpc::StatusCode::OUT_OF_RANGE:
+            if (s.error_message().find("compacted") != std::string::npos) {
+                return {ErrorCode::Compacted, message};
+            }
+            return {ErrorCode::Internal, message};
+        default:
+            return {ErrorCode::Internal, message};
     }
 }
 
@@ -104,8 +104,8 @@ std::unique_ptr<Store> Store::open(const Options& options, util::EventLoop& loop
         *error = "prefix \"" + options.prefix + "\" must start with \"/\" and not end with it";
         return nullptr;
     }
-    bool tlsFiles = !options.caFile.empty() || !options.certFile.empty() ||
-                    !options.keyFile.empty();
+    bool tlsFiles =
+        !options.caFile.empty() || !options.certFile.empty() || !options.keyFile.empty();
     if (tlsFiles && !tls) {
         *error = "cacert=, cert= and key= need \"https://\" endpoints";
         return nullptr;
@@ -163,6 +163,7 @@ Store::Store(const Options& options, util::EventLoop& loop, std::function<void()
     copts.certChain = certChain;
     copts.privateKey = privateKey;
     client_ = std::make_unique<Client>(target, copts, std::move(notify));
+    batcher_ = std::make_unique<TxnBatcher>(*client_, loop_);
     if (options.compactionInterval.count() > 0) {
         compactor_ = std::make_unique<Compactor>(*client_, loop_, options.compactionInterval,
                                                  [this](Revision r) { dropBelow(r); });
@@ -197,6 +198,7 @@ Store::~Store() {
     retry_.reset();
     freshTimer_.reset();
     compactor_.reset();
+    batcher_.reset();
     // Joins the completion queue's thread; what it had not handed over is
     // dropped.
     client_.reset();
@@ -442,15 +444,25 @@ void Store::trimLog() {
 }
 
 void Store::committed(Waiting& w) {
-    // The create revision of an updated key, which the transaction did not
-    // return, from the replica that now holds the write.
+    // What a put answers is what the replica now holds of it (decoded once,
+    // as the watch brought it), unless the key changed again meanwhile;
+    // the create revision of an updated key, which the transaction did not
+    // return, comes from there too.
     if (w.result.error.ok()) {
         for (size_t i = 0; i < w.ops.size(); i++) {
+            const WriteOp& op = w.ops[i];
+            if (op.type == WriteOp::Type::Delete) {
+                continue;
+            }
             Object& o = w.result.objects[i];
-            if (w.ops[i].type == WriteOp::Type::Update) {
-                if (auto it = objects_.find(o.key); it != objects_.end()) {
-                    o.createRevision = it->second.createRevision;
-                }
+            auto it = objects_.find(o.key);
+            bool held = it != objects_.end() && it->second.modRevision == o.modRevision &&
+                        it->second.corrupt.empty();
+            if (op.type == WriteOp::Type::Update && it != objects_.end()) {
+                o.createRevision = it->second.createRevision;
+            }
+            if (i < w.stored.size()) {
+                o.value = held ? it->second.value : decoded(o.key, w.stored[i], o.modRevision);
             }
         }
     }
@@ -477,8 +489,7 @@ void Store::get(std::string_view key, GetCallback cb) {
         cb(Error{ErrorCode::Internal, it->second.corrupt}, nullptr);
         return;
     }
-    ObjectView view{it->first, it->second.value, it->second.modRevision,
-                    it->second.createRevision};
+    ObjectView view{it->first, it->second.value, it->second.modRevision, it->second.createRevision};
     cb(Error{}, &view);
 }
 
@@ -502,8 +513,8 @@ void Store::list(const ListOptions& opts, ListCallback cb) {
             result.remaining++;
             continue;
         }
-        items.push_back(
-            ObjectView{it->first, it->second.value, it->second.modRevision, it->second.createRevision});
+        items.push_back(ObjectView{it->first, it->second.value, it->second.modRevision,
+                                   it->second.createRevision});
     }
     result.items = items;
     cb(Error{}, result);
@@ -641,97 +652,110 @@ void Store::sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values,
     }
     stats_.txns++;
     bool leased = std::any_of(leases.begin(), leases.end(), [](int64_t id) { return id != 0; });
-    client_->txn(txn, [this, ops = std::move(ops), values = std::move(values),
-                       leases = std::move(leases), leased, retried, cb = std::move(cb)](
-                          const grpc::Status& status, etcdserverpb::TxnResponse& resp) mutable {
-        if (!status.ok() && leased && !retried &&
-            status.error_code() == grpc::StatusCode::NOT_FOUND) {
-            // "requested lease not found": revoked, or etcd was restored;
-            // the write asks for new ones, once.
-            for (size_t i = 0; i < ops.size(); i++) {
-                if (leases[i] != 0) {
-                    leaseManager(ttlOf(ops[i])).forget(leases[i]);
-                }
-            }
-            leaseAndSend(std::move(ops), std::move(values), true, std::move(cb));
-            return;
-        }
-        Waiting w;
-        w.cb = std::move(cb);
-        if (!status.ok()) {
-            w.result.error = grpcError(status, "transaction");
-            committed(w);
-            return;
-        }
-        Revision rev = revisionOf(resp.header().revision());
-        if (resp.succeeded()) {
-            for (size_t i = 0; i < ops.size(); i++) {
-                const WriteOp& op = ops[i];
-                Object o;
-                o.key = op.key;
-                o.modRevision = rev;
-                if (op.type == WriteOp::Type::Delete) {
-                    const etcdserverpb::DeleteRangeResponse& del =
-                        resp.responses(static_cast<int>(i)).response_delete_range();
-                    if (del.prev_kvs_size() > 0) {
-                        const mvccpb::KeyValue& prev = del.prev_kvs(0);
-                        o.value = decoded(op.key, prev.value(), revisionOf(prev.mod_revision()));
-                        o.createRevision = revisionOf(prev.create_revision());
+    std::vector<std::string> keys;
+    keys.reserve(ops.size());
+    for (const WriteOp& op : ops) {
+        keys.push_back(etcdKey(op.key));
+    }
+    batcher_->add(
+        std::move(txn), std::move(keys),
+        [this, ops = std::move(ops), values = std::move(values), leases = std::move(leases), leased,
+         retried, cb = std::move(cb)](const grpc::Status& status, etcdserverpb::TxnResponse& resp,
+                                      int64_t revision) mutable {
+            if (!status.ok() && leased && !retried &&
+                status.error_code() == grpc::StatusCode::NOT_FOUND) {
+                // "requested lease not found": revoked, or etcd was restored;
+                // the write asks for new ones, once.
+                for (size_t i = 0; i < ops.size(); i++) {
+                    if (leases[i] != 0) {
+                        leaseManager(ttlOf(ops[i])).forget(leases[i]);
                     }
-                } else {
-                    // What the other hosts will read: the stored bytes decoded.
-                    o.value = options_.codec.decode
-                                  ? decoded(op.key, values[i], rev)
-                                  : spliceRevision(op.value, op.revisionOffset, rev);
-                    o.createRevision = op.type == WriteOp::Type::Create ? rev : 0;
                 }
-                w.result.objects.push_back(std::move(o));
+                leaseAndSend(std::move(ops), std::move(values), true, std::move(cb));
+                return;
             }
-            w.revision = rev;
-        } else {
-            // The failure branch read every key: name the first op whose
-            // precondition does not hold, with the key's current state.
-            w.result.objects.assign(ops.size(), Object{});
-            w.result.error = {ErrorCode::Conflict, "etcd transaction failed its comparisons"};
-            for (size_t i = 0; i < ops.size(); i++) {
-                const WriteOp& op = ops[i];
-                const etcdserverpb::RangeResponse& r =
-                    resp.responses(static_cast<int>(i)).response_range();
-                const mvccpb::KeyValue* cur = r.kvs_size() > 0 ? &r.kvs(0) : nullptr;
-                Error err;
-                if (op.type == WriteOp::Type::Create) {
+            Waiting w;
+            w.cb = std::move(cb);
+            if (!status.ok()) {
+                w.result.error = grpcError(status, "transaction");
+                committed(w);
+                return;
+            }
+            Revision rev = revisionOf(revision);
+            if (resp.succeeded()) {
+                for (size_t i = 0; i < ops.size(); i++) {
+                    const WriteOp& op = ops[i];
+                    Object o;
+                    o.key = op.key;
+                    o.modRevision = rev;
+                    if (op.type == WriteOp::Type::Delete) {
+                        const etcdserverpb::DeleteRangeResponse& del =
+                            resp.responses(static_cast<int>(i)).response_delete_range();
+                        if (del.prev_kvs_size() > 0) {
+                            const mvccpb::KeyValue& prev = del.prev_kvs(0);
+                            o.value =
+                                decoded(op.key, prev.value(), revisionOf(prev.mod_revision()));
+                            o.createRevision = revisionOf(prev.create_revision());
+                        }
+                    } else {
+                        // What the other hosts will read: the stored bytes
+                        // decoded, once the replica has them (committed()).
+                        if (!options_.codec.decode) {
+                            o.value = spliceRevision(op.value, op.revisionOffset, rev);
+                        }
+                        o.createRevision = op.type == WriteOp::Type::Create ? rev : 0;
+                    }
+                    w.result.objects.push_back(std::move(o));
+                }
+                w.revision = rev;
+                w.ops = std::move(ops);
+                if (options_.codec.decode) {
+                    w.stored = std::move(values);
+                }
+            } else {
+                // The failure branch read every key: name the first op whose
+                // precondition does not hold, with the key's current state.
+                w.result.objects.assign(ops.size(), Object{});
+                w.result.error = {ErrorCode::Conflict, "etcd transaction failed its comparisons"};
+                for (size_t i = 0; i < ops.size(); i++) {
+                    const WriteOp& op = ops[i];
+                    const etcdserverpb::RangeResponse& r =
+                        resp.responses(static_cast<int>(i)).response_range();
+                    const mvccpb::KeyValue* cur = r.kvs_size() > 0 ? &r.kvs(0) : nullptr;
+                    Error err;
+                    if (op.type == WriteOp::Type::Create) {
+                        if (cur) {
+                            err = keyError(ErrorCode::KeyExists, op.key, "already exists");
+                        }
+                    } else if (!cur) {
+                        err = keyError(ErrorCode::NotFound, op.key, "not found");
+                    } else if (op.expectedModRevision != 0 &&
+                               revisionOf(cur->mod_revision()) != op.expectedModRevision) {
+                        err = keyError(ErrorCode::Conflict, op.key,
+                                       "has mod revision " + std::to_string(cur->mod_revision()) +
+                                           ", expected " + std::to_string(op.expectedModRevision));
+                    }
+                    if (err.ok()) {
+                        continue;
+                    }
+                    w.result.error = err;
+                    w.result.failedOp = i;
                     if (cur) {
-                        err = keyError(ErrorCode::KeyExists, op.key, "already exists");
+                        Revision mod = revisionOf(cur->mod_revision());
+                        w.result.objects[i] = Object{op.key, decoded(op.key, cur->value(), mod),
+                                                     mod, revisionOf(cur->create_revision())};
+                        // A caller that reads again must find at least this.
+                        w.revision = mod;
                     }
-                } else if (!cur) {
-                    err = keyError(ErrorCode::NotFound, op.key, "not found");
-                } else if (op.expectedModRevision != 0 &&
-                           revisionOf(cur->mod_revision()) != op.expectedModRevision) {
-                    err = keyError(ErrorCode::Conflict, op.key,
-                                   "has mod revision " + std::to_string(cur->mod_revision()) +
-                                       ", expected " + std::to_string(op.expectedModRevision));
+                    break;
                 }
-                if (err.ok()) {
-                    continue;
-                }
-                w.result.error = err;
-                w.result.failedOp = i;
-                if (cur) {
-                    Revision mod = revisionOf(cur->mod_revision());
-                    w.result.objects[i] = Object{op.key, decoded(op.key, cur->value(), mod), mod,
-                                                 revisionOf(cur->create_revision())};
-                    // A caller that reads again must find at least this.
-                    w.revision = mod;
-                }
-                break;
             }
-        }
-        if (w.revision <= revision_) {
-            committed(w);
-            return;
-        }
-        waiting_.push_back(std::move(w));
-    });
+            if (w.revision <= revision_) {
+                committed(w);
+                return;
+            }
+            waiting_.push_back(std::move(w));
+        });
 }
 
 Revision Store::currentRevision() {
@@ -775,8 +799,8 @@ void Store::compact(Revision revision, CompactCallback cb) {
     }
     etcdserverpb::CompactionRequest req;
     req.set_revision(static_cast<int64_t>(revision));
-    client_->compact(req, [this, revision, cb = std::move(cb)](
-                              const grpc::Status& status, etcdserverpb::CompactionResponse&) {
+    client_->compact(req, [this, revision, cb = std::move(cb)](const grpc::Status& status,
+                                                               etcdserverpb::CompactionResponse&) {
         Error err;
         if (!status.ok()) {
             err = grpcError(status, "compaction");
@@ -1039,6 +1063,17 @@ std::string Store::metricsText() {
     out += "etcd_requests_total{operation=\"revision\"} " + std::to_string(stats_.revisionRanges) +
            "\n";
     out += "etcd_requests_total{operation=\"txn\"} " + std::to_string(stats_.txns) + "\n";
+    out +=
+        "# HELP etcd_batched_transactions_total Transactions that carried the writes of "
+        "several requests (group commit), in the worker that answered the scrape.\n"
+        "# TYPE etcd_batched_transactions_total counter\n"
+        "etcd_batched_transactions_total " +
+        std::to_string(batcher_->batches()) +
+        "\n"
+        "# HELP etcd_batched_writes_total Writes those transactions carried.\n"
+        "# TYPE etcd_batched_writes_total counter\n"
+        "etcd_batched_writes_total " +
+        std::to_string(batcher_->batchedTxns()) + "\n";
     out +=
         "# HELP apiserver_watch_cache_consistent_read_total [ALPHA] Counter for consistent reads "
         "from cache, in the worker that answered the scrape: served from the watch cache once "

@@ -32,6 +32,7 @@ namespace kube::storage::etcd {
 class Client;
 class Compactor;
 class LeaseManager;
+class TxnBatcher;
 
 struct Options {
     // "http://host:port" of each etcd member.
@@ -95,7 +96,8 @@ struct Stats {
 // puts if the key's mod_revision is 0, an update or delete compares the
 // mod_revision the caller read; all the ops of one write() share one
 // transaction and so one revision (the watch caches take several events of
-// one revision).
+// one revision), and so do the writes that come together (TxnBatcher: group
+// commit, each write's transaction nested in one).
 //
 // Keys are in kube-apiserver's layout (KeyLayout); values in what the codec
 // makes of the registry's JSON (kube's encoding when the server sets it),
@@ -114,7 +116,7 @@ struct Stats {
 // thread of its own (Client), which calls `notify`; the loop then calls
 // drain(). Do not destroy the Store inside one of its callbacks.
 class Store : public Interface {
-public:
+  public:
     // Starts loading the replica in the background and returns at once
     // (nothing blocks the loop); once loaded, the watch opens. A failed read
     // is retried with backoff (etcd may come up later). Until the replica is
@@ -162,6 +164,8 @@ public:
     // bring, the replica is checked against etcd at that revision (its keys
     // modified since and its count). Fails after Options::freshTimeout.
     void waitFresh(FreshCallback cb) override;
+    // The replica learns of other hosts' and workers' writes by its watch.
+    bool readsMayLag() const override { return true; }
     // A Range of etcd itself (consistent reads that fell back).
     void getLinearizable(std::string_view key, GetCallback cb) override;
     void listLinearizable(const ListOptions& opts, ListCallback cb) override;
@@ -172,7 +176,7 @@ public:
     std::string etcdKey(std::string_view key) const;
     std::string registryKey(std::string_view etcdKey) const;
 
-private:
+  private:
     struct Entry {
         std::string value;
         Revision modRevision = 0;
@@ -198,6 +202,9 @@ private:
     struct Waiting {
         Revision revision = 0;
         std::vector<WriteOp> ops;
+        // With a codec that decodes: what etcd stored of each put, decoded
+        // into the result by committed() unless the replica has it.
+        std::vector<std::string> stored;
         WriteResult result;
         WriteCallback cb;
     };
@@ -254,6 +261,7 @@ private:
     util::EventLoop& loop_;
     std::string rangeEnd_;
     std::unique_ptr<Client> client_;
+    std::unique_ptr<TxnBatcher> batcher_;
     // One per TTL: events' hour, the API servers' leases' seconds.
     std::map<std::chrono::seconds, std::unique_ptr<LeaseManager>> leases_;
     std::unique_ptr<Compactor> compactor_;
