@@ -113,7 +113,7 @@ std::string spliceRevision(std::string_view value, size_t offset, Revision revis
 // on the loop thread. Reads may call back inline (LMDB reads are cheaper than
 // a deferral); writes always call back later, after the write is durable.
 class Interface {
-public:
+  public:
     using GetCallback = std::function<void(const Error&, const ObjectView*)>;
     using ListCallback = std::function<void(const Error&, const ListResult&)>;
     using WriteCallback = std::function<void(WriteResult&&)>;
@@ -132,10 +132,13 @@ public:
     // The keys under `prefix` in key order, from one consistent snapshot.
     virtual void list(const ListOptions& opts, ListCallback cb) = 0;
 
-    // Applies `ops` atomically: either every op is stored, each with its own
-    // revision in order, or none is (error set, failedOp names the culprit:
-    // KeyExists for a Create of a present key, NotFound for an Update/Delete
-    // of an absent one, Conflict for a mod revision mismatch).
+    // Applies `ops` atomically: either every op is stored, or none is (error
+    // set, failedOp names the culprit: KeyExists for a Create of a present
+    // key, NotFound for an Update/Delete of an absent one, Conflict for a mod
+    // revision mismatch). The ops get revisions in op order: consecutive
+    // ones, each op seeing the batch's earlier ones (memory, LMDB), or one
+    // revision shared by all (etcd: one transaction, which cannot touch a key
+    // twice nor hold more than etcd's --max-txn-ops, 128 by default).
     // The callback runs once the batch is durable.
     virtual void write(std::vector<WriteOp> ops, WriteCallback cb) = 0;
 
