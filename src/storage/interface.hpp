@@ -132,10 +132,13 @@ class Interface {
     // The keys under `prefix` in key order, from one consistent snapshot.
     virtual void list(const ListOptions& opts, ListCallback cb) = 0;
 
-    // Applies `ops` atomically: either every op is stored, each with its own
-    // revision in order, or none is (error set, failedOp names the culprit:
-    // KeyExists for a Create of a present key, NotFound for an Update/Delete
-    // of an absent one, Conflict for a mod revision mismatch).
+    // Applies `ops` atomically: either every op is stored, or none is (error
+    // set, failedOp names the culprit: KeyExists for a Create of a present
+    // key, NotFound for an Update/Delete of an absent one, Conflict for a mod
+    // revision mismatch). The ops get revisions in op order: consecutive
+    // ones, each op seeing the batch's earlier ones (memory, LMDB), or one
+    // revision shared by all (etcd: one transaction, which cannot touch a key
+    // twice nor hold more than etcd's --max-txn-ops, 128 by default).
     // The callback runs once the batch is durable.
     virtual void write(std::vector<WriteOp> ops, WriteCallback cb) = 0;
 
