@@ -85,6 +85,54 @@ sub counters {
         '... at most about once a read');
 }
 
+# --- Written on A, changed on B at once. B's replica may not have the
+# write yet; as kube reads etcd when its cache lacks the object (or holds an
+# older one than the client names), B answers from a replica that caught up:
+# never a 404 for the object or its namespace, nor a 409 for a
+# resourceVersion A just gave.
+{
+    my $rounds = 40;
+    my ($updated, $patched, $deleted, $nsCreated) = (0, 0, 0, 0);
+    my @wrong;
+    for my $i (1 .. $rounds) {
+        my ($cst, $created) = $a->call(POST => $base, {
+            apiVersion => 'v1', kind => 'ConfigMap', metadata => { name => "fresh-$i" },
+            data => { round => "$i" } });
+        next unless $cst == 201;
+        $created->{data}{round} = "put-$i";
+        my ($ust, $put) = $b->call(PUT => "$base/fresh-$i", $created);
+        $ust == 200 ? $updated++ : push @wrong, "PUT $ust";
+        # A patch naming the revision A's update just wrote.
+        my ($a2, $onA) = $a->call(PUT => "$base/fresh-$i",
+            { %$put, data => { round => "again-$i" } });
+        my ($pst) = $b->call(PATCH => "$base/fresh-$i",
+            { metadata => { resourceVersion => $onA->{metadata}{resourceVersion} },
+              data => { patched => 'yes' } },
+            type => 'application/merge-patch+json');
+        $pst == 200 ? $patched++ : push @wrong, "PATCH $pst";
+        my ($c3) = $a->call(POST => $base, {
+            apiVersion => 'v1', kind => 'ConfigMap', metadata => { name => "gone-$i" } });
+        my ($dst) = $b->call(DELETE => "$base/gone-$i");
+        $dst == 200 ? $deleted++ : push @wrong, "DELETE $dst";
+        # A namespace A just made takes content on B at once.
+        $a->create_namespace("fresh-ns-$i");
+        my ($nst) = $b->call(POST => "/api/v1/namespaces/fresh-ns-$i/configmaps", {
+            apiVersion => 'v1', kind => 'ConfigMap', metadata => { name => 'first' } });
+        $nst == 201 ? $nsCreated++ : push @wrong, "POST in a new namespace $nst";
+    }
+    is($updated, $rounds, "$rounds objects created on A are updated on B at once");
+    is($patched, $rounds, '... patched on B with the resourceVersion A just wrote');
+    is($deleted, $rounds, '... deleted on B at once');
+    is($nsCreated, $rounds, "$rounds namespaces created on A take content on B at once");
+    diag("wrong answers: @wrong[0 .. ($#wrong < 9 ? $#wrong : 9)]") if @wrong;
+    my ($gst, $gone) = $b->call(PUT => "$base/never-made", {
+        apiVersion => 'v1', kind => 'ConfigMap', metadata => { name => 'never-made' } });
+    is($gst, 404, '... and an update of an object that does not exist is still 404');
+    my ($cst) = $b->call(POST => '/api/v1/namespaces/never-made/configmaps', {
+        apiVersion => 'v1', kind => 'ConfigMap', metadata => { name => 'x' } });
+    is($cst, 404, '... a create in a namespace that does not exist too');
+}
+
 # --- Reads in flight together share one question to etcd.
 {
     my $before = counters();

@@ -492,20 +492,6 @@ Revision putOutside(Harness& h, const std::string& key) {
     return revision;
 }
 
-// The create revision a write answered for an updated key must be the
-// key's. KNOWN BUG, etcd only: its store answers 0 (Store::sendTxn never
-// fills Waiting::ops, so committed() does not look the create revision up in
-// the replica; get() has it right). Said and let through on etcd until
-// src/storage/etcd/ is fixed; then drop the exception.
-void assertUpdateCreateRevision(const Harness& h, Revision got, Revision want) {
-    if (got == 0 && h.etcd != nullptr) {
-        print_message("KNOWN BUG (etcd): an update answered create revision 0, not %llu\n",
-                      static_cast<unsigned long long>(want));
-        return;
-    }
-    assert_int_equal(got, want);
-}
-
 // Revisions base+1..base+n, one create per call.
 void writeRevisions(Harness& h, int n) {
     for (int i = 0; i < n; i++) {
@@ -561,7 +547,7 @@ void update_with_matching_revision_stores_value_and_keeps_create_revision(void**
     WriteResult r = write1(h, updateOp("/registry/k", "v2", rev(h, 2)));
     assertOk(r);
     assert_int_equal(r.objects.at(0).modRevision, rev(h, 3));
-    assertUpdateCreateRevision(h, r.objects.at(0).createRevision, rev(h, 2));
+    assert_int_equal(r.objects.at(0).createRevision, rev(h, 2));
     auto got = getSync(h, "/registry/k");
     assert_string_equal(got->value.c_str(), "v2");
     assert_int_equal(got->modRevision, rev(h, 3));
@@ -741,7 +727,7 @@ void batch_ops_take_revisions_in_op_order(void** state) {
     assert_string_equal(r.objects[1].value.c_str(), "o");
     assert_int_equal(r.objects[1].createRevision, rev(h, 1));
     assert_string_equal(r.objects[2].value.c_str(), "k2");
-    assertUpdateCreateRevision(h, r.objects[2].createRevision, rev(h, 2));
+    assert_int_equal(r.objects[2].createRevision, rev(h, 2));
     assert_int_equal(h.store->currentRevision(), opRevision(h, first, 2));
 
     auto events = historySync(h, rev(h, 2));
@@ -1183,6 +1169,131 @@ void consistent_read_checks_the_replica_when_etcd_moved_outside_the_prefix(void*
 // Each case runs with a fresh store of the backend under test.
 #define CASE(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 
+// etcd only: the writes made in one turn of the loop go to etcd as one
+// transaction (TxnBatcher), each nested with its own comparisons: each
+// succeeds or fails on its own, those that succeed share one revision, and
+// a write of a key an earlier one writes opens the next transaction (later
+// ones join it), which goes out once the first came back.
+void writes_that_come_together_share_a_transaction_and_fail_alone(void** state) {
+    Harness& h = harness(state);
+    assertOk(write1(h, createOp("/registry/b/taken", "old")));
+    const Revision taken = h.store->currentRevision();
+    std::vector<std::optional<WriteResult>> results(5);
+    auto start = [&](size_t i, WriteOp op) {
+        std::vector<WriteOp> ops;
+        ops.push_back(std::move(op));
+        h.store->write(std::move(ops),
+                       [&results, i](WriteResult&& r) { results[i] = std::move(r); });
+    };
+    start(0, createOp("/registry/b/a", "a"));
+    start(1, createOp("/registry/b/taken", "new"));
+    start(2, createOp("/registry/b/c", "c"));
+    start(3, updateOp("/registry/b/c", "c2", 0));  // the same key as write 2
+    start(4, deleteOp("/registry/b/none", 0));
+    settle(h, "five writes", [&] {
+        return std::all_of(results.begin(), results.end(),
+                           [](const auto& r) { return r.has_value(); });
+    });
+    assertOk(*results[0]);
+    assertOk(*results[2]);
+    const Revision together = results[0]->objects.at(0).modRevision;
+    assert_int_equal(together, taken + 1);
+    assert_int_equal(results[2]->objects.at(0).modRevision, together);
+    assert_int_equal(results[1]->error.code, ErrorCode::KeyExists);
+    assert_string_equal(results[1]->objects.at(0).value.c_str(), "old");
+    assert_int_equal(results[1]->objects.at(0).modRevision, taken);
+    assert_int_equal(results[4]->error.code, ErrorCode::NotFound);
+    assertOk(*results[3]);
+    assert_int_equal(results[3]->objects.at(0).modRevision, together + 1);
+    assert_string_equal(getSync(h, "/registry/b/c")->value.c_str(), "c2");
+    assert_string_equal(getSync(h, "/registry/b/taken")->value.c_str(), "old");
+    // Two transactions: writes 0-2, then 3 (its key is in the first) and 4,
+    // which joins the last one open.
+    const std::string metrics = h.store->metricsText();
+    for (const char* want :
+         {"etcd_batched_transactions_total 2\n", "etcd_batched_writes_total 5\n"}) {
+        if (metrics.find(want) == std::string::npos) {
+            fail_msg("metrics lack \"%s\":\n%s", want, metrics.c_str());
+        }
+    }
+    // The feed: both creates at one revision, the update at the next.
+    std::vector<EventCopy> events = historySync(h, taken);
+    assert_int_equal(events.size(), 3);
+    assert_string_equal(events[0].key.c_str(), "/registry/b/a");
+    assert_string_equal(events[1].key.c_str(), "/registry/b/c");
+    assert_int_equal(events[0].revision, together);
+    assert_int_equal(events[1].revision, together);
+    assert_int_equal(events[2].revision, together + 1);
+    assert_false(events[2].created);
+}
+
+// etcd only: writes too large to share etcd's request go in transactions of
+// their own, and still succeed.
+void writes_too_large_to_share_a_request_go_alone(void** state) {
+    Harness& h = harness(state);
+    const std::string big(600 * 1024, 'x');
+    int done = 0;
+    std::vector<Revision> revisions;
+    for (const char* key : {"/registry/big/1", "/registry/big/2"}) {
+        std::vector<WriteOp> ops;
+        ops.push_back(createOp(key, big));
+        h.store->write(std::move(ops), [&](WriteResult&& r) {
+            assertOk(r);
+            revisions.push_back(r.objects.at(0).modRevision);
+            done++;
+        });
+    }
+    settle(h, "two large writes", [&] { return done == 2; });
+    assert_int_not_equal(revisions[0], revisions[1]);
+    if (h.store->metricsText().find("etcd_batched_transactions_total 0\n") == std::string::npos) {
+        fail_msg("large writes were batched:\n%s", h.store->metricsText().c_str());
+    }
+    assert_int_equal(getSync(h, "/registry/big/2")->value.size(), big.size());
+}
+
+// etcd only: another store on the same etcd (another worker or host) whose
+// replica has not yet seen a write: get() answers NotFound from it,
+// getLatest() waits until the replica caught up and finds the key; a key
+// that truly is absent is NotFound from both.
+void get_latest_finds_what_another_host_just_wrote(void** state) {
+    Harness& h = harness(state);
+    Harness other;
+    std::string error;
+    if (!openEtcd(other, h.etcdOptions, &error)) {
+        fail_msg("second etcd store: %s", error.c_str());
+    }
+    WriteResult w = write1(h, createOp("/registry/g/k", "v"));
+    assertOk(w);
+    ErrorCode code = ErrorCode::Ok;
+    assert_false(getSync(other, "/registry/g/k", &code).has_value());
+    assert_int_equal(code, ErrorCode::NotFound);
+
+    auto latest = [&](const std::string& key, ErrorCode* got) {
+        bool called = false;
+        std::optional<Object> out;
+        other.store->getLatest(key, [&](const storage::Error& err, const storage::ObjectView* v) {
+            called = true;
+            *got = err.code;
+            if (err.ok()) {
+                out = Object{std::string(v->key), std::string(v->value), v->modRevision,
+                             v->createRevision};
+            }
+        });
+        settle(other, "getLatest", [&] { return called; });
+        return out;
+    };
+    auto got = latest("/registry/g/k", &code);
+    assert_int_equal(code, ErrorCode::Ok);
+    assert_true(got.has_value());
+    assert_string_equal(got->value.c_str(), "v");
+    assert_int_equal(got->modRevision, w.objects[0].modRevision);
+    assert_false(latest("/registry/g/none", &code).has_value());
+    assert_int_equal(code, ErrorCode::NotFound);
+    other.store.reset();
+    other.etcd = nullptr;
+    other.loop.run();
+}
+
 int main() {
     const struct CMUnitTest tests[] = {
         CASE(create_then_get_returns_object_with_its_revisions),
@@ -1215,6 +1326,9 @@ int main() {
     const struct CMUnitTest etcdTests[] = {
         CASE(consistent_read_falls_back_to_etcd_when_the_replica_is_late),
         CASE(consistent_read_checks_the_replica_when_etcd_moved_outside_the_prefix),
+        CASE(writes_that_come_together_share_a_transaction_and_fail_alone),
+        CASE(writes_too_large_to_share_a_request_go_alone),
+        CASE(get_latest_finds_what_another_host_just_wrote),
     };
     gBackend = Backend::Memory;
     int failed =
@@ -1240,8 +1354,8 @@ int main() {
     }
     gBackend = Backend::Etcd;
     failed += cmocka_run_group_tests_name("storage conformance: etcd", tests, nullptr, nullptr);
-    failed += cmocka_run_group_tests_name("storage conformance: etcd's consistent reads", etcdTests,
-                                          nullptr, nullptr);
+    failed +=
+        cmocka_run_group_tests_name("storage conformance: etcd's own", etcdTests, nullptr, nullptr);
     gEtcd.stop();
     return failed;
 }
