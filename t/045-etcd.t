@@ -192,6 +192,28 @@ SKIP: {
     $etcdctl_run->(undef, 'del', "/registry/configmaps/$ns/corrupt");
 }
 
+# --- A collection delete larger than etcd takes in one transaction (its
+# --max-txn-ops, 128): deleted in transactions of what etcd takes. The
+# creates come 20 at a time, so A also commits them together.
+{
+    my $many = 'many';
+    $a->create_namespace($many);
+    my $n = 300;
+    my $r = http_batch([ map { { url => $a->url . "/api/v1/namespaces/$many/configmaps",
+        method => 'POST', headers => { 'Content-Type' => 'application/json' },
+        body => encode_json({ apiVersion => 'v1', kind => 'ConfigMap',
+            metadata => { name => "cm-$_" }, data => { k => 'v' } }) } } 1 .. $n ],
+        parallel => 20);
+    is(scalar(grep { $_->{status} == 201 } @$r), $n, "$n ConfigMaps created on A, 20 at once");
+    my ($lst, $list) = $b->call(GET => "/api/v1/namespaces/$many/configmaps");
+    is(scalar(@{ $list->{items} || [] }), $n, '... listed on B');
+    my ($dst, $deleted) = $b->call(DELETE => "/api/v1/namespaces/$many/configmaps");
+    is($dst, 200, "a collection delete of the $n on B");
+    is(scalar(@{ $deleted->{items} || [] }), $n, '... answers the deleted items');
+    ($lst, $list) = $a->call(GET => "/api/v1/namespaces/$many/configmaps");
+    is(scalar(@{ $list->{items} || [] }), 0, '... and none is left on A');
+}
+
 # --- kubectl against both hosts.
 {
     my $manifest = <<"EOF";

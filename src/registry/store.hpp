@@ -128,6 +128,8 @@ struct DeleteResult {
 //
 // Called on the loop; callbacks run on the loop (reads possibly inline).
 // Errors are Status values with kube-apiserver's reasons and messages.
+struct CollectionDelete;
+
 class Store {
   public:
     using ObjectCallback = std::function<void(const meta::Status* error, std::string_view object)>;
@@ -282,6 +284,7 @@ class Store {
     struct DeleteState;
     void terminate(std::shared_ptr<DeleteState> state, const storage::ObjectView& cur);
     void readForDelete(std::shared_ptr<DeleteState> state);
+    void deleteBatches(std::shared_ptr<CollectionDelete> c, size_t from);
     void updateForDeletion(std::shared_ptr<DeleteState> state);
     void deleteNow(std::shared_ptr<DeleteState> state, storage::Revision expected,
                    std::string lastState, bool ignoreNotFound);

@@ -344,10 +344,8 @@ std::optional<meta::Status> Store::preconditionFailure(const DeleteOptions& opts
     return std::nullopt;
 }
 
-namespace {
-
-// One deletecollection: the listed objects, what became of each, and the
-// objects deleted one by one still to start.
+// One deletecollection: the listed objects, what became of each, the deletes
+// written in batches and the objects deleted one by one still to start.
 struct CollectionDelete {
     std::vector<storage::Object> items;
     std::vector<size_t> oneByOne;
@@ -360,7 +358,12 @@ struct CollectionDelete {
     DeleteOptions opts;
     Store::ListCallback cb;
     bool answered = false;
+    // The deletes written in batches, and the item each deletes.
+    std::vector<storage::WriteOp> batchOps;
+    std::vector<size_t> batched;
 };
+
+namespace {
 
 void answer(CollectionDelete& c) {
     if (c.answered) {
@@ -464,31 +467,45 @@ void Store::deleteCollection(std::string_view ns, const ListOptions& opts,
         c->opts = deleteOpts;
         c->opts.uid.reset();  // checked above, on the listed objects
         c->opts.resourceVersion.reset();
-        // Then the ones that need their own writes, a few at a time.
-        auto startOneByOne = [this, c] { pump(*this, c); };
-        if (ops.empty()) {
-            startOneByOne();
+        // The deletes that need no write of their own, then the others.
+        c->batchOps = std::move(ops);
+        c->batched = std::move(batched);
+        deleteBatches(c, 0);
+    });
+}
+
+// The deletes that need no write of their own, from `from` on: one batch
+// where the storage takes any number of ops in one write (LMDB, one
+// transaction), else batches of what it takes (etcd: --max-txn-ops), one
+// after the other; then the ones that need their own writes.
+void Store::deleteBatches(std::shared_ptr<CollectionDelete> c, size_t from) {
+    const size_t total = c->batchOps.size();
+    if (from == total) {
+        pump(*this, c);
+        return;
+    }
+    const size_t most = storage_.maxOpsPerWrite();
+    const size_t to = most == 0 ? total : std::min(total, from + most);
+    std::vector<storage::WriteOp> ops(std::make_move_iterator(c->batchOps.begin() + from),
+                                      std::make_move_iterator(c->batchOps.begin() + to));
+    storage_.write(std::move(ops), [this, c, from, to](storage::WriteResult&& res) {
+        if (!res.error.ok()) {
+            meta::Status s = statusFromStorage(res.error, "");
+            if (res.error.code == storage::ErrorCode::Conflict) {
+                s = meta::Status::conflict(kind_.groupResource(), "",
+                                           "the collection changed while it was deleted; "
+                                           "please try again");
+            }
+            c->failed = s;
+            answer(*c);
             return;
         }
-        storage_.write(
-            std::move(ops), [this, c, batched, startOneByOne](storage::WriteResult&& res) {
-                if (!res.error.ok()) {
-                    meta::Status s = statusFromStorage(res.error, "");
-                    if (res.error.code == storage::ErrorCode::Conflict) {
-                        s = meta::Status::conflict(kind_.groupResource(), "",
-                                                   "the collection changed while it was deleted; "
-                                                   "please try again");
-                    }
-                    c->failed = s;
-                    answer(*c);
-                    return;
-                }
-                for (size_t k = 0; k < batched.size() && k < res.objects.size(); ++k) {
-                    c->items[batched[k]] = std::move(res.objects[k]);
-                    c->revision = std::max(c->revision, c->items[batched[k]].modRevision);
-                }
-                startOneByOne();
-            });
+        for (size_t k = 0; k < to - from && k < res.objects.size(); ++k) {
+            storage::Object& item = c->items[c->batched[from + k]];
+            item = std::move(res.objects[k]);
+            c->revision = std::max(c->revision, item.modRevision);
+        }
+        deleteBatches(c, to);
     });
 }
 

@@ -174,6 +174,10 @@ class Interface {
     // always current call back inline.
     virtual void waitFresh(FreshCallback cb) { cb(Error{}); }
 
+    // The most ops one write() may hold (etcd's --max-txn-ops, 128 by
+    // default); 0: any number.
+    virtual size_t maxOpsPerWrite() const { return 0; }
+
     // Whether get() and list() may lag writes that another process or host
     // made and had acknowledged (etcd's replica); false where every read
     // is current.

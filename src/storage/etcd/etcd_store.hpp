@@ -166,6 +166,8 @@ class Store : public Interface {
     void waitFresh(FreshCallback cb) override;
     // The replica learns of other hosts' and workers' writes by its watch.
     bool readsMayLag() const override { return true; }
+    // etcd's default --max-txn-ops.
+    size_t maxOpsPerWrite() const override { return 128; }
     // A Range of etcd itself (consistent reads that fell back).
     void getLinearizable(std::string_view key, GetCallback cb) override;
     void listLinearizable(const ListOptions& opts, ListCallback cb) override;
