@@ -678,6 +678,7 @@ void Store::sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values,
             w.cb = std::move(cb);
             if (!status.ok()) {
                 w.result.error = grpcError(status, "transaction");
+                w.result.objects.assign(ops.size(), Object{});
                 committed(w);
                 return;
             }
