@@ -276,12 +276,19 @@ bool Store::readAgain(StaleRead& stale, std::function<void()> again) {
     return true;
 }
 
-void Store::readCurrent(const std::string& key, const StaleRead& stale,
+void Store::readCurrent(const std::string& key, StaleRead& stale, std::function<void()> again,
                         storage::Interface::GetCallback cb) {
+    auto read = [this, &stale, again = std::move(again), cb = std::move(cb)](
+                    const storage::Error& err, const storage::ObjectView* cur) {
+        if (err.code == storage::ErrorCode::NotFound && readAgain(stale, again)) {
+            return;
+        }
+        cb(err, cur);
+    };
     if (stale.linearizable) {
-        storage_.getLinearizable(key, std::move(cb));
+        storage_.getLinearizable(key, std::move(read));
     } else {
-        storage_.get(key, std::move(cb));
+        storage_.get(key, std::move(read));
     }
 }
 
@@ -784,12 +791,9 @@ void Store::patch(std::string_view ns, std::string_view name, PatchFn fn, const 
 void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
     auto again = [this, state] { tryUpdate(state); };
     readCurrent(
-        objectKey(kind_, state->ns, state->name), state->stale,
+        objectKey(kind_, state->ns, state->name), state->stale, again,
         [this, state, again](const storage::Error& err, const storage::ObjectView* cur) {
             if (!err.ok()) {
-                if (err.code == storage::ErrorCode::NotFound && readAgain(state->stale, again)) {
-                    return;
-                }
                 meta::Status s = statusFromStorage(err, state->name);
                 state->cb(&s, {});
                 return;

@@ -314,7 +314,10 @@ class Store {
     // and only where reads may lag; false otherwise (the answer stands).
     // `stale` must outlive the wait (it sits in the request's state).
     bool readAgain(StaleRead& stale, std::function<void()> again);
-    void readCurrent(const std::string& key, const StaleRead& stale,
+    // Reads what a write starts from (from etcd itself once
+    // `stale.linearizable`); a NotFound a lagging replica may have answered
+    // is read again (`again`) rather than passed to `cb`.
+    void readCurrent(const std::string& key, StaleRead& stale, std::function<void()> again,
                      storage::Interface::GetCallback cb);
     // The strategy's and metadata's validation of an update's object.
     std::vector<meta::StatusCause> updateCauses(const UpdateOptions& opts, const json::Value& next,

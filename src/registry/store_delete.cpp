@@ -56,41 +56,37 @@ void Store::remove(std::string_view ns, std::string_view name, const DeleteOptio
 
 void Store::readForDelete(std::shared_ptr<DeleteState> state) {
     auto again = [this, state] { readForDelete(state); };
-    readCurrent(
-        objectKey(kind_, state->ns, state->name), state->stale,
-        [this, state, again](const storage::Error& err, const storage::ObjectView* cur) {
-            if (!err.ok()) {
-                if (err.code == storage::ErrorCode::NotFound && readAgain(state->stale, again)) {
-                    return;
-                }
-                meta::Status s = statusFromStorage(err, state->name);
-                state->cb(&s, {});
-                return;
-            }
-            auto obj = parseObject(cur->value);
-            const json::Value& metadata = ensureMetadata(*obj);
-            if (auto failed =
-                    preconditionFailure(state->opts, state->name,
-                                        json::stringMember(metadata, "uid"), cur->modRevision)) {
-                if (readAgain(state->stale, again)) {
-                    return;
-                }
-                state->cb(&*failed, {});
-                return;
-            }
-            if (kind_.beginTerminating) {
-                terminate(state, *cur);
-                return;
-            }
-            state->first.assign(cur->value);
-            if (deletesAtOnce(*obj, state->opts)) {
-                deleteNow(state, cur->modRevision, state->first, false);
-                return;
-            }
-            // Graceful, pending or with finalizers: the decisions are made again
-            // on the object the update reads.
-            updateForDeletion(state);
-        });
+    readCurrent(objectKey(kind_, state->ns, state->name), state->stale, again,
+                [this, state, again](const storage::Error& err, const storage::ObjectView* cur) {
+                    if (!err.ok()) {
+                        meta::Status s = statusFromStorage(err, state->name);
+                        state->cb(&s, {});
+                        return;
+                    }
+                    auto obj = parseObject(cur->value);
+                    const json::Value& metadata = ensureMetadata(*obj);
+                    if (auto failed = preconditionFailure(state->opts, state->name,
+                                                          json::stringMember(metadata, "uid"),
+                                                          cur->modRevision)) {
+                        if (readAgain(state->stale, again)) {
+                            return;
+                        }
+                        state->cb(&*failed, {});
+                        return;
+                    }
+                    if (kind_.beginTerminating) {
+                        terminate(state, *cur);
+                        return;
+                    }
+                    state->first.assign(cur->value);
+                    if (deletesAtOnce(*obj, state->opts)) {
+                        deleteNow(state, cur->modRevision, state->first, false);
+                        return;
+                    }
+                    // Graceful, pending or with finalizers: the decisions are made again
+                    // on the object the update reads.
+                    updateForDeletion(state);
+                });
 }
 
 // Whether Store.Delete goes straight to the storage delete: a kind that does

@@ -1083,6 +1083,25 @@ void commit_listener_gets_each_batch_highest_revision_before_its_callback(void**
     assert_int_equal(seen.size(), 2);
 }
 
+// Reopens the harness's etcd store with `timeout` as its freshTimeout;
+// what it was opened with.
+storage::etcd::Options withFreshTimeout(Harness& h, std::chrono::milliseconds timeout) {
+    storage::etcd::Options options = h.etcdOptions;
+    options.freshTimeout = timeout;
+    std::string error;
+    if (!openEtcd(h, options, &error)) {
+        fail_msg("etcd store: %s", error.c_str());
+    }
+    return options;
+}
+
+// Creates /registry/f/k = "v"; its revision.
+Revision createFreshKey(Harness& h) {
+    WriteResult w = write1(h, createOp("/registry/f/k", "v"));
+    assertOk(w);
+    return w.objects[0].modRevision;
+}
+
 // etcd only: a consistent read whose replica does not reach etcd's revision
 // in time fails waitFresh and counts a fallback; the caller then reads etcd
 // itself. A put outside the prefix moves etcd's revision where the replica's
@@ -1091,15 +1110,8 @@ void commit_listener_gets_each_batch_highest_revision_before_its_callback(void**
 // so the read falls back at once, before the replica could be checked.
 void consistent_read_falls_back_to_etcd_when_the_replica_is_late(void** state) {
     Harness& h = harness(state);
-    storage::etcd::Options options = h.etcdOptions;
-    options.freshTimeout = std::chrono::milliseconds(0);
-    std::string error;
-    if (!openEtcd(h, options, &error)) {
-        fail_msg("etcd store: %s", error.c_str());
-    }
-    WriteResult w = write1(h, createOp("/registry/f/k", "v"));
-    assertOk(w);
-    const Revision written = w.objects[0].modRevision;
+    const storage::etcd::Options options = withFreshTimeout(h, std::chrono::milliseconds(0));
+    const Revision written = createFreshKey(h);
     const Revision outside = putOutside(h, "/outside" + options.prefix);
     assert_true(outside > written);
 
@@ -1140,15 +1152,8 @@ void consistent_read_falls_back_to_etcd_when_the_replica_is_late(void** state) {
 // deadline gives (of the steady clock) even on a loaded machine.
 void consistent_read_checks_the_replica_when_etcd_moved_outside_the_prefix(void** state) {
     Harness& h = harness(state);
-    storage::etcd::Options options = h.etcdOptions;
-    options.freshTimeout = std::chrono::milliseconds(3000);
-    std::string error;
-    if (!openEtcd(h, options, &error)) {
-        fail_msg("etcd store: %s", error.c_str());
-    }
-    WriteResult w = write1(h, createOp("/registry/f/k", "v"));
-    assertOk(w);
-    const Revision written = w.objects[0].modRevision;
+    const storage::etcd::Options options = withFreshTimeout(h, std::chrono::milliseconds(3000));
+    const Revision written = createFreshKey(h);
     assert_true(putOutside(h, "/outside" + options.prefix) > written);
 
     const storage::etcd::Stats before = h.etcd->stats();
