@@ -207,11 +207,55 @@ SKIP: {
     is(scalar(grep { $_->{status} == 201 } @$r), $n, "$n ConfigMaps created on A, 20 at once");
     my ($lst, $list) = $b->call(GET => "/api/v1/namespaces/$many/configmaps");
     is(scalar(@{ $list->{items} || [] }), $n, '... listed on B');
+
+    # --- Pagination across hosts: a list begun on A goes on from B's
+    # continue, then A's, at the first page's resourceVersion, while a write
+    # comes between the pages.
+    my $path = "/api/v1/namespaces/$many/configmaps?limit=120";
+    my ($p1st, $p1) = $a->call(GET => $path);
+    is($p1st, 200, 'page 1 of 120 on A');
+    $a->call(POST => "/api/v1/namespaces/$many/configmaps", { apiVersion => 'v1',
+        kind => 'ConfigMap', metadata => { name => 'between-pages' } });
+    my ($p2st, $p2) = $b->call(GET => "$path&continue=$p1->{metadata}{continue}");
+    is($p2st, 200, "page 2 on B, from A's continue token");
+    my ($p3st, $p3) = $a->call(GET => "$path&continue=$p2->{metadata}{continue}");
+    is($p3st, 200, "page 3 on A, from B's");
+    my @names = map { $_->{metadata}{name} } map { @{ $_->{items} || [] } } $p1, $p2, $p3;
+    is(scalar(@names), $n, "the $n objects over three pages");
+    is(scalar(keys %{ { map { $_ => 1 } @names } }), $n, '... each once');
+    ok(!grep({ $_ eq 'between-pages' } @names), '... as they were at the first page');
+    is($p2->{metadata}{resourceVersion}, $p1->{metadata}{resourceVersion},
+        "... at the first page's resourceVersion on B");
+    ok(!$p3->{metadata}{continue}, '... and the last page says so');
+    $a->call(DELETE => "/api/v1/namespaces/$many/configmaps/between-pages");
+
     my ($dst, $deleted) = $b->call(DELETE => "/api/v1/namespaces/$many/configmaps");
     is($dst, 200, "a collection delete of the $n on B");
     is(scalar(@{ $deleted->{items} || [] }), $n, '... answers the deleted items');
     ($lst, $list) = $a->call(GET => "/api/v1/namespaces/$many/configmaps");
     is(scalar(@{ $list->{items} || [] }), 0, '... and none is left on A');
+}
+
+# --- Namespace deletion across hosts: deleted on B, emptied and gone on A.
+{
+    my $doomed = 'doomed';
+    $a->create_namespace($doomed);
+    for my $i (1 .. 5) {
+        $a->call(POST => "/api/v1/namespaces/$doomed/configmaps", { apiVersion => 'v1',
+            kind => 'ConfigMap', metadata => { name => "cm-$i" } });
+    }
+    my ($dst, $ns) = $b->call(DELETE => "/api/v1/namespaces/$doomed");
+    is($dst, 200, 'a namespace made on A is deleted on B');
+    is($ns->{status}{phase}, 'Terminating', '... Terminating');
+    my ($gst, $gone) = (0);
+    ok(wait_until(sub { ($gst) = $a->call(GET => "/api/v1/namespaces/$doomed"); $gst == 404 }, 20),
+        '... and gone on A once emptied')
+        or diag("GET on A: $gst");
+    my ($lst, $list) = $a->call(GET => "/api/v1/namespaces/$doomed/configmaps");
+    is(scalar(@{ $list->{items} || [] }), 0, '... with none of its ConfigMaps left');
+    my ($cst) = $a->call(POST => "/api/v1/namespaces/$doomed/configmaps", { apiVersion => 'v1',
+        kind => 'ConfigMap', metadata => { name => 'late' } });
+    is($cst, 404, '... and no create in it on A');
 }
 
 # --- kubectl against both hosts.
