@@ -305,6 +305,13 @@ EOF
 
 # --- etcd stopped under the hosts, and a host started while it is down.
 {
+    # A watch on B held across the outage: open while etcd is down, and it
+    # misses neither the write made just before the stop nor the one after.
+    my (undef, $before) = $b->call(GET => $base);
+    my $held = $b->watch("$base?watch=true&resourceVersion=$before->{metadata}{resourceVersion}");
+    is($held->status, 200, 'a watch on B before etcd stops');
+    my ($lst0) = $a->call(POST => $base, cm('just-before'));
+    is($lst0, 201, '... a create on A just before');
     $etcd->{stop}->();
     my $body = '';
     my $down = wait_until(sub {
@@ -339,10 +346,28 @@ EOF
     ok(wait_until(sub { ($b->call(GET => '/readyz'))[0] == 200 }, 20), 'B is ready again');
     my ($ast) = $b->call(POST => $base, cm('after'));
     is($ast, 201, '... and writes');
+    ok(!$held->ended(0) && !$held->closed, "the watch on B stayed open through etcd's outage");
+    my @seen = map { "$_->{type} $_->{object}{metadata}{name}" }
+        grep { $_->{type} ne 'BOOKMARK' } $held->drain(3);
+    is(join(',', @seen), 'ADDED just-before,ADDED after',
+        '... and brought the write before the outage and the one after, once each');
     my ($gst) = get_when($c, "$base/after", 200);
     is($gst, 200, 'the new host reads it');
     note("C answered: $cj->{message}; B answered: $wj->{message}");
     $c->fatal_free_ok(slurp($c->log_file), 'the host started while etcd was down');
+}
+
+# --- Several endpoints: a host whose first one is dead fails over to the
+# next.
+{
+    my $dead = 'http://127.0.0.1:' . free_port();
+    my $d = start_server(workers => 1, config => $config,
+        http_config => "kube_storage etcd:$dead,$etcd->{url};\n");
+    my ($gst, $got) = get_when($d, "$base/after", 200);
+    is($gst, 200, 'a host whose first etcd endpoint is dead reads through the second');
+    my ($cst) = $d->call(POST => $base, cm('via-second-endpoint'));
+    is($cst, 201, '... and writes');
+    $d->stop;
 }
 
 done_testing;
