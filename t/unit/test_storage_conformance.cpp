@@ -21,8 +21,11 @@
 
 #include <stdlib.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -35,6 +38,7 @@
 #include "fake_loop.hpp"
 #include "storage/etcd/client.hpp"
 #include "storage/etcd/etcd_store.hpp"
+#include "storage/etcd/txn_batcher.hpp"
 #include "storage/event.hpp"
 #include "storage/interface.hpp"
 #include "storage/lmdb/lmdb_store.hpp"
@@ -1256,6 +1260,47 @@ void writes_too_large_to_share_a_request_go_alone(void** state) {
     assert_int_equal(getSync(h, "/registry/big/2")->value.size(), big.size());
 }
 
+// Whether the store's metrics say `line` (a whole line).
+bool metricsSay(Harness& h, const std::string& line) {
+    return h.store->metricsText().find(line + "\n") != std::string::npos;
+}
+
+// etcd only: while etcd does not answer (stopped with SIGSTOP: connected,
+// silent), the next write waits for the transaction out for kStallAfter
+// (200 ms of the loop's clock), then goes out beside it with its own
+// deadline rather than wait on that one's; once etcd answers, both succeed.
+void a_write_goes_out_beside_a_transaction_etcd_does_not_answer(void** state) {
+    Harness& h = harness(state);
+    if (kill(gEtcd.pid(), SIGSTOP) != 0) {
+        fail_msg("SIGSTOP etcd: %s", strerror(errno));
+    }
+    std::vector<std::optional<WriteResult>> results(2);
+    auto start = [&](size_t i, const char* key) {
+        std::vector<WriteOp> ops;
+        ops.push_back(createOp(key, "v"));
+        h.store->write(std::move(ops),
+                       [&results, i](WriteResult&& r) { results[i] = std::move(r); });
+        h.loop.run();
+    };
+    start(0, "/registry/stall/a");
+    start(1, "/registry/stall/b");
+    const bool queued = metricsSay(h, "etcd_transactions_in_flight 1");
+    h.loop.advance(storage::etcd::TxnBatcher::kStallAfter - std::chrono::milliseconds(1));
+    h.loop.run();
+    const bool stillQueued = metricsSay(h, "etcd_transactions_in_flight 1");
+    h.loop.advance(std::chrono::milliseconds(1));
+    h.loop.run();
+    const bool beside = metricsSay(h, "etcd_transactions_in_flight 2");
+    kill(gEtcd.pid(), SIGCONT);
+    assert_true(queued);
+    assert_true(stillQueued);
+    assert_true(beside);
+    settle(h, "the two writes", [&] { return results[0] && results[1]; });
+    assertOk(*results[0]);
+    assertOk(*results[1]);
+    assert_true(metricsSay(h, "etcd_transactions_in_flight 0"));
+}
+
 // etcd only: another store on the same etcd (another worker or host) whose
 // replica has not yet seen a write: get() answers NotFound from it,
 // getLatest() waits until the replica caught up and finds the key; a key
@@ -1334,6 +1379,7 @@ int main() {
         CASE(writes_that_come_together_share_a_transaction_and_fail_alone),
         CASE(writes_too_large_to_share_a_request_go_alone),
         CASE(get_latest_finds_what_another_host_just_wrote),
+        CASE(a_write_goes_out_beside_a_transaction_etcd_does_not_answer),
     };
     gBackend = Backend::Memory;
     int failed =

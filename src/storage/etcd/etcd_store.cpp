@@ -1074,7 +1074,12 @@ std::string Store::metricsText() {
         "# HELP etcd_batched_writes_total Writes those transactions carried.\n"
         "# TYPE etcd_batched_writes_total counter\n"
         "etcd_batched_writes_total " +
-        std::to_string(batcher_->batchedTxns()) + "\n";
+        std::to_string(batcher_->batchedTxns()) +
+        "\n"
+        "# HELP etcd_transactions_in_flight Transactions sent to etcd and not answered yet.\n"
+        "# TYPE etcd_transactions_in_flight gauge\n"
+        "etcd_transactions_in_flight " +
+        std::to_string(batcher_->inFlight()) + "\n";
     out +=
         "# HELP apiserver_watch_cache_consistent_read_total [ALPHA] Counter for consistent reads "
         "from cache, in the worker that answered the scrape: served from the watch cache once "

@@ -60,6 +60,8 @@ class TxnBatcher {
     // Transactions sent as batches of several, and those batches.
     uint64_t batchedTxns() const { return batchedTxns_; }
     uint64_t batches() const { return batches_; }
+    // Transactions (batches or single ones) sent and not answered yet.
+    size_t inFlight() const { return inFlight_; }
 
     // Batches out at once, unless none came back for kStallAfter: then the
     // next goes out beside them (etcd slow or out of reach), so that a
