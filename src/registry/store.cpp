@@ -276,19 +276,12 @@ bool Store::readAgain(StaleRead& stale, std::function<void()> again) {
     return true;
 }
 
-void Store::readCurrent(const std::string& key, StaleRead& stale, std::function<void()> again,
+void Store::readCurrent(const std::string& key, const StaleRead& stale,
                         storage::Interface::GetCallback cb) {
-    auto read = [this, &stale, again = std::move(again), cb = std::move(cb)](
-                    const storage::Error& err, const storage::ObjectView* cur) {
-        if (err.code == storage::ErrorCode::NotFound && readAgain(stale, again)) {
-            return;
-        }
-        cb(err, cur);
-    };
     if (stale.linearizable) {
-        storage_.getLinearizable(key, std::move(read));
+        storage_.getLinearizable(key, std::move(cb));
     } else {
-        storage_.get(key, std::move(read));
+        storage_.getLatest(key, std::move(cb));
     }
 }
 
@@ -791,7 +784,7 @@ void Store::patch(std::string_view ns, std::string_view name, PatchFn fn, const 
 void Store::tryUpdate(std::shared_ptr<UpdateState> state) {
     auto again = [this, state] { tryUpdate(state); };
     readCurrent(
-        objectKey(kind_, state->ns, state->name), state->stale, again,
+        objectKey(kind_, state->ns, state->name), state->stale,
         [this, state, again](const storage::Error& err, const storage::ObjectView* cur) {
             if (!err.ok()) {
                 meta::Status s = statusFromStorage(err, state->name);

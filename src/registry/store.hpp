@@ -302,10 +302,11 @@ class Store {
 
     void tryUpdate(std::shared_ptr<UpdateState> state);
     // kube's GuaranteedUpdate (and Delete) reads etcd again when what its
-    // cache held fails the request: no object, or another revision than
-    // the client named. Where the storage's reads may lag other hosts'
-    // writes (etcd's replica), such an answer is read again once the
-    // replica has caught up with etcd (etcd itself when it cannot in time).
+    // cache held fails the request: no object (readCurrent), or another
+    // revision than the client named (readAgain). Where the storage's reads
+    // may lag other hosts' writes (etcd's replica), such an answer is read
+    // again once the replica has caught up with etcd (etcd itself when it
+    // cannot in time).
     struct StaleRead {
         bool readAgain = false;
         bool linearizable = false;
@@ -314,10 +315,10 @@ class Store {
     // and only where reads may lag; false otherwise (the answer stands).
     // `stale` must outlive the wait (it sits in the request's state).
     bool readAgain(StaleRead& stale, std::function<void()> again);
-    // Reads what a write starts from (from etcd itself once
-    // `stale.linearizable`); a NotFound a lagging replica may have answered
-    // is read again (`again`) rather than passed to `cb`.
-    void readCurrent(const std::string& key, StaleRead& stale, std::function<void()> again,
+    // Reads what a write starts from: from etcd itself once
+    // `stale.linearizable`, else by storage's getLatest() (a NotFound is
+    // only answered once the replica has caught up).
+    void readCurrent(const std::string& key, const StaleRead& stale,
                      storage::Interface::GetCallback cb);
     // The strategy's and metadata's validation of an update's object.
     std::vector<meta::StatusCause> updateCauses(const UpdateOptions& opts, const json::Value& next,

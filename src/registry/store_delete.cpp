@@ -56,7 +56,7 @@ void Store::remove(std::string_view ns, std::string_view name, const DeleteOptio
 
 void Store::readForDelete(std::shared_ptr<DeleteState> state) {
     auto again = [this, state] { readForDelete(state); };
-    readCurrent(objectKey(kind_, state->ns, state->name), state->stale, again,
+    readCurrent(objectKey(kind_, state->ns, state->name), state->stale,
                 [this, state, again](const storage::Error& err, const storage::ObjectView* cur) {
                     if (!err.ok()) {
                         meta::Status s = statusFromStorage(err, state->name);

@@ -1178,6 +1178,24 @@ void consistent_read_checks_the_replica_when_etcd_moved_outside_the_prefix(void*
 // Each case runs with a fresh store of the backend under test.
 #define CASE(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 
+// Whether the store's metrics say `line` (a whole line).
+bool metricsSay(Harness& h, const std::string& line) {
+    return h.store->metricsText().find(line + "\n") != std::string::npos;
+}
+
+void assertMetricsSay(Harness& h, const std::string& line) {
+    if (!metricsSay(h, line)) {
+        fail_msg("metrics lack \"%s\":\n%s", line.c_str(), h.store->metricsText().c_str());
+    }
+}
+
+// Starts a write of `op` alone; `out` gets its result once etcd answers.
+void startWrite(Harness& h, WriteOp op, std::optional<WriteResult>& out) {
+    std::vector<WriteOp> ops;
+    ops.push_back(std::move(op));
+    h.store->write(std::move(ops), [&out](WriteResult&& r) { out = std::move(r); });
+}
+
 // etcd only: the writes made in one turn of the loop go to etcd as one
 // transaction (TxnBatcher), each nested with its own comparisons: each
 // succeeds or fails on its own, those that succeed share one revision, and
@@ -1188,17 +1206,11 @@ void writes_that_come_together_share_a_transaction_and_fail_alone(void** state) 
     assertOk(write1(h, createOp("/registry/b/taken", "old")));
     const Revision taken = h.store->currentRevision();
     std::vector<std::optional<WriteResult>> results(5);
-    auto start = [&](size_t i, WriteOp op) {
-        std::vector<WriteOp> ops;
-        ops.push_back(std::move(op));
-        h.store->write(std::move(ops),
-                       [&results, i](WriteResult&& r) { results[i] = std::move(r); });
-    };
-    start(0, createOp("/registry/b/a", "a"));
-    start(1, createOp("/registry/b/taken", "new"));
-    start(2, createOp("/registry/b/c", "c"));
-    start(3, updateOp("/registry/b/c", "c2", 0));  // the same key as write 2
-    start(4, deleteOp("/registry/b/none", 0));
+    startWrite(h, createOp("/registry/b/a", "a"), results[0]);
+    startWrite(h, createOp("/registry/b/taken", "new"), results[1]);
+    startWrite(h, createOp("/registry/b/c", "c"), results[2]);
+    startWrite(h, updateOp("/registry/b/c", "c2", 0), results[3]);  // write 2's key
+    startWrite(h, deleteOp("/registry/b/none", 0), results[4]);
     settle(h, "five writes", [&] {
         return std::all_of(results.begin(), results.end(),
                            [](const auto& r) { return r.has_value(); });
@@ -1218,13 +1230,8 @@ void writes_that_come_together_share_a_transaction_and_fail_alone(void** state) 
     assert_string_equal(getSync(h, "/registry/b/taken")->value.c_str(), "old");
     // Two transactions: writes 0-2, then 3 (its key is in the first) and 4,
     // which joins the last one open.
-    const std::string metrics = h.store->metricsText();
-    for (const char* want :
-         {"etcd_batched_transactions_total 2\n", "etcd_batched_writes_total 5\n"}) {
-        if (metrics.find(want) == std::string::npos) {
-            fail_msg("metrics lack \"%s\":\n%s", want, metrics.c_str());
-        }
-    }
+    assertMetricsSay(h, "etcd_batched_transactions_total 2");
+    assertMetricsSay(h, "etcd_batched_writes_total 5");
     // The feed: both creates at one revision, the update at the next.
     std::vector<EventCopy> events = historySync(h, taken);
     assert_int_equal(events.size(), 3);
@@ -1241,28 +1248,16 @@ void writes_that_come_together_share_a_transaction_and_fail_alone(void** state) 
 void writes_too_large_to_share_a_request_go_alone(void** state) {
     Harness& h = harness(state);
     const std::string big(600 * 1024, 'x');
-    int done = 0;
-    std::vector<Revision> revisions;
-    for (const char* key : {"/registry/big/1", "/registry/big/2"}) {
-        std::vector<WriteOp> ops;
-        ops.push_back(createOp(key, big));
-        h.store->write(std::move(ops), [&](WriteResult&& r) {
-            assertOk(r);
-            revisions.push_back(r.objects.at(0).modRevision);
-            done++;
-        });
-    }
-    settle(h, "two large writes", [&] { return done == 2; });
-    assert_int_not_equal(revisions[0], revisions[1]);
-    if (h.store->metricsText().find("etcd_batched_transactions_total 0\n") == std::string::npos) {
-        fail_msg("large writes were batched:\n%s", h.store->metricsText().c_str());
-    }
+    std::vector<std::optional<WriteResult>> results(2);
+    startWrite(h, createOp("/registry/big/1", big), results[0]);
+    startWrite(h, createOp("/registry/big/2", big), results[1]);
+    settle(h, "two large writes", [&] { return results[0] && results[1]; });
+    assertOk(*results[0]);
+    assertOk(*results[1]);
+    assert_int_not_equal(results[0]->objects.at(0).modRevision,
+                         results[1]->objects.at(0).modRevision);
+    assertMetricsSay(h, "etcd_batched_transactions_total 0");
     assert_int_equal(getSync(h, "/registry/big/2")->value.size(), big.size());
-}
-
-// Whether the store's metrics say `line` (a whole line).
-bool metricsSay(Harness& h, const std::string& line) {
-    return h.store->metricsText().find(line + "\n") != std::string::npos;
 }
 
 // etcd only: while etcd does not answer (stopped with SIGSTOP: connected,
@@ -1275,15 +1270,10 @@ void a_write_goes_out_beside_a_transaction_etcd_does_not_answer(void** state) {
         fail_msg("SIGSTOP etcd: %s", strerror(errno));
     }
     std::vector<std::optional<WriteResult>> results(2);
-    auto start = [&](size_t i, const char* key) {
-        std::vector<WriteOp> ops;
-        ops.push_back(createOp(key, "v"));
-        h.store->write(std::move(ops),
-                       [&results, i](WriteResult&& r) { results[i] = std::move(r); });
-        h.loop.run();
-    };
-    start(0, "/registry/stall/a");
-    start(1, "/registry/stall/b");
+    startWrite(h, createOp("/registry/stall/a", "v"), results[0]);
+    h.loop.run();  // sent
+    startWrite(h, createOp("/registry/stall/b", "v"), results[1]);
+    h.loop.run();  // queued behind it
     const bool queued = metricsSay(h, "etcd_transactions_in_flight 1");
     h.loop.advance(storage::etcd::TxnBatcher::kStallAfter - std::chrono::milliseconds(1));
     h.loop.run();
@@ -1298,7 +1288,7 @@ void a_write_goes_out_beside_a_transaction_etcd_does_not_answer(void** state) {
     settle(h, "the two writes", [&] { return results[0] && results[1]; });
     assertOk(*results[0]);
     assertOk(*results[1]);
-    assert_true(metricsSay(h, "etcd_transactions_in_flight 0"));
+    assertMetricsSay(h, "etcd_transactions_in_flight 0");
 }
 
 // etcd only: another store on the same etcd (another worker or host) whose

@@ -31,7 +31,7 @@ struct Client::UnaryCall : Unary {
 };
 
 class Client::WatchStream {
-public:
+  public:
     WatchStream(Client& client, WatchHandlers handlers)
         : client_(client),
           handlers_(std::move(handlers)),
@@ -67,7 +67,7 @@ public:
 
     bool idle() const { return pending_ == 0; }
 
-private:
+  private:
     struct Op : Tag {
         using Step = void (WatchStream::*)(bool);
         Op(WatchStream* s, Step step) : stream(s), step(step) {}
@@ -148,8 +148,8 @@ private:
     Client& client_;
     WatchHandlers handlers_;
     grpc::ClientContext ctx_;
-    std::unique_ptr<grpc::ClientAsyncReaderWriter<etcdserverpb::WatchRequest,
-                                                  etcdserverpb::WatchResponse>>
+    std::unique_ptr<
+        grpc::ClientAsyncReaderWriter<etcdserverpb::WatchRequest, etcdserverpb::WatchResponse>>
         stream_;
     etcdserverpb::WatchResponse response_;
     etcdserverpb::WatchRequest current_;
@@ -363,6 +363,17 @@ void Client::closeWatch() {
     if (stream_) {
         stream_->detach();
         closing_.push_back(std::move(stream_));
+    }
+}
+
+bool unreachable(const grpc::Status& status) {
+    switch (status.error_code()) {
+        case grpc::StatusCode::UNAVAILABLE:
+        case grpc::StatusCode::DEADLINE_EXCEEDED:
+        case grpc::StatusCode::CANCELLED:
+            return true;
+        default:
+            return false;
     }
 }
 

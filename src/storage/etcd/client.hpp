@@ -28,7 +28,7 @@ namespace kube::storage::etcd {
 // Client cancels what is in flight and joins its thread; continuations not
 // yet run are dropped, never called.
 class Client {
-public:
+  public:
     struct Options {
         // "http://host:port", one per member; the channel fails over
         // between them.
@@ -96,7 +96,7 @@ public:
         virtual void run(bool ok) = 0;
     };
 
-private:
+  private:
     struct Unary;
     template <typename Request, typename Response>
     struct UnaryCall;
@@ -128,5 +128,10 @@ private:
 
     std::thread thread_;
 };
+
+// Whether a call failed for etcd being out of reach (unreachable, the
+// deadline passed, the call cancelled), which every call meets alike, rather
+// than for what it asked.
+bool unreachable(const grpc::Status& status);
 
 }  // namespace kube::storage::etcd

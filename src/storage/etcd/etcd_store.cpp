@@ -59,11 +59,10 @@ std::string prefixEnd(std::string prefix) {
 
 Error grpcError(const grpc::Status& s, std::string_view what) {
     std::string message = "etcd " + std::string(what) + ": " + s.error_message();
+    if (unreachable(s)) {
+        return {ErrorCode::Unavailable, message};
+    }
     switch (s.error_code()) {
-        case grpc::StatusCode::UNAVAILABLE:
-        case grpc::StatusCode::DEADLINE_EXCEEDED:
-        case grpc::StatusCode::CANCELLED:
-            return {ErrorCode::Unavailable, message};
         case grpc::StatusCode::RESOURCE_EXHAUSTED:
             if (s.error_message().find("space exceeded") != std::string::npos) {
                 return {ErrorCode::NoSpace, message};
@@ -617,9 +616,11 @@ void Store::grantLeases(std::shared_ptr<PendingLeases> p) {
 void Store::sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values,
                     std::vector<int64_t> leases, bool retried, WriteCallback cb) {
     etcdserverpb::TxnRequest txn;
+    std::vector<std::string> keys;
+    keys.reserve(ops.size());
     for (size_t i = 0; i < ops.size(); i++) {
         const WriteOp& op = ops[i];
-        std::string key = etcdKey(op.key);
+        const std::string& key = keys.emplace_back(etcdKey(op.key));
         etcdserverpb::Compare* c = txn.add_compare();
         c->set_key(key);
         if (op.type == WriteOp::Type::Create) {
@@ -651,21 +652,17 @@ void Store::sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values,
         txn.add_failure()->mutable_request_range()->set_key(key);
     }
     stats_.txns++;
-    bool leased = std::any_of(leases.begin(), leases.end(), [](int64_t id) { return id != 0; });
-    std::vector<std::string> keys;
-    keys.reserve(ops.size());
-    for (const WriteOp& op : ops) {
-        keys.push_back(etcdKey(op.key));
-    }
     batcher_->add(
         std::move(txn), std::move(keys),
-        [this, ops = std::move(ops), values = std::move(values), leases = std::move(leases), leased,
+        [this, ops = std::move(ops), values = std::move(values), leases = std::move(leases),
          retried, cb = std::move(cb)](const grpc::Status& status, etcdserverpb::TxnResponse& resp,
                                       int64_t revision) mutable {
+            bool leased =
+                std::any_of(leases.begin(), leases.end(), [](int64_t id) { return id != 0; });
             if (!status.ok() && leased && !retried &&
                 status.error_code() == grpc::StatusCode::NOT_FOUND) {
-                // "requested lease not found": revoked, or etcd was restored;
-                // the write asks for new ones, once.
+                // "requested lease not found": revoked, or etcd was
+                // restored; the write asks for new ones, once.
                 for (size_t i = 0; i < ops.size(); i++) {
                     if (leases[i] != 0) {
                         leaseManager(ttlOf(ops[i])).forget(leases[i]);
@@ -675,88 +672,100 @@ void Store::sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values,
                 return;
             }
             Waiting w;
-            w.cb = std::move(cb);
             if (!status.ok()) {
                 w.result.error = grpcError(status, "transaction");
                 w.result.objects.assign(ops.size(), Object{});
-                committed(w);
-                return;
-            }
-            Revision rev = revisionOf(revision);
-            if (resp.succeeded()) {
-                for (size_t i = 0; i < ops.size(); i++) {
-                    const WriteOp& op = ops[i];
-                    Object o;
-                    o.key = op.key;
-                    o.modRevision = rev;
-                    if (op.type == WriteOp::Type::Delete) {
-                        const etcdserverpb::DeleteRangeResponse& del =
-                            resp.responses(static_cast<int>(i)).response_delete_range();
-                        if (del.prev_kvs_size() > 0) {
-                            const mvccpb::KeyValue& prev = del.prev_kvs(0);
-                            o.value =
-                                decoded(op.key, prev.value(), revisionOf(prev.mod_revision()));
-                            o.createRevision = revisionOf(prev.create_revision());
-                        }
-                    } else {
-                        // What the other hosts will read: the stored bytes
-                        // decoded, once the replica has them (committed()).
-                        if (!options_.codec.decode) {
-                            o.value = spliceRevision(op.value, op.revisionOffset, rev);
-                        }
-                        o.createRevision = op.type == WriteOp::Type::Create ? rev : 0;
-                    }
-                    w.result.objects.push_back(std::move(o));
-                }
-                w.revision = rev;
-                w.ops = std::move(ops);
-                if (options_.codec.decode) {
-                    w.stored = std::move(values);
-                }
+            } else if (resp.succeeded()) {
+                w = txnSucceeded(std::move(ops), std::move(values), resp, revisionOf(revision));
             } else {
-                // The failure branch read every key: name the first op whose
-                // precondition does not hold, with the key's current state.
-                w.result.objects.assign(ops.size(), Object{});
-                w.result.error = {ErrorCode::Conflict, "etcd transaction failed its comparisons"};
-                for (size_t i = 0; i < ops.size(); i++) {
-                    const WriteOp& op = ops[i];
-                    const etcdserverpb::RangeResponse& r =
-                        resp.responses(static_cast<int>(i)).response_range();
-                    const mvccpb::KeyValue* cur = r.kvs_size() > 0 ? &r.kvs(0) : nullptr;
-                    Error err;
-                    if (op.type == WriteOp::Type::Create) {
-                        if (cur) {
-                            err = keyError(ErrorCode::KeyExists, op.key, "already exists");
-                        }
-                    } else if (!cur) {
-                        err = keyError(ErrorCode::NotFound, op.key, "not found");
-                    } else if (op.expectedModRevision != 0 &&
-                               revisionOf(cur->mod_revision()) != op.expectedModRevision) {
-                        err = keyError(ErrorCode::Conflict, op.key,
-                                       "has mod revision " + std::to_string(cur->mod_revision()) +
-                                           ", expected " + std::to_string(op.expectedModRevision));
-                    }
-                    if (err.ok()) {
-                        continue;
-                    }
-                    w.result.error = err;
-                    w.result.failedOp = i;
-                    if (cur) {
-                        Revision mod = revisionOf(cur->mod_revision());
-                        w.result.objects[i] = Object{op.key, decoded(op.key, cur->value(), mod),
-                                                     mod, revisionOf(cur->create_revision())};
-                        // A caller that reads again must find at least this.
-                        w.revision = mod;
-                    }
-                    break;
-                }
+                w = txnFailed(ops, resp);
             }
+            w.cb = std::move(cb);
             if (w.revision <= revision_) {
                 committed(w);
                 return;
             }
             waiting_.push_back(std::move(w));
         });
+}
+
+Store::Waiting Store::txnSucceeded(std::vector<WriteOp> ops, std::vector<std::string> values,
+                                   const etcdserverpb::TxnResponse& resp, Revision rev) const {
+    Waiting w;
+    for (size_t i = 0; i < ops.size(); i++) {
+        const WriteOp& op = ops[i];
+        Object o;
+        o.key = op.key;
+        o.modRevision = rev;
+        if (op.type == WriteOp::Type::Delete) {
+            const etcdserverpb::DeleteRangeResponse& del =
+                resp.responses(static_cast<int>(i)).response_delete_range();
+            if (del.prev_kvs_size() > 0) {
+                const mvccpb::KeyValue& prev = del.prev_kvs(0);
+                o.value = decoded(op.key, prev.value(), revisionOf(prev.mod_revision()));
+                o.createRevision = revisionOf(prev.create_revision());
+            }
+        } else {
+            // What the other hosts will read: the stored bytes decoded, once
+            // the replica has them (committed()).
+            if (!options_.codec.decode) {
+                o.value = spliceRevision(op.value, op.revisionOffset, rev);
+            }
+            o.createRevision = op.type == WriteOp::Type::Create ? rev : 0;
+        }
+        w.result.objects.push_back(std::move(o));
+    }
+    w.revision = rev;
+    w.ops = std::move(ops);
+    if (options_.codec.decode) {
+        w.stored = std::move(values);
+    }
+    return w;
+}
+
+// The failure branch read every key: the first op whose precondition does
+// not hold is named, with the key's current state.
+Store::Waiting Store::txnFailed(const std::vector<WriteOp>& ops,
+                                const etcdserverpb::TxnResponse& resp) const {
+    Waiting w;
+    w.result.objects.assign(ops.size(), Object{});
+    w.result.error = {ErrorCode::Conflict, "etcd transaction failed its comparisons"};
+    for (size_t i = 0; i < ops.size(); i++) {
+        const WriteOp& op = ops[i];
+        const etcdserverpb::RangeResponse& r = resp.responses(static_cast<int>(i)).response_range();
+        const mvccpb::KeyValue* cur = r.kvs_size() > 0 ? &r.kvs(0) : nullptr;
+        Error err;
+        if (op.type == WriteOp::Type::Create) {
+            if (cur) {
+                err = keyError(ErrorCode::KeyExists, op.key, "already exists");
+            }
+        } else if (!cur) {
+            err = keyError(ErrorCode::NotFound, op.key, "not found");
+        } else if (op.expectedModRevision != 0 &&
+                   revisionOf(cur->mod_revision()) != op.expectedModRevision) {
+            err = keyError(ErrorCode::Conflict, op.key,
+                           "has mod revision " + std::to_string(cur->mod_revision()) +
+                               ", expected " + std::to_string(op.expectedModRevision));
+        }
+        if (err.ok()) {
+            continue;
+        }
+        w.result.error = err;
+        w.result.failedOp = i;
+        if (cur) {
+            Revision mod = revisionOf(cur->mod_revision());
+            w.result.objects[i] = Object{op.key, decoded(op.key, cur->value(), mod), mod,
+                                         revisionOf(cur->create_revision())};
+            // A caller that reads again must find at least this.
+            w.revision = mod;
+        }
+        break;
+    }
+    return w;
+}
+
+size_t Store::maxOpsPerWrite() const {
+    return TxnBatcher::kMaxTxnOps;
 }
 
 Revision Store::currentRevision() {

@@ -17,8 +17,9 @@
 // gRPC stays out of this header: module/ includes it without the generated
 // code's include path.
 namespace etcdserverpb {
+class TxnResponse;
 class WatchResponse;
-}
+}  // namespace etcdserverpb
 namespace mvccpb {
 class Event;
 class KeyValue;
@@ -167,7 +168,7 @@ class Store : public Interface {
     // The replica learns of other hosts' and workers' writes by its watch.
     bool readsMayLag() const override { return true; }
     // etcd's default --max-txn-ops.
-    size_t maxOpsPerWrite() const override { return 128; }
+    size_t maxOpsPerWrite() const override;
     // A Range of etcd itself (consistent reads that fell back).
     void getLinearizable(std::string_view key, GetCallback cb) override;
     void listLinearizable(const ListOptions& opts, ListCallback cb) override;
@@ -237,6 +238,11 @@ class Store : public Interface {
     // granted (0: none); a lease etcd no longer knows is asked anew once.
     void sendTxn(std::vector<WriteOp> ops, std::vector<std::string> values,
                  std::vector<int64_t> leases, bool retried, WriteCallback cb);
+    // What a transaction etcd answered makes of its write: committed, or
+    // failed at the first op whose comparison did not hold.
+    Waiting txnSucceeded(std::vector<WriteOp> ops, std::vector<std::string> values,
+                         const etcdserverpb::TxnResponse& resp, Revision rev) const;
+    Waiting txnFailed(const std::vector<WriteOp>& ops, const etcdserverpb::TxnResponse& resp) const;
     // The TTL `op` is written with (its own, or the event TTL); 0: none.
     std::chrono::seconds ttlOf(const WriteOp& op) const;
     LeaseManager& leaseManager(std::chrono::seconds ttl);

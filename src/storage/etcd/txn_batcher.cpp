@@ -1,6 +1,7 @@
 #include "storage/etcd/txn_batcher.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "storage/etcd/client.hpp"
 
@@ -34,29 +35,14 @@ struct TxnBatcher::Batch {
     }
 
     void take(std::unique_ptr<Pending> p) {
-        keys.insert(p->keys.begin(), p->keys.end());
+        keys.insert(std::make_move_iterator(p->keys.begin()),
+                    std::make_move_iterator(p->keys.end()));
+        p->keys.clear();
         bytes += p->bytes;
         maxOps = std::max(maxOps, p->ops);
         txns.push_back(std::move(p));
     }
 };
-
-namespace {
-
-// A failure of the whole batch that each of its transactions would meet on
-// its own: etcd out of reach, the deadline, the call cancelled.
-bool unreachable(const grpc::Status& s) {
-    switch (s.error_code()) {
-        case grpc::StatusCode::UNAVAILABLE:
-        case grpc::StatusCode::DEADLINE_EXCEEDED:
-        case grpc::StatusCode::CANCELLED:
-            return true;
-        default:
-            return false;
-    }
-}
-
-}  // namespace
 
 TxnBatcher::TxnBatcher(Client& client, util::EventLoop& loop)
     : client_(client), loop_(loop), alive_(std::make_shared<bool>(true)) {}

@@ -31,14 +31,16 @@ class Client;
 // already is; the watch caches take several events of one revision.
 //
 // A transaction is added on the loop; the batcher sends the queued ones
-// after the handler that added them returns, one batch at a time: while
-// one is out, what comes meanwhile gathers into the next (on this machine
-// two out at a time made smaller batches and fewer writes a second, as etcd
-// and the server spend their CPU per transaction). A batch never writes a key twice (etcd refuses
-// that), stays within etcd's limits on operations per transaction and request size, and a batch of
-// one is sent as the plain transaction. When etcd refuses a batch for anything but its being
-// unreachable (a lease it no longer knows, a limit), each of its transactions is sent again on its
-// own, so that batching never changes what a write answers.
+// after the handler that added them returns, one batch at a time: while one
+// is out, what comes meanwhile gathers into the next (on this machine two
+// out at a time made smaller batches and fewer writes a second, as etcd and
+// the server spend their CPU per transaction). A batch never writes a key
+// twice (etcd refuses that), stays within etcd's limits on operations per
+// transaction and request size, and a batch of one is sent as the plain
+// transaction. When etcd refuses a batch for anything but being out of
+// reach (a lease it no longer knows, a limit), each of its transactions is
+// sent again on its own, so that batching never changes what a write
+// answers.
 //
 // Threads: the loop only (the Client's continuations run in its drain()).
 class TxnBatcher {
