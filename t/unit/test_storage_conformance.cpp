@@ -129,8 +129,11 @@ Revision opRevision(const Harness& h, Revision first, size_t i) {
 // Runs the loop until `done()`; false with `*why` set when it is not done
 // in time. Memory and LMDB are done once the loop runs out of work. etcd's
 // answers come on another thread, which wakes the test; they run in
-// drain(). While none comes the fake clock moves by kIdleStep.
-bool settleFor(Harness& h, std::string* why, const std::function<bool()>& done) {
+// drain(). While none comes the fake clock moves by kIdleStep, unless
+// `clock` is Clock::Still (a case that counts the loop's time itself).
+enum class Clock { Moves, Still };
+bool settleFor(Harness& h, std::string* why, const std::function<bool()>& done,
+               Clock clock = Clock::Moves) {
     const auto deadline = std::chrono::steady_clock::now() + kSettleTimeout;
     for (;;) {
         h.loop.run();
@@ -147,7 +150,9 @@ bool settleFor(Harness& h, std::string* why, const std::function<bool()>& done) 
                     "etcd did not answer within " + std::to_string(kSettleTimeout.count()) + " s";
                 return false;
             }
-            h.loop.advance(kIdleStep);
+            if (clock == Clock::Moves) {
+                h.loop.advance(kIdleStep);
+            }
         }
         h.etcd->drain();
         if (h.outside) {
@@ -157,9 +162,10 @@ bool settleFor(Harness& h, std::string* why, const std::function<bool()>& done) 
 }
 
 // settleFor() that fails the test, naming `what` was waited for.
-void settle(Harness& h, const char* what, const std::function<bool()>& done) {
+void settle(Harness& h, const char* what, const std::function<bool()>& done,
+            Clock clock = Clock::Moves) {
     std::string why;
-    if (!settleFor(h, &why, done)) {
+    if (!settleFor(h, &why, done, clock)) {
         fail_msg("%s: %s", what, why.c_str());
     }
 }
@@ -1291,6 +1297,53 @@ void a_write_goes_out_beside_a_transaction_etcd_does_not_answer(void** state) {
     assertMetricsSay(h, "etcd_transactions_in_flight 0");
 }
 
+// etcd only: when a batch comes back, the next one goes out once it holds
+// as many writes as were then out and waiting (the writers just answered
+// tend to write again), or kGatherFor of the loop's clock after the answer.
+void the_next_batch_waits_for_the_writers_of_the_last(void** state) {
+    Harness& h = harness(state);
+    std::vector<std::optional<WriteResult>> results(6);
+    auto start = [&](size_t i) {
+        startWrite(h, createOp("/registry/gather/" + std::to_string(i), "v"), results[i]);
+        h.loop.run();
+    };
+    auto answered = [&](size_t from, size_t to) {
+        return [&results, from, to] {
+            return std::all_of(results.begin() + static_cast<long>(from),
+                               results.begin() + static_cast<long>(to),
+                               [](const auto& r) { return r.has_value(); });
+        };
+    };
+    startWrite(h, createOp("/registry/gather/0", "v"), results[0]);
+    start(1);  // 0 and 1 go out together
+    start(2);  // 2 waits for them
+    settle(h, "the first batch", answered(0, 2), Clock::Still);
+    // Three writers were out or waiting: 2 waits for two more.
+    const bool waitsForTwo = metricsSay(h, "etcd_transactions_in_flight 0");
+    start(3);
+    const bool waitsForOne = metricsSay(h, "etcd_transactions_in_flight 0");
+    start(4);
+    const bool goesWithThree = metricsSay(h, "etcd_transactions_in_flight 1");
+    settle(h, "the second batch", answered(2, 5), Clock::Still);
+    start(5);  // one of three writers: it waits, until kGatherFor
+    const bool waitsForTheOthers = metricsSay(h, "etcd_transactions_in_flight 0");
+    h.loop.advance(storage::etcd::TxnBatcher::kGatherFor);
+    h.loop.run();
+    const bool goesAlone = metricsSay(h, "etcd_transactions_in_flight 1");
+    assert_true(waitsForTwo);
+    assert_true(waitsForOne);
+    assert_true(goesWithThree);
+    assert_true(waitsForTheOthers);
+    assert_true(goesAlone);
+    settle(h, "the last write", answered(5, 6));
+    for (const auto& r : results) {
+        assertOk(*r);
+    }
+    assert_int_equal(results[2]->objects.at(0).modRevision, results[4]->objects.at(0).modRevision);
+    assertMetricsSay(h, "etcd_batched_transactions_total 2");
+    assertMetricsSay(h, "etcd_batched_writes_total 5");
+}
+
 // etcd only: another store on the same etcd (another worker or host) whose
 // replica has not yet seen a write: get() answers NotFound from it,
 // getLatest() waits until the replica caught up and finds the key; a key
@@ -1370,6 +1423,7 @@ int main() {
         CASE(writes_too_large_to_share_a_request_go_alone),
         CASE(get_latest_finds_what_another_host_just_wrote),
         CASE(a_write_goes_out_beside_a_transaction_etcd_does_not_answer),
+        CASE(the_next_batch_waits_for_the_writers_of_the_last),
     };
     gBackend = Backend::Memory;
     int failed =

@@ -74,8 +74,12 @@ void TxnBatcher::add(etcdserverpb::TxnRequest txn, std::vector<std::string> keys
     }
 }
 
+bool TxnBatcher::gathered() const {
+    return queued_.size() > 1 || queued_.front()->txns.size() >= gatherFor_;
+}
+
 void TxnBatcher::flush() {
-    while (inFlight_ < kMaxInFlight && !queued_.empty()) {
+    while (inFlight_ < kMaxInFlight && !queued_.empty() && gathered()) {
         sendNext();
     }
     if (queued_.empty()) {
@@ -95,15 +99,31 @@ void TxnBatcher::flush() {
 }
 
 void TxnBatcher::sendNext() {
+    gatherFor_ = 0;
+    gatherTimer_.reset();
     std::unique_ptr<Batch> batch = std::move(queued_.front());
     queued_.pop_front();
     send(std::move(batch));
 }
 
-void TxnBatcher::cameBack() {
+void TxnBatcher::cameBack(size_t writes) {
     inFlight_--;
     // Progress: the stall timer counts from here again.
     stallTimer_.reset();
+    size_t waiting = 0;
+    for (const auto& b : queued_) {
+        waiting += b->txns.size();
+    }
+    if (waiting + writes > 1) {
+        gatherFor_ = waiting + writes;
+        gatherTimer_ = loop_.startTimer(kGatherFor, [this, alive = alive_] {
+            if (*alive) {
+                gatherTimer_.reset();
+                gatherFor_ = 0;
+                flush();
+            }
+        });
+    }
 }
 
 void TxnBatcher::sendAlone(std::unique_ptr<Pending> p) {
@@ -111,7 +131,7 @@ void TxnBatcher::sendAlone(std::unique_ptr<Pending> p) {
     std::shared_ptr<Pending> shared(std::move(p));
     client_.txn(shared->txn,
                 [this, p = shared](const grpc::Status& status, etcdserverpb::TxnResponse& resp) {
-                    cameBack();
+                    cameBack(1);
                     std::shared_ptr<bool> alive = alive_;
                     Done done = std::move(p->done);
                     done(status, resp, resp.header().revision());
@@ -139,9 +159,9 @@ void TxnBatcher::send(std::unique_ptr<Batch> batch) {
     std::shared_ptr<Batch> out(std::move(batch));
     client_.txn(outer, [this, batch = out](const grpc::Status& status,
                                            etcdserverpb::TxnResponse& resp) {
-        cameBack();
-        std::shared_ptr<bool> alive = alive_;
         size_t n = batch->txns.size();
+        cameBack(n);
+        std::shared_ptr<bool> alive = alive_;
         if (!status.ok() && !unreachable(status)) {
             for (auto& p : batch->txns) {
                 sendAlone(std::move(p));
