@@ -9,6 +9,8 @@
 # - this server on LMDB (one host, 2 workers);
 # - this server on the etcd, one host, then two hosts (2 workers each) with
 #   the load split over both;
+# - nginx alone answering the consistent GET's body ("return 200") over
+#   TLS: the ceiling no GET passes on this machine;
 # - kube-apiserver 1.26.5 (../shared/bin) on the same etcd, when present.
 # Each over TLS with a bearer token (kube-apiserver serves nothing else), by
 # $GET_LOAD (bench/get_load.cpp) on BENCH_CONNECTIONS (default 32)
@@ -147,6 +149,7 @@ my @cases = (
 );
 
 my %results;    # {setup}{case} = result
+my $getBody;    # what the consistent GET answers, for the ceiling
 my @setups;
 
 sub run_cases {
@@ -191,6 +194,9 @@ my %fanout;
     my $a = plain_server("etcd:$etcd->{url}");
     my $ta = target($a->url, $ca);
     seed($ta);
+    my $one = $ta->{http}->get($ta->{url} . $cases[0][1]);
+    $one->{status} == 200 or die "GET $cases[0][1]: $one->{status}\n";
+    $getBody = $one->{content};
     run_cases('etcd, 1 host', [$ta]);
     $fanout{'etcd, 1 host'} = fanout($a->{plain_port}, $a->{plain_port});
     # The second host starts now: while the first is measured alone it would
@@ -204,6 +210,23 @@ my %fanout;
         fanout($b->{plain_port}, $a->{plain_port});
     $a->stop;
     $b->stop;
+}
+
+# --- The ceiling: nginx alone answering the GET's body ("return 200") over
+# TLS to the same client, no module in the way: what no GET can pass here.
+my $ceiling;
+{
+    $getBody =~ /[\\'\$]/ and die "the GET body holds a character \"return\" cannot send as is\n";
+    my $s = start_server(workers => 2, tls => 1,
+        http_config => "kube_token_auth_file $dir/tokens.csv;\naccess_log off;\n"
+            . 'kube_storage lmdb:' . scratch_dir() . "/bare-data;\n",
+        config => "location = /bare {\n    default_type application/json;\n"
+            . "    return 200 '$getBody';\n}\n");
+    my $t = target($s->url, $ca);
+    my $r = $t->{http}->get($t->{url} . '/bare');
+    $r->{content} eq $getBody or die "/bare does not answer the GET's body\n";
+    $ceiling = load([$t], '/bare');
+    $s->stop;
 }
 
 # --- kube-apiserver 1.26.5 on the same etcd.
@@ -255,6 +278,9 @@ for my $setup (sort keys %fanout) {
         $f->{opened} // '?', $f->{p50_ms} // '?', $f->{p99_ms} // '?',
         $f->{last_p50_ms} // $f->{max_ms} // '?';
 }
+printf "ceiling: nginx alone answering the GET's body over TLS (return 200), same client: "
+    . "%.0f req/s, p50 %.2f ms, p99 %.2f ms\n", $ceiling->{rps}, $ceiling->{p50_us} / 1000,
+    $ceiling->{p99_us} / 1000;
 if ($results{$kasSetup}) {
     my $k = $results{$kasSetup};
     for my $want (['CREATE ConfigMap (durable)', 2], ['GET one ConfigMap (consistent)', 10]) {
@@ -264,6 +290,11 @@ if ($results{$kasSetup}) {
             my $ratio = $results{$setup}{$name}{rps} / $kr;
             printf "target: %s on %s >= %dx kube-apiserver's: %.1fx %s\n", $name, $setup,
                 $target, $ratio, $ratio >= $target ? 'met' : 'MISSED';
+        }
+        if ($name =~ /^GET/ && $target * $kr > $ceiling->{rps}) {
+            printf "  %dx kube-apiserver's %s is %.0f req/s, above the ceiling (%.0f req/s, "
+                . "%.1fx): no GET reaches it on this machine\n", $target, $name, $target * $kr,
+                $ceiling->{rps}, $ceiling->{rps} / $kr;
         }
     }
 }
