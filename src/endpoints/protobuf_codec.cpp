@@ -178,7 +178,8 @@ class JsonWriter {
     // On a field that cannot be represented, error() is set afterwards.
     json::Value message(const pb::Message& m) {
         const pb::Descriptor* d = m.GetDescriptor();
-        switch (d->options().GetExtension(kapi::opt::form)) {
+        const registry::SchemaFields& schema = registry::schemaFields(d);
+        switch (static_cast<kapi::opt::JsonForm>(schema.form)) {
             case kapi::opt::TIME_RFC3339:
                 return time(m);
             case kapi::opt::MICRO_TIME_RFC3339:
@@ -199,7 +200,7 @@ class JsonWriter {
         }
         json::Value obj(rapidjson::kObjectType);
         for (int i = 0; i < d->field_count(); ++i) {
-            field(m, d->field(i), obj);
+            field(m, d->field(i), schema.options[static_cast<size_t>(i)], obj);
         }
         return obj;
     }
@@ -207,12 +208,12 @@ class JsonWriter {
     const std::optional<std::string>& error() const { return error_; }
 
   private:
-    void field(const pb::Message& m, const pb::FieldDescriptor* f, json::Value& obj) {
+    void field(const pb::Message& m, const pb::FieldDescriptor* f,
+               const registry::SchemaFields::FieldOptions& o, json::Value& obj) {
         const pb::Reflection* r = m.GetReflection();
-        const pb::FieldOptions& o = f->options();
-        bool always = o.GetExtension(kapi::opt::always);
+        const bool always = o.always;
         json::Value v;
-        if (o.GetExtension(kapi::opt::flatten)) {
+        if (o.flatten) {
             // An embedded struct: its members join this object where it sits.
             json::Value inner = message(r->GetMessage(m, f));
             if (inner.IsObject()) {
@@ -242,7 +243,7 @@ class JsonWriter {
                     v.PushBack(repeatedItem(m, f, i), a_);
                 }
             }
-        } else if (o.GetExtension(kapi::opt::ptr)) {
+        } else if (o.ptr) {
             // A nil pointer: omitted, or null when the Go tag has no omitempty.
             if (!r->HasField(m, f)) {
                 if (!always) {
@@ -266,8 +267,7 @@ class JsonWriter {
                 return;
             }
         }
-        const std::string& name = o.GetExtension(kapi::opt::json);
-        obj.AddMember(json::stringValue(name.empty() ? f->name() : name, a_), v, a_);
+        obj.AddMember(json::stringValue(*o.json, a_), v, a_);
     }
 
     // Go's encoding/json writes a whole float64 without a fraction ("10",

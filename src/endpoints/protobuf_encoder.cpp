@@ -14,6 +14,7 @@
 #include "endpoints/protobuf_map_free_schema.hpp"
 #include "kapi/meta.pb.h"
 #include "kapi/opts.pb.h"
+#include "registry/schema_fields.hpp"
 #include "util/base64.hpp"
 #include "util/deep_stack.hpp"
 #include "util/time.hpp"
@@ -56,7 +57,8 @@ class ProtoWriter {
     // error() set on a value of the wrong type.
     bool message(const json::Value* v, pb::Message& m) {
         const pb::Descriptor* d = m.GetDescriptor();
-        switch (d->options().GetExtension(kapi::opt::form)) {
+        const registry::SchemaFields& schema = registry::schemaFields(d);
+        switch (static_cast<kapi::opt::JsonForm>(schema.form)) {
             case kapi::opt::TIME_RFC3339:
                 return time(v, m, false);
             case kapi::opt::MICRO_TIME_RFC3339:
@@ -79,7 +81,7 @@ class ProtoWriter {
             return wrongType(*v, "an object");
         }
         for (int i = 0; i < d->field_count(); ++i) {
-            if (!field(v, m, d->field(i))) {
+            if (!field(v, m, d->field(i), schema.options[static_cast<size_t>(i)])) {
                 return false;
             }
         }
@@ -90,7 +92,11 @@ class ProtoWriter {
 
   private:
     bool fail(std::string why) {
-        error_ = (path_.empty() ? std::string("the object") : path_) + ": " + why;
+        std::string path;
+        for (const std::string* name : path_) {
+            path += path.empty() ? *name : "." + *name;
+        }
+        error_ = (path.empty() ? std::string("the object") : path) + ": " + why;
         return false;
     }
 
@@ -99,18 +105,15 @@ class ProtoWriter {
         return isAbsent(obj) ? nullptr : json::member(*obj, name);
     }
 
-    bool field(const json::Value* obj, pb::Message& m, const Field* f) {
+    bool field(const json::Value* obj, pb::Message& m, const Field* f,
+               const registry::SchemaFields::FieldOptions& o) {
         const pb::Reflection* r = m.GetReflection();
-        const pb::FieldOptions& o = f->options();
-        if (o.GetExtension(kapi::opt::flatten)) {
+        if (o.flatten) {
             // An embedded Go struct: its members sit in this JSON object.
             return message(obj, *r->MutableMessage(&m, f));
         }
-        const std::string& jsonName = o.GetExtension(kapi::opt::json);
-        const std::string& name = jsonName.empty() ? f->name() : jsonName;
-        const json::Value* v = memberOf(obj, name);
-        size_t mark = path_.size();
-        path_ += path_.empty() ? name : "." + name;
+        const json::Value* v = memberOf(obj, *o.json);
+        path_.push_back(o.json);
         bool ok = true;
         if (isMapField(f)) {
             ok = map(v, m, f);
@@ -118,17 +121,17 @@ class ProtoWriter {
             ok = repeated(v, m, f);
         } else if (f->cpp_type() == Field::CPPTYPE_MESSAGE) {
             // A Go struct is always written; a pointer only when set.
-            if (!isAbsent(v) || !o.GetExtension(kapi::opt::ptr)) {
+            if (!isAbsent(v) || !o.ptr) {
                 ok = message(v, *r->MutableMessage(&m, f));
             }
         } else if (f->type() == Field::TYPE_BYTES) {
             // A nil []byte is not written, pointer or not.
             ok = isAbsent(v) || singular(v, m, f);
-        } else if (!isAbsent(v) || !o.GetExtension(kapi::opt::ptr)) {
+        } else if (!isAbsent(v) || !o.ptr) {
             // A plain Go scalar is written even when zero or absent.
             ok = singular(v, m, f);
         }
-        path_.resize(mark);
+        path_.pop_back();
         return ok;
     }
 
@@ -420,7 +423,8 @@ class ProtoWriter {
         return true;
     }
 
-    std::string path_;
+    // The JSON names of the fields being written, outermost first.
+    std::vector<const std::string*> path_;
     std::string error_;
 };
 

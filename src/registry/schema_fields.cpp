@@ -20,6 +20,21 @@ Table gTable;
 std::atomic<bool> gReady{false};
 std::once_flag gPrepare;
 
+void readOptions(const pb::Descriptor* d, SchemaFields& out) {
+    out.form = d->options().GetExtension(kapi::opt::form);
+    out.options.resize(static_cast<size_t>(d->field_count()));
+    for (int i = 0; i < d->field_count(); ++i) {
+        const pb::FieldDescriptor* f = d->field(i);
+        const pb::FieldOptions& o = f->options();
+        SchemaFields::FieldOptions& fo = out.options[static_cast<size_t>(i)];
+        fo.always = o.GetExtension(kapi::opt::always);
+        fo.flatten = o.GetExtension(kapi::opt::flatten);
+        fo.ptr = o.GetExtension(kapi::opt::ptr);
+        const std::string& json = o.GetExtension(kapi::opt::json);
+        fo.json = json.empty() ? &f->name() : &json;
+    }
+}
+
 void collect(const pb::Descriptor* d, SchemaFields& out) {
     for (int i = 0; i < d->field_count(); ++i) {
         const pb::FieldDescriptor* f = d->field(i);
@@ -48,6 +63,7 @@ void prepareSchemaFields(const std::vector<const pb::Descriptor*>& roots) {
                 continue;
             }
             collect(d, it->second);
+            readOptions(d, it->second);
             for (int i = 0; i < d->field_count(); ++i) {
                 if (const pb::Descriptor* m = d->field(i)->message_type()) {
                     pending.push_back(m);
@@ -70,6 +86,7 @@ const SchemaFields& schemaFields(const pb::Descriptor* message) {
     auto [it, added] = local.try_emplace(message);
     if (added) {
         collect(message, it->second);
+        readOptions(message, it->second);
     }
     return it->second;
 }

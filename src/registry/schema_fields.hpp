@@ -20,6 +20,19 @@ struct SchemaFields {
     // Declaration order; of two fields with one name, the first is kept.
     std::vector<std::pair<std::string, const google::protobuf::FieldDescriptor*>> ordered;
     std::unordered_map<std::string, const google::protobuf::FieldDescriptor*> byName;
+
+    // The kapi.opt options of the message and of its own fields (by field
+    // index, flattened ones included), read from the descriptors once: the
+    // protobuf codecs consult them for every field of every object.
+    struct FieldOptions {
+        bool always = false;
+        bool flatten = false;
+        bool ptr = false;
+        // The JSON name: the json option, else the field's name.
+        const std::string* json = nullptr;
+    };
+    int form = 0;  // kapi::opt::JsonForm
+    std::vector<FieldOptions> options;
 };
 
 // Builds the members of `roots` and of every message reachable from them
