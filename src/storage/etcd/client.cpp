@@ -377,4 +377,37 @@ bool unreachable(const grpc::Status& status) {
     }
 }
 
+Error grpcError(const grpc::Status& s, std::string_view what) {
+    std::string message = "etcd " + std::string(what) + ": " + s.error_message();
+    if (unreachable(s)) {
+        return {ErrorCode::Unavailable, message};
+    }
+    switch (s.error_code()) {
+        case grpc::StatusCode::RESOURCE_EXHAUSTED:
+            if (s.error_message().find("space exceeded") != std::string::npos) {
+                return {ErrorCode::NoSpace, message};
+            }
+            return {ErrorCode::Internal, message};
+        case grpc::StatusCode::OUT_OF_RANGE:
+            if (s.error_message().find("compacted") != std::string::npos) {
+                return {ErrorCode::Compacted, message};
+            }
+            return {ErrorCode::Internal, message};
+        default:
+            return {ErrorCode::Internal, message};
+    }
+}
+
+std::string prefixEnd(std::string prefix) {
+    while (!prefix.empty()) {
+        unsigned char last = static_cast<unsigned char>(prefix.back());
+        if (last < 0xff) {
+            prefix.back() = static_cast<char>(last + 1);
+            return prefix;
+        }
+        prefix.pop_back();
+    }
+    return std::string(1, '\0');
+}
+
 }  // namespace kube::storage::etcd

@@ -13,6 +13,7 @@
 
 // gRPC's generated clients of the etcd services, named by the Makefile.
 #include "etcdserverpb/etcd_rpc.hpp"
+#include "storage/interface.hpp"
 
 namespace kube::storage::etcd {
 
@@ -133,5 +134,18 @@ class Client {
 // deadline passed, the call cancelled), which every call meets alike, rather
 // than for what it asked.
 bool unreachable(const grpc::Status& status);
+
+// What a failed call means to the storage: Unavailable when etcd is out of
+// reach, NoSpace past its quota, Compacted for a revision compacted away,
+// else Internal; the message names `what` was asked.
+Error grpcError(const grpc::Status& status, std::string_view what);
+
+// An etcd revision as the storage's (etcd's are never negative; 0: none).
+inline Revision revisionOf(int64_t r) {
+    return r > 0 ? static_cast<Revision>(r) : 0;
+}
+
+// The end of the etcd range holding every key that starts with `prefix`.
+std::string prefixEnd(std::string prefix);
 
 }  // namespace kube::storage::etcd

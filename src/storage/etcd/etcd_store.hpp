@@ -116,6 +116,10 @@ struct Stats {
 // Threads: every method runs on the loop; gRPC's completion queue has a
 // thread of its own (Client), which calls `notify`; the loop then calls
 // drain(). Do not destroy the Store inside one of its callbacks.
+//
+// Files: etcd_store.cpp (opening, the replica, reads, compaction, metrics),
+// etcd_store_write.cpp (writes and their leases), and
+// etcd_store_consistent_read.cpp (consistent reads).
 class Store : public Interface {
   public:
     // Starts loading the replica in the background and returns at once
