@@ -5,8 +5,12 @@
 #include <thread>
 
 #include "endpoints/protobuf_codec.hpp"
+#include "kapi/admissionregistration.pb.h"
+#include "kapi/apiextensions.pb.h"
 #include "kapi/apps.pb.h"
 #include "kapi/core.pb.h"
+#include "kapi/meta.pb.h"
+#include "kapi/opts.pb.h"
 #include "kapi/runtime.pb.h"
 #include "registry/schema_fields.hpp"
 
@@ -61,12 +65,49 @@ void prepared_messages_are_shared_by_every_thread(void**) {
     assert_ptr_not_equal(&schemaFields(unknown), onAnotherThread(unknown));
 }
 
+// The options of field `name` of `d`, as the table holds them.
+const SchemaFields::FieldOptions& optionsOf(const google::protobuf::Descriptor* d,
+                                            const char* name) {
+    const google::protobuf::FieldDescriptor* f = d->FindFieldByName(name);
+    assert_non_null(f);
+    return schemaFields(d).options.at(static_cast<size_t>(f->index()));
+}
+
+void the_options_of_messages_and_fields_are_read_once(void**) {
+    kube::endpoints::prepareProtobufSchemas();
+    // A message's own JSON form, and the plain object.
+    assert_int_equal(schemaFields(kapi::meta::v1::Time::descriptor()).form,
+                     kapi::opt::TIME_RFC3339);
+    assert_int_equal(schemaFields(kapi::meta::v1::ObjectMeta::descriptor()).form,
+                     kapi::opt::OBJECT);
+    // One entry per field, in field order, each with its own options.
+    const auto* entry = kapi::meta::v1::ManagedFieldsEntry::descriptor();
+    assert_int_equal(schemaFields(entry).options.size(), entry->field_count());
+    const SchemaFields::FieldOptions& time = optionsOf(entry, "time");
+    assert_true(time.ptr);
+    assert_false(time.always);
+    assert_false(time.flatten);
+    assert_string_equal(time.json->c_str(), "time");
+    const SchemaFields::FieldOptions& name =
+        optionsOf(kapi::meta::v1::OwnerReference::descriptor(), "name");
+    assert_true(name.always);
+    assert_false(name.ptr);
+    // A JSON name of its own, and an embedded struct.
+    const auto* props = kapi::apiextensions::v1::JSONSchemaProps::descriptor();
+    assert_string_equal(optionsOf(props, "schema").json->c_str(), "$schema");
+    assert_string_equal(optionsOf(props, "ref").json->c_str(), "$ref");
+    assert_true(optionsOf(props, "ref").ptr);
+    assert_true(optionsOf(kapi::admissionregistration::v1::RuleWithOperations::descriptor(), "rule")
+                    .flatten);
+}
+
 }  // namespace
 
 int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unprepared_messages_are_built_per_thread),
         cmocka_unit_test(prepared_messages_are_shared_by_every_thread),
+        cmocka_unit_test(the_options_of_messages_and_fields_are_read_once),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
