@@ -20,19 +20,10 @@ Table gTable;
 std::atomic<bool> gReady{false};
 std::once_flag gPrepare;
 
-void readOptions(const pb::Descriptor* d, SchemaFields& out) {
-    out.form = d->options().GetExtension(kapi::opt::form);
-    out.options.resize(static_cast<size_t>(d->field_count()));
-    for (int i = 0; i < d->field_count(); ++i) {
-        const pb::FieldDescriptor* f = d->field(i);
-        const pb::FieldOptions& o = f->options();
-        SchemaFields::FieldOptions& fo = out.options[static_cast<size_t>(i)];
-        fo.always = o.GetExtension(kapi::opt::always);
-        fo.flatten = o.GetExtension(kapi::opt::flatten);
-        fo.ptr = o.GetExtension(kapi::opt::ptr);
-        const std::string& json = o.GetExtension(kapi::opt::json);
-        fo.json = json.empty() ? &f->name() : &json;
-    }
+// The JSON name of `f`: its json option, else the field's name.
+const std::string& jsonName(const pb::FieldDescriptor* f) {
+    const std::string& json = f->options().GetExtension(kapi::opt::json);
+    return json.empty() ? f->name() : json;
 }
 
 void collect(const pb::Descriptor* d, SchemaFields& out) {
@@ -42,12 +33,29 @@ void collect(const pb::Descriptor* d, SchemaFields& out) {
             collect(f->message_type(), out);
             continue;
         }
-        const std::string& json = f->options().GetExtension(kapi::opt::json);
-        std::string name = json.empty() ? f->name() : json;
+        const std::string& name = jsonName(f);
         if (out.byName.emplace(name, f).second) {
             out.ordered.emplace_back(name, f);
         }
     }
+}
+
+// The members of `d` and the options of the message and its own fields.
+SchemaFields build(const pb::Descriptor* d) {
+    SchemaFields out;
+    collect(d, out);
+    out.form = d->options().GetExtension(kapi::opt::form);
+    out.options.resize(static_cast<size_t>(d->field_count()));
+    for (int i = 0; i < d->field_count(); ++i) {
+        const pb::FieldDescriptor* f = d->field(i);
+        const pb::FieldOptions& o = f->options();
+        SchemaFields::FieldOptions& fo = out.options[static_cast<size_t>(i)];
+        fo.always = o.GetExtension(kapi::opt::always);
+        fo.flatten = o.GetExtension(kapi::opt::flatten);
+        fo.ptr = o.GetExtension(kapi::opt::ptr);
+        fo.json = &jsonName(f);
+    }
+    return out;
 }
 
 }  // namespace
@@ -62,8 +70,7 @@ void prepareSchemaFields(const std::vector<const pb::Descriptor*>& roots) {
             if (!added) {
                 continue;
             }
-            collect(d, it->second);
-            readOptions(d, it->second);
+            it->second = build(d);
             for (int i = 0; i < d->field_count(); ++i) {
                 if (const pb::Descriptor* m = d->field(i)->message_type()) {
                     pending.push_back(m);
@@ -85,8 +92,7 @@ const SchemaFields& schemaFields(const pb::Descriptor* message) {
     thread_local Table local;
     auto [it, added] = local.try_emplace(message);
     if (added) {
-        collect(message, it->second);
-        readOptions(message, it->second);
+        it->second = build(message);
     }
     return it->second;
 }
